@@ -1,0 +1,18 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerErrorHandling, registerHealth, type Logger, type ReadinessCheck } from '@audit/shared';
+import { eventsRoute, type EventsRouteOptions } from './routes/events.route.js';
+
+export interface IngestAppOptions extends EventsRouteOptions {
+  logger: Logger;
+  maxBytes: number;
+  readiness: Record<string, ReadinessCheck>;
+}
+
+export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: opts.maxBytes, disableRequestLogging: false });
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  registerErrorHandling(app);
+  registerHealth(app, opts.readiness);
+  await app.register(eventsRoute, opts);
+  return app;
+}

@@ -1,0 +1,38 @@
+import type { FieldError } from '@audit/shared';
+
+export const MAX_EVENTS_PER_REQUEST = 1000;
+
+export type ParsedBody =
+  | { ok: true; items: unknown[] }
+  | { ok: false; kind: 'malformed' | 'too_many' | 'invalid'; message: string; details?: (FieldError & { index: number })[] };
+
+/** NDJSON: one event per non-blank line; every line that is not JSON is listed by its index. */
+export function parseNdjson(text: string): ParsedBody {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const items: unknown[] = [];
+  const details: (FieldError & { index: number })[] = [];
+  lines.forEach((line, index) => {
+    try {
+      items.push(JSON.parse(line));
+    } catch {
+      details.push({ index, field: '(event)', message: 'line is not valid JSON' });
+    }
+  });
+  if (details.length > 0) return { ok: false, kind: 'malformed', message: 'Some NDJSON lines are not JSON.', details };
+  return checkItems(items);
+}
+
+export function checkItems(body: unknown): ParsedBody {
+  if (!Array.isArray(body)) {
+    return { ok: false, kind: 'invalid', message: 'The body must be a JSON array of audit events.' };
+  }
+  if (body.length === 0) return { ok: false, kind: 'invalid', message: 'The batch contains no events.' };
+  if (body.length > MAX_EVENTS_PER_REQUEST) {
+    return {
+      ok: false,
+      kind: 'too_many',
+      message: `At most ${MAX_EVENTS_PER_REQUEST} events per request; got ${body.length}.`,
+    };
+  }
+  return { ok: true, items: body };
+}

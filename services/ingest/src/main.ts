@@ -1,0 +1,41 @@
+import {
+  auditEventCodec,
+  auditPublisher,
+  createDurableProducer,
+  createKafka,
+  createLogger,
+  ensureTopics,
+  onShutdown,
+  systemClock,
+  topics,
+} from '@audit/shared';
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+
+const config = loadConfig(process.env);
+const logger = createLogger('ingest', config.logLevel);
+const kafka = createKafka(config.kafka, logger, '-ingest');
+const topicSet = topics(config.kafka.topicPrefix, config.kafka.replicationFactor);
+await ensureTopics(kafka, Object.values(topicSet), config.kafka.replicationFactor);
+
+const producer = createDurableProducer(kafka);
+await producer.connect();
+const admin = kafka.admin();
+await admin.connect();
+
+const app = await buildApp({
+  logger,
+  token: config.token,
+  maxBytes: config.maxBytes,
+  publishTimeoutMs: config.publishTimeoutMs,
+  publisher: auditPublisher({ producer, topic: topicSet.auditEvents.name, codec: auditEventCodec(), clock: systemClock }),
+  readiness: { kafka: () => admin.describeCluster() },
+});
+await app.listen({ host: config.host, port: config.port });
+logger.info({ host: config.host, port: config.port }, 'ingest listening');
+
+onShutdown(logger, async () => {
+  await app.close();
+  await producer.disconnect();
+  await admin.disconnect();
+});

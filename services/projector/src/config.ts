@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import {
+  clickhouseEnv,
+  clickhouseSettings,
+  kafkaEnv,
+  kafkaSettings,
+  loggingEnv,
+  parseEnv,
+  port,
+  positiveInt,
+  type Env,
+} from '@audit/shared';
+
+const schema = z
+  .object({
+    ...kafkaEnv,
+    ...clickhouseEnv,
+    ...loggingEnv,
+    PROJECTOR_HOST: z.string().min(1).default('127.0.0.1'),
+    PROJECTOR_PORT: port(8082),
+    PROJECTOR_GROUP_ID: z.string().min(1).default('audit-projector'),
+    PROJECTOR_BATCH_SIZE: positiveInt(10_000),
+    PROJECTOR_FLUSH_MS: positiveInt(200),
+    PROJECTOR_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
+  })
+  .transform((e) => ({
+    kafka: kafkaSettings(e),
+    clickhouse: clickhouseSettings(e),
+    logLevel: e.LOG_LEVEL,
+    host: e.PROJECTOR_HOST,
+    port: e.PROJECTOR_PORT,
+    groupId: e.PROJECTOR_GROUP_ID,
+    batchSize: e.PROJECTOR_BATCH_SIZE,
+    flushMs: e.PROJECTOR_FLUSH_MS,
+    sessionTimeoutMs: e.PROJECTOR_SESSION_TIMEOUT_MS,
+  }));
+
+export type ProjectorConfig = z.output<typeof schema>;
+
+export function loadConfig(env: Env): Readonly<ProjectorConfig> {
+  return parseEnv('projector', schema, env);
+}

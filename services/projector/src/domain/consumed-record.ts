@@ -1,0 +1,17 @@
+import type { IHeaders } from 'kafkajs';
+
+/** What the projector needs of one Kafka record: its bytes and where it came from. */
+export interface ConsumedRecord {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: IHeaders;
+}
+
+export interface DeadLetter {
+  record: ConsumedRecord;
+  stage: 'decode' | 'validate';
+  error: string;
+}

@@ -1,0 +1,47 @@
+export interface FlushBufferOptions<T> {
+  /** Flush as soon as this many items wait. */
+  maxItems: number;
+  /** Flush at the latest this long after the first item arrived. */
+  maxDelayMs: number;
+  flush: (items: T[]) => Promise<void>;
+}
+
+interface Waiter<T> {
+  items: readonly T[];
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Gathers the batches of several partitions into one sink write, flushed by size or by time. Each `add` settles
+ * when the write that carried its items settled, so its caller commits offsets only after the sink acknowledged.
+ */
+export class FlushBuffer<T> {
+  private waiting: Waiter<T>[] = [];
+  private count = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: FlushBufferOptions<T>) {}
+
+  add(items: readonly T[]): Promise<void> {
+    const settled = new Promise<void>((resolve, reject) => this.waiting.push({ items, resolve, reject }));
+    this.count += items.length;
+    if (this.count >= this.options.maxItems) this.flushNow();
+    else this.timer ??= setTimeout(() => this.flushNow(), this.options.maxDelayMs);
+    return settled;
+  }
+
+  /** Writes whatever waits now (used on shutdown so no caller waits for the timer). */
+  flushNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const waiters = this.waiting;
+    if (waiters.length === 0) return;
+    this.waiting = [];
+    this.count = 0;
+    this.options.flush(waiters.flatMap((w) => w.items)).then(
+      () => waiters.forEach((w) => w.resolve()),
+      (err: unknown) => waiters.forEach((w) => w.reject(err)),
+    );
+  }
+}

@@ -1,0 +1,81 @@
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import {
+  auditEventCodec,
+  createClickHouse,
+  createDurableProducer,
+  createKafka,
+  createLogger,
+  ensureTopics,
+  migrateClickHouse,
+  onShutdown,
+  registerErrorHandling,
+  registerHealth,
+  systemClock,
+  topics,
+} from '@audit/shared';
+import { runProjectorConsumer } from './adapters/audit.consumer.js';
+import { clickhouseSink } from './adapters/clickhouse.sink.js';
+import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
+import { retryingFlush } from './adapters/retrying-flush.js';
+import { loadConfig } from './config.js';
+import type { ConsumedRecord } from './domain/consumed-record.js';
+import { FlushBuffer } from './domain/flush-buffer.js';
+
+const config = loadConfig(process.env);
+const logger = createLogger('projector', config.logLevel);
+const kafka = createKafka(config.kafka, logger, '-projector');
+const topicSet = topics(config.kafka.topicPrefix, config.kafka.replicationFactor);
+await ensureTopics(kafka, Object.values(topicSet), config.kafka.replicationFactor);
+await migrateClickHouse(config.clickhouse);
+
+const clickhouse = createClickHouse(config.clickhouse);
+const producer = createDurableProducer(kafka);
+await producer.connect();
+const admin = kafka.admin();
+await admin.connect();
+
+let stopping = false;
+const flush = retryingFlush(
+  {
+    codec: auditEventCodec(),
+    sink: clickhouseSink(clickhouse),
+    deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
+  },
+  logger,
+  () => stopping,
+);
+const buffer = new FlushBuffer<ConsumedRecord>({ maxItems: config.batchSize, maxDelayMs: config.flushMs, flush });
+const consumer = kafka.consumer({
+  groupId: config.groupId,
+  sessionTimeout: config.sessionTimeoutMs,
+  heartbeatInterval: 3000,
+  maxBytesPerPartition: 8 * 1024 * 1024,
+  maxWaitTimeInMs: 100,
+});
+await consumer.connect();
+await runProjectorConsumer({
+  consumer,
+  topic: topicSet.auditEvents.name,
+  partitions: topicSet.auditEvents.partitions,
+  buffer,
+  logger,
+});
+
+const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, disableRequestLogging: true });
+registerErrorHandling(app);
+registerHealth(app, {
+  clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),
+  kafka: () => admin.describeCluster(),
+});
+await app.listen({ host: config.host, port: config.port });
+logger.info({ host: config.host, port: config.port, topic: topicSet.auditEvents.name }, 'projector running');
+
+onShutdown(logger, async () => {
+  stopping = true;
+  buffer.flushNow();
+  await consumer.disconnect();
+  await app.close();
+  await producer.disconnect();
+  await admin.disconnect();
+  await clickhouse.close();
+});

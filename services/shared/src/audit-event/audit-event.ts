@@ -1,0 +1,25 @@
+/** The event as it travels on the audit topic and is stored: times are epoch milliseconds, JSON fields are text. */
+export interface AuditEventRecord {
+  event_id: string;
+  timestamp: number;
+  tenant_id: string;
+  action: string;
+  user_id: string;
+  user_role: string;
+  resource_type: string;
+  resource_id: string;
+  fields_accessed: string;
+  phi_involved: boolean;
+  source_ip: string;
+  user_agent: string;
+  justification: string;
+  success: boolean;
+  details: string;
+  ingested_at: number;
+}
+
+export const TENANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+export const ACTION_PATTERN = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)+$/;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const MAX_DETAILS_BYTES = 64 * 1024;
+export const MAX_FUTURE_SKEW_MS = 5 * 60_000;

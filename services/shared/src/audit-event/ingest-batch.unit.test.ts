@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { validateBatch } from './ingest-batch.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+const ctx = { clock: () => NOW, newId: () => '00000000-0000-4000-8000-000000000001' };
+
+const minimal = { tenant_id: 't1', action: 'phi.read', user_id: 'u1', resource_type: 'claim', phi_involved: true, success: true };
+
+describe('validateBatch', () => {
+  it('fills defaults and renders JSON fields as text', () => {
+    const result = validateBatch([minimal], ctx);
+    expect(result).toEqual({
+      ok: true,
+      records: [
+        {
+          event_id: '00000000-0000-4000-8000-000000000001',
+          timestamp: NOW,
+          tenant_id: 't1',
+          action: 'phi.read',
+          user_id: 'u1',
+          user_role: '',
+          resource_type: 'claim',
+          resource_id: '',
+          fields_accessed: '[]',
+          phi_involved: true,
+          source_ip: '',
+          user_agent: '',
+          justification: '',
+          success: true,
+          details: '{}',
+          ingested_at: NOW,
+        },
+      ],
+    });
+  });
+
+  it('keeps a given id (lowercased), truncates time to milliseconds, and keeps JSON fields', () => {
+    const result = validateBatch(
+      [
+        {
+          ...minimal,
+          event_id: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE',
+          timestamp: '2026-11-21T13:00:00.123999+01:00',
+          fields_accessed: ['dob'],
+          details: { nested: { a: [1, 2] } },
+          source_ip: '2001:db8::1',
+        },
+      ],
+      ctx,
+    );
+    expect(result.ok && result.records[0]).toMatchObject({
+      event_id: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+      timestamp: Date.UTC(2026, 10, 21, 12, 0, 0, 123),
+      fields_accessed: '["dob"]',
+      details: '{"nested":{"a":[1,2]}}',
+    });
+  });
+
+  it.each([
+    [{ ...minimal, tenant_id: 'bad tenant' }, 'tenant_id'],
+    [{ ...minimal, tenant_id: 'x'.repeat(65) }, 'tenant_id'],
+    [{ ...minimal, action: 'PHI.Read' }, 'action'],
+    [{ ...minimal, action: 'phi' }, 'action'],
+    [{ ...minimal, action: `phi.${'a'.repeat(100)}` }, 'action'],
+    [{ ...minimal, event_id: 'not-a-uuid' }, 'event_id'],
+    [{ ...minimal, timestamp: '2026-11-21 12:00:00' }, 'timestamp'],
+    [{ ...minimal, timestamp: '2026-11-21T12:05:00.001Z' }, 'timestamp'],
+    [{ ...minimal, user_id: '' }, 'user_id'],
+    [{ ...minimal, user_agent: 'a'.repeat(1025) }, 'user_agent'],
+    [{ ...minimal, justification: 'a'.repeat(2049) }, 'justification'],
+    [{ ...minimal, resource_id: 'a'.repeat(257) }, 'resource_id'],
+    [{ ...minimal, source_ip: '999.1.1.1' }, 'source_ip'],
+    [{ ...minimal, details: [] }, 'details'],
+    [{ ...minimal, details: 'text' }, 'details'],
+    [{ ...minimal, details: { big: 'x'.repeat(64 * 1024) } }, 'details'],
+    [{ ...minimal, fields_accessed: '["dob"]' }, 'fields_accessed'],
+    [{ ...minimal, phi_involved: false, fields_accessed: ['dob'] }, 'fields_accessed'],
+    [{ ...minimal, phi_involved: 'true' }, 'phi_involved'],
+    [{ ...minimal, success: undefined }, 'success'],
+    [{ ...minimal, user_role: 'x\uD800' }, 'user_role'],
+    [{ ...minimal, extra: 1 }, 'extra'],
+    [42, '(event)'],
+  ])('rejects %j naming %s', (event, field) => {
+    const result = validateBatch([minimal, event], ctx);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors).toContainEqual(expect.objectContaining({ index: 1, field }));
+  });
+
+  it('accepts a timestamp exactly 5 minutes ahead', () => {
+    expect(validateBatch([{ ...minimal, timestamp: '2026-11-21T12:05:00Z' }], ctx).ok).toBe(true);
+  });
+
+  it('lists every bad index and rejects the batch as a whole', () => {
+    const result = validateBatch([{ ...minimal, action: 'x' }, minimal, null, { ...minimal, tenant_id: '' }], ctx);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect([...new Set(result.errors.map((e) => e.index))]).toEqual([0, 2, 3]);
+  });
+});

@@ -1,0 +1,54 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { parseRfc3339 } from '../time.js';
+import { ACTION_PATTERN, MAX_DETAILS_BYTES, TENANT_ID_PATTERN, UUID_PATTERN } from './audit-event.js';
+import { text } from './text.js';
+
+const stringArray = z.array(text(256).min(1, 'must not be empty')).max(1000, 'at most 1000 entries');
+
+/** One audit event as producers send it to ingest (decisions.md, "Audit event fields on ingest"). */
+export const ingestEventSchema = z
+  .strictObject({
+    event_id: z
+      .string()
+      .regex(UUID_PATTERN, 'must be a UUID')
+      .transform((s) => s.toLowerCase())
+      .optional(),
+    timestamp: z
+      .string()
+      .max(64)
+      .refine((s) => parseRfc3339(s) !== null, 'must be an RFC 3339 date-time with Z or a numeric offset')
+      .optional(),
+    tenant_id: z.string().regex(TENANT_ID_PATTERN, 'must be 1..64 of [A-Za-z0-9._-]'),
+    action: z.string().max(100, 'at most 100 characters').regex(ACTION_PATTERN, 'must be a dotted lowercase slug'),
+    user_id: text(256).min(1, 'must not be empty'),
+    user_role: text(256).default(''),
+    resource_type: text(256).min(1, 'must not be empty'),
+    resource_id: text(256).default(''),
+    fields_accessed: stringArray.default([]),
+    phi_involved: z.boolean(),
+    source_ip: z
+      .string()
+      .max(64)
+      .refine((s) => s === '' || isIP(s) !== 0, 'must be an IPv4 or IPv6 address, or empty')
+      .default(''),
+    user_agent: text(1024).default(''),
+    justification: text(2048).default(''),
+    success: z.boolean(),
+    details: z
+      .record(z.string(), z.unknown())
+      .refine((d) => Buffer.byteLength(JSON.stringify(d)) <= MAX_DETAILS_BYTES, 'at most 64 KiB as JSON')
+      .default({}),
+  })
+  .superRefine((event, ctx) => {
+    if (!event.phi_involved && event.fields_accessed.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fields_accessed'],
+        message: 'must be empty when phi_involved is false',
+      });
+    }
+  });
+
+export type IngestEventInput = z.input<typeof ingestEventSchema>;
+export type IngestEvent = z.output<typeof ingestEventSchema>;

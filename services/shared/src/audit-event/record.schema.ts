@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { MAX_EPOCH_MS } from '../time.js';
+import { ACTION_PATTERN, MAX_DETAILS_BYTES, TENANT_ID_PATTERN, UUID_PATTERN } from './audit-event.js';
+import { text } from './text.js';
+
+const jsonText = (check: (value: unknown) => boolean, message: string) =>
+  z.string().refine((s) => {
+    try {
+      return check(JSON.parse(s));
+    } catch {
+      return false;
+    }
+  }, message);
+
+const epochMs = z.number().int().min(0).max(MAX_EPOCH_MS);
+
+/**
+ * Guards what consumers read off the topic: a record that decodes but breaks these rules (an old or foreign
+ * producer) is dead-lettered, never stored. Not strict: avsc records carry prototype methods, and the reader
+ * schema already fixed the field set; parsing yields a plain object of exactly these fields.
+ */
+export const auditEventRecordSchema = z.object({
+  event_id: z.string().regex(UUID_PATTERN).regex(/^[^A-F]*$/, 'must be lowercase'),
+  timestamp: epochMs,
+  tenant_id: z.string().regex(TENANT_ID_PATTERN),
+  action: z.string().max(100).regex(ACTION_PATTERN),
+  user_id: text(256).min(1),
+  user_role: text(256),
+  resource_type: text(256).min(1),
+  resource_id: text(256),
+  fields_accessed: jsonText(
+    (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
+    'must be a JSON array of strings',
+  ),
+  phi_involved: z.boolean(),
+  source_ip: z.string().max(64),
+  user_agent: text(1024),
+  justification: text(2048),
+  success: z.boolean(),
+  details: jsonText((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object').refine(
+    (s) => Buffer.byteLength(s) <= MAX_DETAILS_BYTES,
+    'at most 64 KiB',
+  ),
+  ingested_at: epochMs,
+});

@@ -1,0 +1,17 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseSettings } from '../config/components.js';
+
+export type { ClickHouseClient };
+
+/** One HTTP client per process; `database` may be overridden for administrative statements. */
+export function createClickHouse(settings: ClickHouseSettings, database = settings.database): ClickHouseClient {
+  return createClient({
+    url: settings.url,
+    username: settings.user,
+    password: settings.password,
+    database,
+    request_timeout: 30_000,
+    compression: { request: false, response: false },
+    max_open_connections: 16,
+  });
+}

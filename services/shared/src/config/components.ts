@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { logLevel, positiveInt } from './env.js';
+
+// Defaults match infra/local/stack.sh, so a fresh checkout needs no configuration.
+export const kafkaEnv = {
+  KAFKA_BROKERS: z
+    .string()
+    .default('127.0.0.1:59092')
+    .transform((s) => s.split(',').map((b) => b.trim()))
+    .pipe(z.array(z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port[,host:port...]')).min(1)),
+  KAFKA_CLIENT_ID: z.string().min(1).default('audit-trail'),
+  KAFKA_REPLICATION_FACTOR: positiveInt(1),
+  TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/, 'must be [A-Za-z0-9._-]*')
+    .default(''),
+};
+
+export const clickhouseEnv = {
+  CLICKHOUSE_URL: z.url().default('http://127.0.0.1:58123'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
+    .default('audit'),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+};
+
+export const postgresEnv = {
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .default('postgres://audit:audit@127.0.0.1:55432/audit'),
+};
+
+export const loggingEnv = { LOG_LEVEL: logLevel };
+
+export interface KafkaSettings {
+  brokers: string[];
+  clientId: string;
+  replicationFactor: number;
+  topicPrefix: string;
+}
+
+export interface ClickHouseSettings {
+  url: string;
+  database: string;
+  user: string;
+  password: string;
+}
+
+export function kafkaSettings(e: z.output<z.ZodObject<typeof kafkaEnv>>): KafkaSettings {
+  return {
+    brokers: e.KAFKA_BROKERS,
+    clientId: e.KAFKA_CLIENT_ID,
+    replicationFactor: e.KAFKA_REPLICATION_FACTOR,
+    topicPrefix: e.TOPIC_PREFIX,
+  };
+}
+
+export function clickhouseSettings(e: z.output<z.ZodObject<typeof clickhouseEnv>>): ClickHouseSettings {
+  return {
+    url: e.CLICKHOUSE_URL,
+    database: e.CLICKHOUSE_DATABASE,
+    user: e.CLICKHOUSE_USER,
+    password: e.CLICKHOUSE_PASSWORD,
+  };
+}

@@ -1,0 +1,66 @@
+import type { FieldError } from './validation/zod-field-errors.js';
+
+/** Errors a client can cause or see; anything else is our bug and becomes a 500 without details. */
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  readonly details?: unknown;
+  readonly headers: Record<string, string> = {};
+
+  constructor(message: string, details?: unknown) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+}
+
+export class ValidationError extends AppError {
+  readonly status = 422;
+  readonly code = 'invalid_request';
+  declare readonly details: FieldError[];
+
+  constructor(message: string, details: FieldError[]) {
+    super(message, details);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  readonly status = 401;
+  readonly code = 'unauthorized';
+  override readonly headers = { 'www-authenticate': 'Bearer' };
+
+  constructor() {
+    super('A valid bearer token is required.');
+  }
+}
+
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  readonly code = 'not_found';
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly status = 413;
+  readonly code = 'payload_too_large';
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  readonly status = 415;
+  readonly code = 'unsupported_media_type';
+}
+
+/** A dependency (Kafka, ClickHouse, Postgres) cannot serve the request right now; the client may retry. */
+export class DependencyUnavailableError extends AppError {
+  readonly status = 503;
+  readonly code = 'service_unavailable';
+
+  constructor(
+    readonly dependency: string,
+    readonly retryAfterS = 5,
+    options?: { cause?: unknown },
+  ) {
+    super(`A dependency is unavailable (${dependency}); retry later.`);
+    if (options?.cause) this.cause = options.cause;
+    this.headers['retry-after'] = String(retryAfterS);
+  }
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { withDeadline } from '../deadline.js';
+
+export type ReadinessCheck = () => Promise<unknown>;
+
+/** `/healthz`: the process answers. `/readyz`: every dependency answered within its deadline. */
+export function registerHealth(app: FastifyInstance, checks: Record<string, ReadinessCheck>, deadlineMs = 2000) {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await withDeadline(check(), deadlineMs, () => new Error(`no answer within ${deadlineMs} ms`));
+          return [name, 'ok'] as const;
+        } catch (err) {
+          return [name, (err as Error).message || 'failed'] as const;
+        }
+      }),
+    );
+    const ready = results.every(([, state]) => state === 'ok');
+    if (!ready) void reply.code(503).header('retry-after', '5');
+    return { status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) };
+  });
+}

@@ -1,0 +1,28 @@
+import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import type { KafkaSettings } from '../config/components.js';
+import type { Logger } from '../logger.js';
+
+const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+export function createKafka(settings: KafkaSettings, logger: Logger, clientSuffix = ''): Kafka {
+  const kafkaLog = logger.child({ component: 'kafkajs' });
+  return new Kafka({
+    clientId: `${settings.clientId}${clientSuffix}`,
+    brokers: settings.brokers,
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, log }: LogEntry) => {
+        const { message, ...rest } = log;
+        kafkaLog[LEVELS[level] ?? 'info'](rest, message);
+      },
+    connectionTimeout: 3000,
+    requestTimeout: 30_000,
+    retry: { initialRetryTime: 300, retries: 8, maxRetryTime: 5000 },
+  });
+}

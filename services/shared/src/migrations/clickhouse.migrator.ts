@@ -1,0 +1,58 @@
+import type { ClickHouseSettings } from '../config/components.js';
+import { createClickHouse } from '../clickhouse/clickhouse-client.js';
+import { sqlIdentifier, sqlValue } from '../clickhouse/sql-quote.js';
+import { checkApplied, loadMigrations, MIGRATIONS_DIR, splitStatements } from './migration-files.js';
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+/**
+ * ClickHouse has no transactions: every statement is written to be re-runnable (IF NOT EXISTS), so a migration
+ * interrupted half way is simply run again.
+ */
+export async function migrateClickHouse(
+  settings: ClickHouseSettings,
+  dir: URL = new URL('clickhouse/', MIGRATIONS_DIR),
+): Promise<MigrationReport> {
+  const admin = createClickHouse(settings, 'default');
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${sqlIdentifier(settings.database)}` });
+  } finally {
+    await admin.close();
+  }
+  const client = createClickHouse(settings);
+  try {
+    await client.command({
+      query: `CREATE TABLE IF NOT EXISTS schema_migrations
+        (version UInt32, name String, checksum String, applied_at DateTime DEFAULT now())
+        ENGINE = MergeTree ORDER BY version`,
+    });
+    const rows = await client
+      .query({
+        query: 'SELECT version, any(checksum) AS checksum FROM schema_migrations GROUP BY version',
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<{ version: number; checksum: string }>());
+    const pending = checkApplied(loadMigrations(dir), new Map(rows.map((r) => [Number(r.version), r.checksum])));
+    for (const m of pending) {
+      for (const statement of splitStatements(m.sql)) await client.command({ query: statement });
+      await client.command({
+        query: `INSERT INTO schema_migrations (version, name, checksum)
+          VALUES (${sqlValue(m.version)}, ${sqlValue(m.name)}, ${sqlValue(m.checksum)})`,
+      });
+    }
+    return { applied: pending.map((m) => `${m.version}_${m.name}`) };
+  } finally {
+    await client.close();
+  }
+}
+
+export async function dropClickHouseDatabase(settings: ClickHouseSettings): Promise<void> {
+  const admin = createClickHouse(settings, 'default');
+  try {
+    await admin.command({ query: `DROP DATABASE IF EXISTS ${sqlIdentifier(settings.database)}` });
+  } finally {
+    await admin.close();
+  }
+}

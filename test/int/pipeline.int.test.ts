@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topics } from '@audit/shared';
+import { makeEvent, ingest, type TestEvent } from '../support/events.js';
+import { groupCaughtUp, topicEndOffset } from '../support/kafka-offsets.js';
+import { uniqueNames } from '../support/names.js';
+import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from '../support/stack.js';
+import { countRows, storedEvents } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+const names = uniqueNames('pipeline');
+const ingestProc = ingestService(names);
+const projectorProc = projectorService(names);
+const ch = testClickHouse(names);
+const kafka = testKafka();
+const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
+const sent = new Map<string, TestEvent>();
+
+beforeAll(async () => {
+  await ingestProc.start();
+  await projectorProc.start();
+});
+
+afterAll(async () => {
+  await ingestProc.stop();
+  await projectorProc.stop();
+  await ch.close();
+  await cleanUp(names);
+});
+
+describe('ingest → Kafka → ClickHouse', () => {
+  it('stores 10,000 events sent in batches exactly once, every field equal', async () => {
+    const events = Array.from({ length: 10_000 }, (_, i) => makeEvent(names.tenant, i));
+    for (let i = 0; i < events.length; i += 500) {
+      const batch = events.slice(i, i + 500);
+      const contentType = (i / 500) % 2 ? 'application/x-ndjson' : 'application/json';
+      const res = await ingest(ingestProc.url, names.ingestToken, batch, contentType);
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({ accepted: batch.length, event_ids: batch.map((e) => e.event_id) });
+      batch.forEach((e) => sent.set(e.event_id, e));
+    }
+    await waitFor('10,000 rows', async () => (await countRows(ch, names.tenant)) >= 10_000);
+    await waitFor('projector caught up', () => groupCaughtUp(kafka, names.groupId, auditTopic));
+    const stored = await storedEvents(ch, names.tenant);
+    expect(stored).toHaveLength(10_000);
+    const byId = new Map(stored.map((e) => [e.event_id, e]));
+    expect(byId.size).toBe(10_000);
+    for (const [id, event] of sent) expect(byId.get(id)).toEqual(event);
+    expect(await countRows(ch, names.tenant, 'audit_event_ids')).toBe(10_000);
+  });
+
+  it('re-sending 1,000 stored events changes nothing visible', async () => {
+    const again = [...sent.values()].slice(0, 1000).map((e) => ({ ...e, justification: 'changed on resend' }));
+    const before = await topicEndOffset(kafka, auditTopic);
+    const res = await ingest(ingestProc.url, names.ingestToken, again);
+    expect(res.status).toBe(202);
+    await waitFor('records on the topic', async () => (await topicEndOffset(kafka, auditTopic)) === before + 1000);
+    await waitFor('projector caught up', () => groupCaughtUp(kafka, names.groupId, auditTopic));
+    const stored = await storedEvents(ch, names.tenant);
+    expect(stored).toHaveLength(10_000);
+    expect(stored.filter((e) => e.justification === 'changed on resend')).toEqual([]);
+  });
+
+  it('a batch with one invalid event is rejected whole and publishes nothing', async () => {
+    const before = await topicEndOffset(kafka, auditTopic);
+    const batch = Array.from({ length: 50 }, (_, i) => makeEvent(names.tenant, 20_000 + i));
+    batch[37] = { ...batch[37]!, tenant_id: 'no spaces allowed' };
+    const res = await ingest(ingestProc.url, names.ingestToken, batch);
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([{ index: 37, field: 'tenant_id', message: expect.any(String) }]);
+    const marker = makeEvent(names.tenant, 30_000);
+    expect((await ingest(ingestProc.url, names.ingestToken, [marker])).status).toBe(202);
+    expect(await topicEndOffset(kafka, auditTopic)).toBe(before + 1);
+    await waitFor('marker stored', async () => (await countRows(ch, names.tenant)) === 10_001);
+    const ids = new Set((await storedEvents(ch, names.tenant)).map((e) => e.event_id));
+    expect(batch.filter((e) => ids.has(e.event_id))).toEqual([]);
+  });
+});

@@ -1,0 +1,29 @@
+import type { Kafka } from 'kafkajs';
+
+/** Sum of end offsets of a topic: grows by one for every record that reached Kafka. */
+export async function topicEndOffset(kafka: Kafka, topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** True once the group has committed every record of the topic. */
+export async function groupCaughtUp(kafka: Kafka, groupId: string, topic: string): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    return ends.every((end) => {
+      const c = committed?.partitions.find((p) => p.partition === end.partition);
+      return Number(end.high) === 0 || (c !== undefined && c.offset === end.high);
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}

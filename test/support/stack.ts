@@ -1,0 +1,53 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { createClickHouse, dropClickHouseDatabase, deleteTopics, topics, type ClickHouseSettings } from '@audit/shared';
+import type { TestNames } from './names.js';
+import { ServiceProcess } from './service-process.js';
+
+// The local stack's defaults (infra/local/stack.sh); CI and developers run the same.
+export const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:59092';
+export const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:58123';
+
+let nextPort = 18_100 + Math.floor(Math.random() * 500) * 4;
+
+export function clickhouseSettings(names: TestNames): ClickHouseSettings {
+  return { url: CLICKHOUSE_URL, database: names.database, user: 'default', password: '' };
+}
+
+export function testKafka(): Kafka {
+  return new Kafka({ clientId: 'audit-tests', brokers: KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+}
+
+export function serviceEnv(names: TestNames, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TEST_ID: names.id,
+    LOG_LEVEL: 'info',
+    KAFKA_BROKERS,
+    CLICKHOUSE_URL,
+    CLICKHOUSE_DATABASE: names.database,
+    TOPIC_PREFIX: names.topicPrefix,
+    INGEST_TOKEN: names.ingestToken,
+    PROJECTOR_GROUP_ID: names.groupId,
+    ...extra,
+  };
+}
+
+export function ingestService(names: TestNames, extra: Record<string, string> = {}) {
+  const port = nextPort++;
+  return new ServiceProcess('ingest', serviceEnv(names, { INGEST_PORT: String(port), ...extra }), port);
+}
+
+export function projectorService(names: TestNames, extra: Record<string, string> = {}) {
+  const port = nextPort++;
+  return new ServiceProcess('projector', serviceEnv(names, { PROJECTOR_PORT: String(port), ...extra }), port);
+}
+
+export function testClickHouse(names: TestNames) {
+  return createClickHouse(clickhouseSettings(names));
+}
+
+/** Drops the test's database and topics. */
+export async function cleanUp(names: TestNames): Promise<void> {
+  await dropClickHouseDatabase(clickhouseSettings(names));
+  const t = topics(names.topicPrefix, 1);
+  await deleteTopics(testKafka(), Object.values(t).map((s) => s.name));
+}

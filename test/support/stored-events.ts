@@ -1,0 +1,55 @@
+import type { ClickHouseClient } from '@audit/shared';
+import { sqlValue } from '@audit/shared';
+
+interface Row {
+  event_id: string;
+  ts: string;
+  tenant_id: string;
+  action: string;
+  user_id: string;
+  user_role: string;
+  resource_type: string;
+  resource_id: string;
+  fields_accessed: string;
+  phi_involved: number;
+  source_ip: string;
+  user_agent: string;
+  justification: string;
+  success: number;
+  details: string;
+}
+
+/** Every stored row of a tenant, as the ingest shape, read without FINAL: a duplicate would show. */
+export async function storedEvents(ch: ClickHouseClient, tenant: string) {
+  const result = await ch.query({
+    query: `SELECT * FROM audit_events WHERE tenant_id = ${sqlValue(tenant)}`,
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json<Row>();
+  return rows.map((r) => ({
+    event_id: r.event_id,
+    timestamp: new Date(Number(r.ts)).toISOString(),
+    tenant_id: r.tenant_id,
+    action: r.action,
+    user_id: r.user_id,
+    user_role: r.user_role,
+    resource_type: r.resource_type,
+    resource_id: r.resource_id,
+    fields_accessed: JSON.parse(r.fields_accessed) as string[],
+    phi_involved: r.phi_involved === 1,
+    source_ip: r.source_ip,
+    user_agent: r.user_agent,
+    justification: r.justification,
+    success: r.success === 1,
+    details: JSON.parse(r.details) as unknown,
+  }));
+}
+
+export async function countRows(ch: ClickHouseClient, tenant: string, table = 'audit_events'): Promise<number> {
+  const result = await ch.query({
+    query: `SELECT count() AS n FROM ${table} WHERE tenant_id = ${sqlValue(tenant)}`,
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ n: string }>();
+  return Number(row?.n ?? 0);
+}
