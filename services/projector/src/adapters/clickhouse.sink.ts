@@ -7,6 +7,9 @@ export interface EventSink {
   insert(events: readonly AuditEventRecord[]): Promise<void>;
 }
 
+// Keeps each lookup far below ClickHouse's max_query_size (256 KiB): a UUID literal costs about 40 bytes.
+const IDS_PER_QUERY = 2000;
+
 const toRow = (e: AuditEventRecord) => ({
   tenant_id: e.tenant_id,
   ts: e.timestamp,
@@ -29,16 +32,18 @@ const toRow = (e: AuditEventRecord) => ({
 export function clickhouseSink(client: ClickHouseClient): EventSink {
   return {
     async storedKeys(events) {
-      if (events.length === 0) return new Set();
-      const tenants = [...new Set(events.map((e) => e.tenant_id))];
-      const ids = [...new Set(events.map((e) => e.event_id))];
-      const result = await client.query({
-        query: `SELECT tenant_id, event_id FROM audit_event_ids
-          WHERE tenant_id IN ${sqlList(tenants)} AND event_id IN ${sqlList(ids)}`,
-        format: 'JSONEachRow',
-      });
-      const rows = await result.json<{ tenant_id: string; event_id: string }>();
-      return new Set(rows.map(idKey));
+      const keys = new Set<string>();
+      for (let i = 0; i < events.length; i += IDS_PER_QUERY) {
+        const chunk = events.slice(i, i + IDS_PER_QUERY);
+        const tenants = [...new Set(chunk.map((e) => e.tenant_id))];
+        const result = await client.query({
+          query: `SELECT tenant_id, event_id FROM audit_event_ids
+            WHERE tenant_id IN ${sqlList(tenants)} AND event_id IN ${sqlList(chunk.map((e) => e.event_id))}`,
+          format: 'JSONEachRow',
+        });
+        for (const row of await result.json<{ tenant_id: string; event_id: string }>()) keys.add(idKey(row));
+      }
+      return keys;
     },
     async insert(events) {
       await client.insert({ table: 'audit_events', values: events.map(toRow), format: 'JSONEachRow' });

@@ -3,6 +3,8 @@ import type { ConsumedRecord } from '../domain/consumed-record.js';
 import { storeBatch, type StorePorts } from '../domain/store-batch.js';
 
 const MAX_BACKOFF_MS = 10_000;
+// A few failures are an outage riding out; more look like a stuck partition an operator must see.
+const ESCALATE_AFTER_ATTEMPTS = 5;
 
 /**
  * A sink outage must not skip records: the write is retried with backoff until it succeeds, or until the
@@ -20,7 +22,8 @@ export function retryingFlush(ports: StorePorts, logger: Logger, isStopping: () 
       } catch (err) {
         if (isStopping()) throw err;
         const backoffMs = Math.min(MAX_BACKOFF_MS, 200 * 2 ** attempt);
-        logger.warn({ err, attempt, backoffMs }, 'flush failed; retrying');
+        const level = attempt < ESCALATE_AFTER_ATTEMPTS ? 'warn' : 'error';
+        logger[level]({ err, attempt, backoffMs }, 'flush failed; partition held until it succeeds');
         await sleep(backoffMs);
       }
     }

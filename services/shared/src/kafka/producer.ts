@@ -1,4 +1,4 @@
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 
 /**
  * Idempotent, acks=all: a send resolves only when every in-sync replica has the records, and broker-side
@@ -11,6 +11,8 @@ export function createDurableProducer(kafka: Kafka): Producer {
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
+    // murmur2 on the key, as Java clients do: one tenant maps to the same partition from any producer.
+    createPartitioner: Partitioners.DefaultPartitioner,
     retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 2000 },
   });
 }

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topics } from '@audit/shared';
+import { ingest, makeEvent } from '../support/events.js';
+import { groupCaughtUp } from '../support/kafka-offsets.js';
+import { uniqueNames } from '../support/names.js';
+import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from '../support/stack.js';
+import { countRows, storedEvents } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+const TOTAL = 50_000;
+const BATCH = 500;
+const MIN_KILLS = 5;
+
+const names = uniqueNames('chaos');
+const ingestProc = ingestService(names);
+// Small batches and the shortest session timeout: more commits to interrupt, faster rejoin after each kill.
+const projectorProc = projectorService(names, { PROJECTOR_SESSION_TIMEOUT_MS: '6000', PROJECTOR_BATCH_SIZE: '2000' });
+const ch = testClickHouse(names);
+const kafka = testKafka();
+const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
+
+beforeAll(async () => {
+  await ingestProc.start();
+  await projectorProc.start();
+});
+
+afterAll(async () => {
+  await ingestProc.stop();
+  await projectorProc.stop();
+  await ch.close();
+  await cleanUp(names);
+});
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('projector killed with SIGKILL while events flow', () => {
+  it('ends with exactly the acknowledged set, no duplicate visible', async () => {
+    const acknowledged = new Set<string>();
+    let sending = true;
+
+    const send = (async () => {
+      for (let i = 0; i < TOTAL; i += BATCH) {
+        const batch = Array.from({ length: BATCH }, (_, j) => makeEvent(names.tenant, i + j));
+        const res = await ingest(ingestProc.url, names.ingestToken, batch);
+        expect(res.status).toBe(202);
+        batch.forEach((e) => acknowledged.add(e.event_id));
+        await pause(150);
+      }
+      sending = false;
+    })();
+
+    let kills = 0;
+    while (sending || kills < MIN_KILLS) {
+      await pause(300 + Math.random() * 1500);
+      await projectorProc.stop('SIGKILL');
+      kills++;
+      await projectorProc.start();
+    }
+    await send;
+
+    await waitFor('projector caught up', () => groupCaughtUp(kafka, names.groupId, auditTopic), { timeoutMs: 240_000 });
+    await waitFor('all rows', async () => (await countRows(ch, names.tenant)) >= TOTAL);
+    const stored = await storedEvents(ch, names.tenant);
+    const storedIds = stored.map((e) => e.event_id);
+    expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);
+    expect(new Set(storedIds).size).toBe(storedIds.length);
+    expect(storedIds.length).toBe(TOTAL);
+    expect(new Set(storedIds)).toEqual(acknowledged);
+  });
+});

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEventCodec, topics } from '@audit/shared';
+import { sampleRecord } from '@audit/shared/test-support';
+import { ingest, makeEvent } from '../support/events.js';
+import { uniqueNames } from '../support/names.js';
+import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from '../support/stack.js';
+import { countRows } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+const names = uniqueNames('dlq');
+const ingestProc = ingestService(names);
+const projectorProc = projectorService(names);
+const ch = testClickHouse(names);
+const kafka = testKafka();
+const topicSet = topics(names.topicPrefix, 1);
+
+beforeAll(async () => {
+  await ingestProc.start();
+  await projectorProc.start();
+});
+
+afterAll(async () => {
+  await ingestProc.stop();
+  await projectorProc.stop();
+  await ch.close();
+  await cleanUp(names);
+});
+
+describe('poison records', () => {
+  it('go to the dead-letter topic with their origin while later records keep flowing', async () => {
+    const producer = kafka.producer();
+    await producer.connect();
+    const invalid = auditEventCodec().encode(sampleRecord({ tenant_id: names.tenant, action: 'NOT A SLUG' }));
+    const [meta] = await producer.send({
+      topic: topicSet.auditEvents.name,
+      acks: -1,
+      messages: [
+        { key: names.tenant, value: Buffer.from('{"not":"avro"}'), headers: { origin: 'test' } },
+        { key: names.tenant, value: invalid },
+      ],
+    });
+    await producer.disconnect();
+
+    const events = Array.from({ length: 100 }, (_, i) => makeEvent(names.tenant, i));
+    expect((await ingest(ingestProc.url, names.ingestToken, events)).status).toBe(202);
+    await waitFor('valid events stored', async () => (await countRows(ch, names.tenant)) === 100);
+
+    const letters: { value: Buffer | null; headers: Record<string, string> }[] = [];
+    const consumer = kafka.consumer({ groupId: `${names.groupId}-reader` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicSet.projectorDeadLetter.name, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+        letters.push({ value: message.value, headers });
+      },
+    });
+    await waitFor('two dead letters', async () => letters.length >= 2);
+    await consumer.disconnect();
+
+    const first = Number(meta!.baseOffset);
+    expect(letters).toHaveLength(2);
+    expect(letters[0]!.value?.toString()).toBe('{"not":"avro"}');
+    expect(letters[0]!.headers).toMatchObject({
+      origin: 'test',
+      'dlq.origin.topic': topicSet.auditEvents.name,
+      'dlq.origin.partition': String(meta!.partition),
+      'dlq.origin.offset': String(first),
+      'dlq.stage': 'decode',
+      'dlq.error': expect.stringMatching(/single-object/),
+    });
+    expect(letters[1]!.value?.equals(invalid)).toBe(true);
+    expect(letters[1]!.headers).toMatchObject({
+      'dlq.origin.offset': String(first + 1),
+      'dlq.stage': 'validate',
+      'dlq.error': expect.stringMatching(/action/),
+    });
+  });
+});
