@@ -15,7 +15,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['services/*/src/main.ts', 'services/*/src/cli.ts', 'scripts/**', 'test/**', 'bench/**', 'vitest.config.ts'],
+    files: [
+      'services/*/src/main.ts',
+      'services/*/src/cli.ts',
+      'scripts/**',
+      'test/**',
+      'bench/**',
+      'vitest.config.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

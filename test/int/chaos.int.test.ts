@@ -14,7 +14,10 @@ const MIN_KILLS = 5;
 const names = uniqueNames('chaos');
 const ingestProc = ingestService(names);
 // Small batches and the shortest session timeout: more commits to interrupt, faster rejoin after each kill.
-const projectorProc = projectorService(names, { PROJECTOR_SESSION_TIMEOUT_MS: '6000', PROJECTOR_BATCH_SIZE: '2000' });
+const projectorProc = projectorService(names, {
+  PROJECTOR_SESSION_TIMEOUT_MS: '6000',
+  PROJECTOR_BATCH_SIZE: '2000',
+});
 const ch = testClickHouse(names);
 const kafka = testKafka();
 const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
@@ -58,7 +61,9 @@ describe('projector killed with SIGKILL while events flow', () => {
     }
     await send;
 
-    await waitFor('projector caught up', () => groupCaughtUp(kafka, names.groupId, auditTopic), { timeoutMs: 240_000 });
+    await waitFor('projector caught up', () => groupCaughtUp(kafka, names.groupId, auditTopic), {
+      timeoutMs: 240_000,
+    });
     await waitFor('all rows', async () => (await countRows(ch, names.tenant)) >= TOTAL);
     const stored = await storedEvents(ch, names.tenant);
     const storedIds = stored.map((e) => e.event_id);

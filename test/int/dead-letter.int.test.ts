@@ -51,7 +51,9 @@ describe('poison records', () => {
     await consumer.subscribe({ topic: topicSet.projectorDeadLetter.name, fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ message }) => {
-        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+        const headers = Object.fromEntries(
+          Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
+        );
         letters.push({ value: message.value, headers });
       },
     });

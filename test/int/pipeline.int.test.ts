@@ -49,11 +49,16 @@ describe('ingest → Kafka → ClickHouse', () => {
   });
 
   it('re-sending 1,000 stored events changes nothing visible', async () => {
-    const again = [...sent.values()].slice(0, 1000).map((e) => ({ ...e, justification: 'changed on resend' }));
+    const again = [...sent.values()]
+      .slice(0, 1000)
+      .map((e) => ({ ...e, justification: 'changed on resend' }));
     const before = await topicEndOffset(kafka, auditTopic);
     const res = await ingest(ingestProc.url, names.ingestToken, again);
     expect(res.status).toBe(202);
-    await waitFor('records on the topic', async () => (await topicEndOffset(kafka, auditTopic)) === before + 1000);
+    await waitFor(
+      'records on the topic',
+      async () => (await topicEndOffset(kafka, auditTopic)) === before + 1000,
+    );
     await waitFor('projector caught up', () => groupCaughtUp(kafka, names.groupId, auditTopic));
     const stored = await storedEvents(ch, names.tenant);
     expect(stored).toHaveLength(10_000);

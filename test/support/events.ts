@@ -27,8 +27,16 @@ export function makeEvent(tenant: string, i: number, baseMs = Date.now() - 3_600
 
 export type TestEvent = ReturnType<typeof makeEvent>;
 
-export async function ingest(url: string, token: string, events: unknown[], contentType = 'application/json') {
-  const body = contentType === 'application/x-ndjson' ? events.map((e) => JSON.stringify(e)).join('\n') : JSON.stringify(events);
+export async function ingest(
+  url: string,
+  token: string,
+  events: unknown[],
+  contentType = 'application/json',
+) {
+  const body =
+    contentType === 'application/x-ndjson'
+      ? events.map((e) => JSON.stringify(e)).join('\n')
+      : JSON.stringify(events);
   const res = await fetch(`${url}/internal/v1/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': contentType },

@@ -1,5 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { createClickHouse, dropClickHouseDatabase, deleteTopics, topics, type ClickHouseSettings } from '@audit/shared';
+import {
+  createClickHouse,
+  dropClickHouseDatabase,
+  deleteTopics,
+  topics,
+  type ClickHouseSettings,
+} from '@audit/shared';
 import type { TestNames } from './names.js';
 import { ServiceProcess } from './service-process.js';
 
@@ -14,7 +20,11 @@ export function clickhouseSettings(names: TestNames): ClickHouseSettings {
 }
 
 export function testKafka(): Kafka {
-  return new Kafka({ clientId: 'audit-tests', brokers: KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
+  return new Kafka({
+    clientId: 'audit-tests',
+    brokers: KAFKA_BROKERS.split(','),
+    logLevel: logLevel.NOTHING,
+  });
 }
 
 export function serviceEnv(names: TestNames, extra: Record<string, string> = {}): Record<string, string> {
@@ -49,5 +59,8 @@ export function testClickHouse(names: TestNames) {
 export async function cleanUp(names: TestNames): Promise<void> {
   await dropClickHouseDatabase(clickhouseSettings(names));
   const t = topics(names.topicPrefix, 1);
-  await deleteTopics(testKafka(), Object.values(t).map((s) => s.name));
+  await deleteTopics(
+    testKafka(),
+    Object.values(t).map((s) => s.name),
+  );
 }

@@ -45,7 +45,11 @@ export async function storedEvents(ch: ClickHouseClient, tenant: string) {
   }));
 }
 
-export async function countRows(ch: ClickHouseClient, tenant: string, table = 'audit_events'): Promise<number> {
+export async function countRows(
+  ch: ClickHouseClient,
+  tenant: string,
+  table = 'audit_events',
+): Promise<number> {
   const result = await ch.query({
     query: `SELECT count() AS n FROM ${table} WHERE tenant_id = ${sqlValue(tenant)}`,
     format: 'JSONEachRow',

@@ -9,8 +9,12 @@ export interface IngestAppOptions extends EventsRouteOptions {
 }
 
 export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: opts.maxBytes, disableRequestLogging: false });
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: opts.maxBytes });
+  // Only JSON and NDJSON are ingest formats: anything else is a 415, never guessed at.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, body),
+  );
   registerErrorHandling(app);
   registerHealth(app, opts.readiness);
   await app.register(eventsRoute, opts);

@@ -28,7 +28,12 @@ const app = await buildApp({
   token: config.token,
   maxBytes: config.maxBytes,
   publishTimeoutMs: config.publishTimeoutMs,
-  publisher: auditPublisher({ producer, topic: topicSet.auditEvents.name, codec: auditEventCodec(), clock: systemClock }),
+  publisher: auditPublisher({
+    producer,
+    topic: topicSet.auditEvents.name,
+    codec: auditEventCodec(),
+    clock: systemClock,
+  }),
   readiness: { kafka: () => admin.describeCluster() },
 });
 await app.listen({ host: config.host, port: config.port });

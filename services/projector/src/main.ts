@@ -44,7 +44,11 @@ const flush = retryingFlush(
   logger,
   () => stopping,
 );
-const buffer = new FlushBuffer<ConsumedRecord>({ maxItems: config.batchSize, maxDelayMs: config.flushMs, flush });
+const buffer = new FlushBuffer<ConsumedRecord>({
+  maxItems: config.batchSize,
+  maxDelayMs: config.flushMs,
+  flush,
+});
 const consumer = kafka.consumer({
   groupId: config.groupId,
   sessionTimeout: config.sessionTimeoutMs,
@@ -61,7 +65,7 @@ await runProjectorConsumer({
   logger,
 });
 
-const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, disableRequestLogging: true });
+const app = Fastify({ loggerInstance: logger as FastifyBaseLogger });
 registerErrorHandling(app);
 registerHealth(app, {
   clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),

@@ -17,6 +17,10 @@ const REDACT = [
   '*.password',
 ];
 
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({ level, base: { service }, redact: { paths: REDACT, censor: '[redacted]' } });
+/** Services log to stdout; command-line tools pass fd 2 so their stdout stays machine-readable. */
+export function createLogger(service: string, level = 'info', fd: 1 | 2 = 1): Logger {
+  return pino(
+    { level, base: { service }, redact: { paths: REDACT, censor: '[redacted]' } },
+    pino.destination(fd),
+  );
 }

@@ -16,7 +16,12 @@ export function parseRfc3339(text: string): number | null {
   const m = RFC3339.exec(text);
   if (!m) return null;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;

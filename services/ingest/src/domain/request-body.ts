@@ -4,7 +4,12 @@ export const MAX_EVENTS_PER_REQUEST = 1000;
 
 export type ParsedBody =
   | { ok: true; items: unknown[] }
-  | { ok: false; kind: 'malformed' | 'too_many' | 'invalid'; message: string; details?: (FieldError & { index: number })[] };
+  | {
+      ok: false;
+      kind: 'malformed' | 'too_many' | 'invalid';
+      message: string;
+      details?: (FieldError & { index: number })[];
+    };
 
 /** NDJSON: one event per non-blank line; every line that is not JSON is listed by its index. */
 export function parseNdjson(text: string): ParsedBody {
@@ -18,7 +23,8 @@ export function parseNdjson(text: string): ParsedBody {
       details.push({ index, field: '(event)', message: 'line is not valid JSON' });
     }
   });
-  if (details.length > 0) return { ok: false, kind: 'malformed', message: 'Some NDJSON lines are not JSON.', details };
+  if (details.length > 0)
+    return { ok: false, kind: 'malformed', message: 'Some NDJSON lines are not JSON.', details };
   return checkItems(items);
 }
 

@@ -16,7 +16,8 @@ async function waitWithHeartbeat(done: Promise<void>, heartbeat: () => Promise<v
   });
   while (!settled) {
     await Promise.race([tracked.catch(() => undefined), sleep(HEARTBEAT_EVERY_MS)]);
-    if (!settled) await heartbeat().catch((err: unknown) => log.warn({ err }, 'heartbeat failed while flushing'));
+    if (!settled)
+      await heartbeat().catch((err: unknown) => log.warn({ err }, 'heartbeat failed while flushing'));
   }
   await tracked;
 }
@@ -38,7 +39,11 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
     partitionsConsumedConcurrently: opts.partitions,
     eachBatch: async ({ batch, heartbeat }: EachBatchPayload) => {
       if (batch.isEmpty()) return;
-      const log = opts.logger.child({ topic: batch.topic, partition: batch.partition, offset: batch.firstOffset() });
+      const log = opts.logger.child({
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: batch.firstOffset(),
+      });
       const records: ConsumedRecord[] = batch.messages.map((m) => ({
         topic: batch.topic,
         partition: batch.partition,

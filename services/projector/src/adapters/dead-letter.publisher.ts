@@ -29,7 +29,11 @@ export function deadLetterPublisher(
       await producer.send({
         topic,
         acks: -1,
-        messages: letters.map((l) => ({ key: l.record.key, value: l.record.value, headers: deadLetterHeaders(l, clock()) })),
+        messages: letters.map((l) => ({
+          key: l.record.key,
+          value: l.record.value,
+          headers: deadLetterHeaders(l, clock()),
+        })),
       });
     },
   };

@@ -16,7 +16,10 @@ export function retryingFlush(ports: StorePorts, logger: Logger, isStopping: () 
       const started = performance.now();
       try {
         const outcome = await storeBatch(records, ports);
-        logger.debug({ ...outcome, records: records.length, ms: Math.round(performance.now() - started) }, 'flushed');
+        logger.debug(
+          { ...outcome, records: records.length, ms: Math.round(performance.now() - started) },
+          'flushed',
+        );
         if (outcome.deadLettered > 0) logger.warn({ count: outcome.deadLettered }, 'records dead-lettered');
         return;
       } catch (err) {

@@ -7,7 +7,11 @@ describe('FlushBuffer', () => {
 
   it('flushes once the size threshold is reached, in arrival order', async () => {
     const writes: number[][] = [];
-    const buffer = new FlushBuffer<number>({ maxItems: 3, maxDelayMs: 1000, flush: async (xs) => void writes.push(xs) });
+    const buffer = new FlushBuffer<number>({
+      maxItems: 3,
+      maxDelayMs: 1000,
+      flush: async (xs) => void writes.push(xs),
+    });
     const first = buffer.add([1, 2]);
     expect(writes).toEqual([]);
     const second = buffer.add([3]);
@@ -17,7 +21,11 @@ describe('FlushBuffer', () => {
 
   it('flushes by time when the threshold is not reached', async () => {
     const writes: number[][] = [];
-    const buffer = new FlushBuffer<number>({ maxItems: 100, maxDelayMs: 50, flush: async (xs) => void writes.push(xs) });
+    const buffer = new FlushBuffer<number>({
+      maxItems: 100,
+      maxDelayMs: 50,
+      flush: async (xs) => void writes.push(xs),
+    });
     const done = buffer.add([1]);
     await vi.advanceTimersByTimeAsync(49);
     expect(writes).toEqual([]);
@@ -47,7 +55,11 @@ describe('FlushBuffer', () => {
 
   it('flushNow writes what waits without waiting for the timer', async () => {
     const writes: number[][] = [];
-    const buffer = new FlushBuffer<number>({ maxItems: 100, maxDelayMs: 60_000, flush: async (xs) => void writes.push(xs) });
+    const buffer = new FlushBuffer<number>({
+      maxItems: 100,
+      maxDelayMs: 60_000,
+      flush: async (xs) => void writes.push(xs),
+    });
     const done = buffer.add([7]);
     buffer.flushNow();
     await done;

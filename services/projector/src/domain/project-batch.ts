@@ -7,7 +7,8 @@ export interface ProjectedBatch {
   deadLetters: DeadLetter[];
 }
 
-export const idKey = (e: Pick<AuditEventRecord, 'tenant_id' | 'event_id'>) => `${e.tenant_id}\u0000${e.event_id}`;
+export const idKey = (e: Pick<AuditEventRecord, 'tenant_id' | 'event_id'>) =>
+  `${e.tenant_id}\u0000${e.event_id}`;
 
 function decodeOne(record: ConsumedRecord, codec: Codec<AuditEventRecord>): AuditEventRecord | DeadLetter {
   if (record.value === null) return { record, stage: 'decode', error: 'record has no value' };
@@ -26,7 +27,10 @@ function decodeOne(record: ConsumedRecord, codec: Codec<AuditEventRecord>): Audi
 }
 
 /** Decodes and validates a batch; what cannot be stored is set aside for the dead-letter topic, never retried. */
-export function projectBatch(records: readonly ConsumedRecord[], codec: Codec<AuditEventRecord>): ProjectedBatch {
+export function projectBatch(
+  records: readonly ConsumedRecord[],
+  codec: Codec<AuditEventRecord>,
+): ProjectedBatch {
   const events: AuditEventRecord[] = [];
   const deadLetters: DeadLetter[] = [];
   const seen = new Set<string>();

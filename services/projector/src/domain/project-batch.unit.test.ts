@@ -21,7 +21,10 @@ describe('projectBatch', () => {
     const a = sampleRecord();
     const b = sampleRecord();
     const sameIdOtherTenant = { ...a, tenant_id: 'tenant-b' };
-    const result = projectBatch([encoded(a), encoded(b), encoded({ ...a, action: 'phi.query' }), encoded(sameIdOtherTenant)], codec);
+    const result = projectBatch(
+      [encoded(a), encoded(b), encoded({ ...a, action: 'phi.query' }), encoded(sameIdOtherTenant)],
+      codec,
+    );
     expect(result.events).toEqual([a, b, sameIdOtherTenant]);
     expect(result.deadLetters).toEqual([]);
   });

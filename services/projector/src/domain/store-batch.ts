@@ -22,11 +22,18 @@ export interface StoreOutcome {
  * and commit, a re-sent event) is skipped. Records are keyed by tenant, so one tenant's events are only ever
  * handled by the one consumer that owns the partition: the check and the insert cannot race each other.
  */
-export async function storeBatch(records: readonly ConsumedRecord[], ports: StorePorts): Promise<StoreOutcome> {
+export async function storeBatch(
+  records: readonly ConsumedRecord[],
+  ports: StorePorts,
+): Promise<StoreOutcome> {
   const { events, deadLetters } = projectBatch(records, ports.codec);
   await ports.deadLetters.publish(deadLetters);
   const stored = await ports.sink.storedKeys(events);
   const fresh = events.filter((e) => !stored.has(idKey(e)));
   if (fresh.length > 0) await ports.sink.insert(fresh);
-  return { inserted: fresh.length, alreadyStored: events.length - fresh.length, deadLettered: deadLetters.length };
+  return {
+    inserted: fresh.length,
+    alreadyStored: events.length - fresh.length,
+    deadLettered: deadLetters.length,
+  };
 }

@@ -26,15 +26,30 @@ function fakePorts() {
 }
 
 const asRecords = (events: AuditEventRecord[]): ConsumedRecord[] =>
-  events.map((e, i) => ({ topic: 't', partition: 0, offset: String(i), key: null, value: codec.encode(e), headers: {} }));
+  events.map((e, i) => ({
+    topic: 't',
+    partition: 0,
+    offset: String(i),
+    key: null,
+    value: codec.encode(e),
+    headers: {},
+  }));
 
 describe('storeBatch', () => {
   it('stores each event once however often its records are handled', async () => {
     const { ports, stored } = fakePorts();
     const events = [sampleRecord(), sampleRecord(), sampleRecord()];
-    expect(await storeBatch(asRecords(events), ports)).toEqual({ inserted: 3, alreadyStored: 0, deadLettered: 0 });
+    expect(await storeBatch(asRecords(events), ports)).toEqual({
+      inserted: 3,
+      alreadyStored: 0,
+      deadLettered: 0,
+    });
     const replay = [...events, sampleRecord(), { ...events[0]!, timestamp: 1 }];
-    expect(await storeBatch(asRecords(replay), ports)).toEqual({ inserted: 1, alreadyStored: 3, deadLettered: 0 });
+    expect(await storeBatch(asRecords(replay), ports)).toEqual({
+      inserted: 1,
+      alreadyStored: 3,
+      deadLettered: 0,
+    });
     expect(stored.size).toBe(4);
     expect(stored.get(idKey(events[0]!))).toEqual(events[0]);
   });

@@ -9,7 +9,8 @@ export interface IndexedFieldError extends FieldError {
   index: number;
 }
 
-export type BatchResult = { ok: true; records: AuditEventRecord[] } | { ok: false; errors: IndexedFieldError[] };
+export type BatchResult =
+  { ok: true; records: AuditEventRecord[] } | { ok: false; errors: IndexedFieldError[] };
 
 export interface IngestContext {
   clock: Clock;

@@ -4,7 +4,14 @@ import { validateBatch } from './ingest-batch.js';
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const ctx = { clock: () => NOW, newId: () => '00000000-0000-4000-8000-000000000001' };
 
-const minimal = { tenant_id: 't1', action: 'phi.read', user_id: 'u1', resource_type: 'claim', phi_involved: true, success: true };
+const minimal = {
+  tenant_id: 't1',
+  action: 'phi.read',
+  user_id: 'u1',
+  resource_type: 'claim',
+  phi_involved: true,
+  success: true,
+};
 
 describe('validateBatch', () => {
   it('fills defaults and renders JSON fields as text', () => {
@@ -91,7 +98,10 @@ describe('validateBatch', () => {
   });
 
   it('lists every bad index and rejects the batch as a whole', () => {
-    const result = validateBatch([{ ...minimal, action: 'x' }, minimal, null, { ...minimal, tenant_id: '' }], ctx);
+    const result = validateBatch(
+      [{ ...minimal, action: 'x' }, minimal, null, { ...minimal, tenant_id: '' }],
+      ctx,
+    );
     expect(result.ok).toBe(false);
     if (!result.ok) expect([...new Set(result.errors.map((e) => e.index))]).toEqual([0, 2, 3]);
   });

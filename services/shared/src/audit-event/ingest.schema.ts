@@ -20,7 +20,10 @@ export const ingestEventSchema = z
       .refine((s) => parseRfc3339(s) !== null, 'must be an RFC 3339 date-time with Z or a numeric offset')
       .optional(),
     tenant_id: z.string().regex(TENANT_ID_PATTERN, 'must be 1..64 of [A-Za-z0-9._-]'),
-    action: z.string().max(100, 'at most 100 characters').regex(ACTION_PATTERN, 'must be a dotted lowercase slug'),
+    action: z
+      .string()
+      .max(100, 'at most 100 characters')
+      .regex(ACTION_PATTERN, 'must be a dotted lowercase slug'),
     user_id: text(256).min(1, 'must not be empty'),
     user_role: text(256).default(''),
     resource_type: text(256).min(1, 'must not be empty'),

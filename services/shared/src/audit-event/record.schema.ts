@@ -20,7 +20,10 @@ const epochMs = z.number().int().min(0).max(MAX_EPOCH_MS);
  * schema already fixed the field set; parsing yields a plain object of exactly these fields.
  */
 export const auditEventRecordSchema = z.object({
-  event_id: z.string().regex(UUID_PATTERN).regex(/^[^A-F]*$/, 'must be lowercase'),
+  event_id: z
+    .string()
+    .regex(UUID_PATTERN)
+    .regex(/^[^A-F]*$/, 'must be lowercase'),
   timestamp: epochMs,
   tenant_id: z.string().regex(TENANT_ID_PATTERN),
   action: z.string().max(100).regex(ACTION_PATTERN),
@@ -37,9 +40,9 @@ export const auditEventRecordSchema = z.object({
   user_agent: text(1024),
   justification: text(2048),
   success: z.boolean(),
-  details: jsonText((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object').refine(
-    (s) => Buffer.byteLength(s) <= MAX_DETAILS_BYTES,
-    'at most 64 KiB',
-  ),
+  details: jsonText(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+    'must be a JSON object',
+  ).refine((s) => Buffer.byteLength(s) <= MAX_DETAILS_BYTES, 'at most 64 KiB'),
   ingested_at: epochMs,
 });

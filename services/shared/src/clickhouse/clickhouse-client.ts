@@ -4,7 +4,10 @@ import type { ClickHouseSettings } from '../config/components.js';
 export type { ClickHouseClient };
 
 /** One HTTP client per process; `database` may be overridden for administrative statements. */
-export function createClickHouse(settings: ClickHouseSettings, database = settings.database): ClickHouseClient {
+export function createClickHouse(
+  settings: ClickHouseSettings,
+  database = settings.database,
+): ClickHouseClient {
   return createClient({
     url: settings.url,
     username: settings.user,

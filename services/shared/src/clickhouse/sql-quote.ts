@@ -28,6 +28,7 @@ export function sqlValue(value: SqlValue): string {
   switch (typeof value) {
     case 'string':
       if (LONE_SURROGATE.test(value)) throw new SqlQuoteError('string contains a lone UTF-16 surrogate');
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
       return `'${value.replace(/[\\'\x00-\x1f\x7f]/g, escapeChar)}'`;
     case 'number':
       if (!Number.isFinite(value)) throw new SqlQuoteError(`not a finite number: ${value}`);

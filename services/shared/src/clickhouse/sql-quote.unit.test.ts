@@ -16,14 +16,23 @@ const HOSTILE = [
   '`backtick`',
   '"double"',
   '/* comment */',
-  "\\x27 escaped quote text",
+  '\\x27 escaped quote text',
 ];
 
 /** Mirror of ClickHouse's string-literal unescaping, to prove the quoted text decodes to the original. */
 function unquote(literal: string): string {
   expect(literal.startsWith("'") && literal.endsWith("'")).toBe(true);
   const body = literal.slice(1, -1);
-  const simple: Record<string, string> = { '\\': '\\', "'": "'", '0': '\0', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+  const simple: Record<string, string> = {
+    '\\': '\\',
+    "'": "'",
+    '0': '\0',
+    b: '\b',
+    f: '\f',
+    n: '\n',
+    r: '\r',
+    t: '\t',
+  };
   let out = '';
   for (let i = 0; i < body.length; i++) {
     const ch = body[i]!;

@@ -24,7 +24,10 @@ export function schemaVersion(version: number, schema: avro.Schema): SchemaVersi
 }
 
 /** Every `vN.avsc` of one contract under `schemas/<name>/`, oldest first. */
-export function loadSchemaVersions(name: string, dir: URL = new URL(`${name}/`, SCHEMAS_DIR)): SchemaVersion[] {
+export function loadSchemaVersions(
+  name: string,
+  dir: URL = new URL(`${name}/`, SCHEMAS_DIR),
+): SchemaVersion[] {
   return readdirSync(dir)
     .map((file) => /^v(\d+)\.avsc$/.exec(file))
     .filter((m): m is RegExpExecArray => m !== null)

@@ -43,7 +43,9 @@ export function singleObjectCodec<T>(versions: readonly SchemaVersion[], reader?
         if (offset !== body.length) throw new DecodeError('trailing or truncated bytes');
         return value as T;
       } catch (err) {
-        throw err instanceof DecodeError ? err : new DecodeError(`invalid Avro body: ${(err as Error).message}`);
+        throw err instanceof DecodeError
+          ? err
+          : new DecodeError(`invalid Avro body: ${(err as Error).message}`);
       }
     },
   };

@@ -37,7 +37,9 @@ export const bool = (fallback: boolean) =>
 export const secret = (minLength: number) =>
   z.string({ message: 'is required' }).min(minLength, `must be at least ${minLength} characters`);
 
-export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+export const logLevel = z
+  .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  .default('info');
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

@@ -4,9 +4,14 @@ import { withDeadline } from '../deadline.js';
 export type ReadinessCheck = () => Promise<unknown>;
 
 /** `/healthz`: the process answers. `/readyz`: every dependency answered within its deadline. */
-export function registerHealth(app: FastifyInstance, checks: Record<string, ReadinessCheck>, deadlineMs = 2000) {
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+export function registerHealth(
+  app: FastifyInstance,
+  checks: Record<string, ReadinessCheck>,
+  deadlineMs = 2000,
+) {
+  // Probes poll often; their request logs would drown everything else.
+  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {

@@ -51,7 +51,8 @@ export function auditPublisher(deps: AuditPublisherDeps): AuditPublisher {
     publishRecords,
     async publish(events) {
       const result = validateBatch(events, { clock: deps.clock });
-      if (!result.ok) throw new ValidationError('One or more events are invalid; nothing was published.', result.errors);
+      if (!result.ok)
+        throw new ValidationError('One or more events are invalid; nothing was published.', result.errors);
       await publishRecords(result.records);
       return result.records.map((r) => r.event_id);
     },

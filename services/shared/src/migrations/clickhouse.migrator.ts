@@ -34,7 +34,10 @@ export async function migrateClickHouse(
         format: 'JSONEachRow',
       })
       .then((r) => r.json<{ version: number; checksum: string }>());
-    const pending = checkApplied(loadMigrations(dir), new Map(rows.map((r) => [Number(r.version), r.checksum])));
+    const pending = checkApplied(
+      loadMigrations(dir),
+      new Map(rows.map((r) => [Number(r.version), r.checksum])),
+    );
     for (const m of pending) {
       for (const statement of splitStatements(m.sql)) await client.command({ query: statement });
       await client.command({

@@ -17,11 +17,17 @@ export function loadMigrations(dir: URL): Migration[] {
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => {
       const sql = readFileSync(new URL(m[0], dir), 'utf8');
-      return { version: Number(m[1]), name: m[2]!, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      return {
+        version: Number(m[1]),
+        name: m[2]!,
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
     })
     .sort((a, b) => a.version - b.version);
   migrations.forEach((m, i) => {
-    if (i > 0 && migrations[i - 1]!.version === m.version) throw new Error(`duplicate migration version ${m.version}`);
+    if (i > 0 && migrations[i - 1]!.version === m.version)
+      throw new Error(`duplicate migration version ${m.version}`);
   });
   return migrations;
 }
@@ -38,7 +44,10 @@ export class MigrationChecksumError extends Error {
   override name = 'MigrationChecksumError';
 }
 
-export function checkApplied(migrations: readonly Migration[], applied: ReadonlyMap<number, string>): Migration[] {
+export function checkApplied(
+  migrations: readonly Migration[],
+  applied: ReadonlyMap<number, string>,
+): Migration[] {
   for (const m of migrations) {
     const recorded = applied.get(m.version);
     if (recorded !== undefined && recorded !== m.checksum) {

@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+
+// Development launcher: every service as its own process, like separate deployments, stopped together.
+const SECRETS_FILE = '.data/secrets.env';
+const SERVICES = [
+  {
+    name: 'ingest',
+    portVar: 'INGEST_PORT',
+    defaultPort: 8081,
+    hostVar: 'INGEST_HOST',
+    path: '/internal/v1/events',
+  },
+  {
+    name: 'projector',
+    portVar: 'PROJECTOR_PORT',
+    defaultPort: 8082,
+    hostVar: 'PROJECTOR_HOST',
+    path: '/readyz',
+  },
+] as const;
+
+/** Local secrets are generated once per checkout and kept in the ignored data folder. */
+function localSecrets(): Record<string, string> {
+  mkdirSync('.data', { recursive: true });
+  if (!existsSync(SECRETS_FILE)) {
+    writeFileSync(SECRETS_FILE, `INGEST_TOKEN=${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
+  }
+  const lines = readFileSync(SECRETS_FILE, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('='));
+  return Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, name: string) {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${name} did not become ready at ${url}`);
+}
+
+// The environment overrides the generated secrets, as it overrides every default.
+const env = { ...localSecrets(), ...process.env };
+const migrate = run(['services/ops/src/main.ts', 'migrate'], env);
+const migrated = await new Promise<number | null>((resolve) => migrate.once('exit', resolve));
+if (migrated !== 0) {
+  console.error('migrations failed; not starting the services');
+  process.exit(1);
+}
+
+const children = SERVICES.map((s) => ({ ...s, child: run([`services/${s.name}/src/main.ts`], env) }));
+let stopping = false;
+
+async function stopAll(code: number) {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(
+    children.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  process.exit(code);
+}
+
+for (const { name, child } of children) {
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`${name} stopped unexpectedly (code ${code}, signal ${signal}); stopping the others`);
+      void stopAll(1);
+    }
+  });
+}
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+try {
+  const lines: string[] = [];
+  for (const s of children) {
+    const host = env[s.hostVar] ?? '127.0.0.1';
+    const port = env[s.portVar] ?? String(s.defaultPort);
+    await waitReady(`http://${host}:${port}/readyz`, s.child, s.name);
+    lines.push(`  ${s.name.padEnd(10)} http://${host}:${port}${s.path}`);
+  }
+  console.log(
+    [
+      '',
+      'Audit trail service is up:',
+      ...lines,
+      `  ingest token: INGEST_TOKEN in ${SECRETS_FILE}`,
+      '  health: GET /healthz and /readyz on each port. Ctrl-C stops the services; `npm run stack -- down` the components.',
+      '',
+    ].join('\n'),
+  );
+} catch (err) {
+  console.error((err as Error).message);
+  await stopAll(1);
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `npm test`: the whole suite on a fresh clone. Installs what is missing, starts the local components,
+# then static checks, unit tests, and integration/end-to-end tests against the real Kafka, ClickHouse and Postgres.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+if [ "${AUDIT_EXTERNAL_STACK:-false}" != "true" ]; then
+  bash infra/local/stack.sh up
+  eval "$(bash infra/local/stack.sh env)"
+fi
+echo "== typecheck"; npx tsc -p tsconfig.json --noEmit
+echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
+echo "== unit"; npx vitest run --project unit
+echo "== integration and end-to-end"; npx vitest run --project int

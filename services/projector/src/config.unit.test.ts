@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+describe('projector loadConfig', () => {
+  it('applies defaults that match the local stack', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 8082,
+      groupId: 'audit-projector',
+      clickhouse: { url: 'http://127.0.0.1:58123', database: 'audit' },
+    });
+  });
+
+  it('refuses a session timeout below what the broker allows and a bad database name', () => {
+    expect(() => loadConfig({ PROJECTOR_SESSION_TIMEOUT_MS: '1000' })).toThrow(
+      /PROJECTOR_SESSION_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ CLICKHOUSE_DATABASE: 'x; DROP' })).toThrow(/CLICKHOUSE_DATABASE/);
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MigrationChecksumError, migrateClickHouse, migratePostgres } from '@audit/shared';
+import { uniqueNames } from '../support/names.js';
+import { cleanUp, clickhouseSettings, testClickHouse } from '../support/stack.js';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://audit:audit@127.0.0.1:55432/audit';
+const names = uniqueNames('migrations');
+const pgDatabase = names.database.toLowerCase();
+
+async function adminQuery(sql: string) {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+afterAll(async () => {
+  await adminQuery(`DROP DATABASE IF EXISTS ${pgDatabase}`);
+  await cleanUp(names);
+});
+
+describe('migrations', () => {
+  it('ClickHouse: applies every file once; re-running is a no-op', async () => {
+    const settings = clickhouseSettings(names);
+    expect((await migrateClickHouse(settings)).applied).toEqual(['1_audit_events']);
+    expect((await migrateClickHouse(settings)).applied).toEqual([]);
+    const ch = testClickHouse(names);
+    const tables = await (
+      await ch.query({ query: 'SHOW TABLES', format: 'JSONEachRow' })
+    ).json<{ name: string }>();
+    await ch.close();
+    expect(tables.map((t) => t.name).sort()).toEqual([
+      'audit_event_ids',
+      'audit_event_ids_mv',
+      'audit_events',
+      'schema_migrations',
+    ]);
+  });
+
+  it('Postgres: applies in order in transactions, records them, refuses an edited one', async () => {
+    await adminQuery(`CREATE DATABASE ${pgDatabase}`);
+    const url = DATABASE_URL.replace(/\/[^/]+$/, `/${pgDatabase}`);
+    const dir = mkdtempSync(join(tmpdir(), 'pg-migrations-'));
+    writeFileSync(join(dir, '0001_things.sql'), 'CREATE TABLE things (id int PRIMARY KEY);');
+    writeFileSync(join(dir, '0002_more.sql'), 'ALTER TABLE things ADD COLUMN name text;');
+    const dirUrl = pathToFileURL(`${dir}/`);
+
+    expect((await migratePostgres(url, dirUrl)).applied).toEqual(['1_things', '2_more']);
+    expect((await migratePostgres(url, dirUrl)).applied).toEqual([]);
+
+    writeFileSync(join(dir, '0003_broken.sql'), 'CREATE TABLE half (id int); SELECT * FROM missing_table;');
+    await expect(migratePostgres(url, dirUrl)).rejects.toThrow(/missing_table/);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const half = await client.query("SELECT to_regclass('half') AS t");
+    await client.end();
+    expect(half.rows[0].t).toBeNull();
+
+    writeFileSync(join(dir, '0003_broken.sql'), 'SELECT 1;');
+    writeFileSync(join(dir, '0001_things.sql'), 'CREATE TABLE things (id bigint PRIMARY KEY);');
+    await expect(migratePostgres(url, dirUrl)).rejects.toThrow(MigrationChecksumError);
+  });
+});
