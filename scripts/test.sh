@@ -8,7 +8,14 @@ if [ "${AUDIT_EXTERNAL_STACK:-false}" != "true" ]; then
   bash infra/local/stack.sh up
   eval "$(bash infra/local/stack.sh env)"
 fi
+results=.data/test-results
+rm -rf "$results" && mkdir -p "$results"
 echo "== typecheck"; npx tsc -p tsconfig.json --noEmit
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
-echo "== unit"; npx vitest run --project unit
-echo "== integration and end-to-end"; npx vitest run --project int
+status=0
+echo "== unit"
+npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json" || status=$?
+echo "== integration and end-to-end"
+npx vitest run --project int --reporter=default --reporter=json --outputFile.json="$results/int.json" || status=$?
+node scripts/test-summary.mjs "$results"/*.json
+exit "$status"

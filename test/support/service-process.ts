@@ -19,6 +19,10 @@ export class ServiceProcess {
     readonly port: number,
   ) {}
 
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get url() {
     return `http://127.0.0.1:${this.port}`;
   }

@@ -20,7 +20,8 @@ const schema = z
     PROJECTOR_PORT: port(8082),
     PROJECTOR_GROUP_ID: z.string().min(1).default('audit-projector'),
     PROJECTOR_BATCH_SIZE: positiveInt(10_000),
-    PROJECTOR_FLUSH_MS: positiveInt(200),
+    PROJECTOR_FLUSH_MS: positiveInt(500),
+    PROJECTOR_FLUSH_IDLE_MS: positiveInt(5),
     PROJECTOR_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
   })
   .transform((e) => ({
@@ -32,6 +33,7 @@ const schema = z
     groupId: e.PROJECTOR_GROUP_ID,
     batchSize: e.PROJECTOR_BATCH_SIZE,
     flushMs: e.PROJECTOR_FLUSH_MS,
+    flushIdleMs: e.PROJECTOR_FLUSH_IDLE_MS,
     sessionTimeoutMs: e.PROJECTOR_SESSION_TIMEOUT_MS,
   }));
 

@@ -47,6 +47,7 @@ const flush = retryingFlush(
 const buffer = new FlushBuffer<ConsumedRecord>({
   maxItems: config.batchSize,
   maxDelayMs: config.flushMs,
+  idleMs: config.flushIdleMs,
   flush,
 });
 const consumer = kafka.consumer({

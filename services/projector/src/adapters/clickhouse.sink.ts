@@ -1,4 +1,4 @@
-import { sqlList, type AuditEventRecord, type ClickHouseClient } from '@audit/shared';
+import { sqlList, sqlValue, type AuditEventRecord, type ClickHouseClient } from '@audit/shared';
 import { idKey } from '../domain/project-batch.js';
 
 export interface EventSink {
@@ -7,8 +7,8 @@ export interface EventSink {
   insert(events: readonly AuditEventRecord[]): Promise<void>;
 }
 
-// Keeps each lookup far below ClickHouse's max_query_size (256 KiB): a UUID literal costs about 40 bytes.
-const IDS_PER_QUERY = 2000;
+// A flush may carry tens of thousands of ids (37 bytes each); ClickHouse's default limit is 256 KiB.
+const MAX_QUERY_BYTES = 64 * 1024 * 1024;
 
 const toRow = (e: AuditEventRecord) => ({
   tenant_id: e.tenant_id,
@@ -32,17 +32,19 @@ const toRow = (e: AuditEventRecord) => ({
 export function clickhouseSink(client: ClickHouseClient): EventSink {
   return {
     async storedKeys(events) {
+      if (events.length === 0) return new Set();
+      const tenants = [...new Set(events.map((e) => e.tenant_id))];
+      // Validated UUIDs hold no comma: one literal, split server-side, keeps parsing cheap at any batch size.
+      const ids = events.map((e) => e.event_id).join(',');
+      const result = await client.query({
+        query: `SELECT tenant_id, event_id FROM audit_event_ids
+          WHERE tenant_id IN ${sqlList(tenants)}
+            AND id_hash IN (SELECT cityHash64(arrayJoin(splitByChar(',', ${sqlValue(ids)}))))`,
+        format: 'JSONEachRow',
+        clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
+      });
       const keys = new Set<string>();
-      for (let i = 0; i < events.length; i += IDS_PER_QUERY) {
-        const chunk = events.slice(i, i + IDS_PER_QUERY);
-        const tenants = [...new Set(chunk.map((e) => e.tenant_id))];
-        const result = await client.query({
-          query: `SELECT tenant_id, event_id FROM audit_event_ids
-            WHERE tenant_id IN ${sqlList(tenants)} AND event_id IN ${sqlList(chunk.map((e) => e.event_id))}`,
-          format: 'JSONEachRow',
-        });
-        for (const row of await result.json<{ tenant_id: string; event_id: string }>()) keys.add(idKey(row));
-      }
+      for (const row of await result.json<{ tenant_id: string; event_id: string }>()) keys.add(idKey(row));
       return keys;
     },
     async insert(events) {

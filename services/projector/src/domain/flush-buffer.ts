@@ -3,6 +3,11 @@ export interface FlushBufferOptions<T> {
   maxItems: number;
   /** Flush at the latest this long after the first item arrived. */
   maxDelayMs: number;
+  /**
+   * Flush once nothing arrived for this long: the partitions of one fetch arrive together, so a short quiet
+   * spell means the fetch is complete and waiting longer would only idle the pipeline.
+   */
+  idleMs: number;
   flush: (items: T[]) => Promise<void>;
 }
 
@@ -19,22 +24,30 @@ interface Waiter<T> {
 export class FlushBuffer<T> {
   private waiting: Waiter<T>[] = [];
   private count = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private deadline: NodeJS.Timeout | undefined;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: FlushBufferOptions<T>) {}
 
   add(items: readonly T[]): Promise<void> {
     const settled = new Promise<void>((resolve, reject) => this.waiting.push({ items, resolve, reject }));
     this.count += items.length;
-    if (this.count >= this.options.maxItems) this.flushNow();
-    else this.timer ??= setTimeout(() => this.flushNow(), this.options.maxDelayMs);
+    if (this.count >= this.options.maxItems) {
+      this.flushNow();
+    } else {
+      this.deadline ??= setTimeout(() => this.flushNow(), this.options.maxDelayMs);
+      clearTimeout(this.idle);
+      this.idle = setTimeout(() => this.flushNow(), this.options.idleMs);
+    }
     return settled;
   }
 
   /** Writes whatever waits now (used on shutdown so no caller waits for the timer). */
   flushNow(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    clearTimeout(this.deadline);
+    clearTimeout(this.idle);
+    this.deadline = undefined;
+    this.idle = undefined;
     const waiters = this.waiting;
     if (waiters.length === 0) return;
     this.waiting = [];

@@ -1,17 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FlushBuffer } from './flush-buffer.js';
+import { FlushBuffer, type FlushBufferOptions } from './flush-buffer.js';
+
+function recordingBuffer(options: Omit<FlushBufferOptions<number>, 'flush'>) {
+  const writes: number[][] = [];
+  const buffer = new FlushBuffer<number>({ ...options, flush: async (xs) => void writes.push(xs) });
+  return { buffer, writes };
+}
 
 describe('FlushBuffer', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
   it('flushes once the size threshold is reached, in arrival order', async () => {
-    const writes: number[][] = [];
-    const buffer = new FlushBuffer<number>({
-      maxItems: 3,
-      maxDelayMs: 1000,
-      flush: async (xs) => void writes.push(xs),
-    });
+    const { buffer, writes } = recordingBuffer({ maxItems: 3, maxDelayMs: 1000, idleMs: 1000 });
     const first = buffer.add([1, 2]);
     expect(writes).toEqual([]);
     const second = buffer.add([3]);
@@ -19,19 +20,27 @@ describe('FlushBuffer', () => {
     expect(writes).toEqual([[1, 2, 3]]);
   });
 
-  it('flushes by time when the threshold is not reached', async () => {
-    const writes: number[][] = [];
-    const buffer = new FlushBuffer<number>({
-      maxItems: 100,
-      maxDelayMs: 50,
-      flush: async (xs) => void writes.push(xs),
-    });
-    const done = buffer.add([1]);
-    await vi.advanceTimersByTimeAsync(49);
+  it('flushes once arrivals pause for idleMs', async () => {
+    const { buffer, writes } = recordingBuffer({ maxItems: 100, maxDelayMs: 1000, idleMs: 10 });
+    const first = buffer.add([1]);
+    await vi.advanceTimersByTimeAsync(9);
+    const second = buffer.add([2]);
+    await vi.advanceTimersByTimeAsync(9);
     expect(writes).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    await done;
-    expect(writes).toEqual([[1]]);
+    await Promise.all([first, second]);
+    expect(writes).toEqual([[1, 2]]);
+  });
+
+  it('flushes by maxDelayMs when arrivals never pause', async () => {
+    const { buffer, writes } = recordingBuffer({ maxItems: 1000, maxDelayMs: 50, idleMs: 10 });
+    const adds: Promise<void>[] = [];
+    for (let i = 0; i < 6; i++) {
+      adds.push(buffer.add([i]));
+      await vi.advanceTimersByTimeAsync(9);
+    }
+    expect(writes).toEqual([[0, 1, 2, 3, 4, 5]]);
+    await Promise.all(adds);
   });
 
   it('rejects every caller whose items were in a failed write, and starts afresh after', async () => {
@@ -39,6 +48,7 @@ describe('FlushBuffer', () => {
     const buffer = new FlushBuffer<number>({
       maxItems: 2,
       maxDelayMs: 10,
+      idleMs: 10,
       flush: async () => {
         if (fail) throw new Error('sink down');
       },
@@ -53,13 +63,8 @@ describe('FlushBuffer', () => {
     await expect(c).resolves.toBeUndefined();
   });
 
-  it('flushNow writes what waits without waiting for the timer', async () => {
-    const writes: number[][] = [];
-    const buffer = new FlushBuffer<number>({
-      maxItems: 100,
-      maxDelayMs: 60_000,
-      flush: async (xs) => void writes.push(xs),
-    });
+  it('flushNow writes what waits without waiting for a timer', async () => {
+    const { buffer, writes } = recordingBuffer({ maxItems: 100, maxDelayMs: 60_000, idleMs: 60_000 });
     const done = buffer.add([7]);
     buffer.flushNow();
     await done;

@@ -15,6 +15,8 @@ export interface StoreOutcome {
   inserted: number;
   alreadyStored: number;
   deadLettered: number;
+  /** Milliseconds spent decoding and validating, looking up stored ids, and inserting. */
+  timings: { decodeMs: number; lookupMs: number; insertMs: number };
 }
 
 /**
@@ -25,15 +27,24 @@ export interface StoreOutcome {
 export async function storeBatch(
   records: readonly ConsumedRecord[],
   ports: StorePorts,
+  now: () => number = () => performance.now(),
 ): Promise<StoreOutcome> {
+  const t0 = now();
   const { events, deadLetters } = projectBatch(records, ports.codec);
+  const t1 = now();
   await ports.deadLetters.publish(deadLetters);
   const stored = await ports.sink.storedKeys(events);
   const fresh = events.filter((e) => !stored.has(idKey(e)));
+  const t2 = now();
   if (fresh.length > 0) await ports.sink.insert(fresh);
   return {
     inserted: fresh.length,
     alreadyStored: events.length - fresh.length,
     deadLettered: deadLetters.length,
+    timings: {
+      decodeMs: Math.round(t1 - t0),
+      lookupMs: Math.round(t2 - t1),
+      insertMs: Math.round(now() - t2),
+    },
   };
 }

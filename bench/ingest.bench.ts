@@ -1,0 +1,247 @@
+// npm run bench:ingest — ingest API → Kafka → projector → ClickHouse, with its baselines measured in the same run.
+import {
+  auditEventCodec,
+  createClickHouse,
+  dropClickHouseDatabase,
+  ensureTopics,
+  migrateClickHouse,
+  sqlList,
+  sqlValue,
+  topics,
+  validateBatch,
+  type AuditEventRecord,
+  type ClickHouseClient,
+} from '@audit/shared';
+import { Partitioners } from 'kafkajs';
+import { makeEvent } from '../test/support/events.js';
+import { uniqueNames } from '../test/support/names.js';
+import {
+  cleanUp,
+  clickhouseSettings,
+  ingestService,
+  projectorService,
+  testClickHouse,
+  testKafka,
+} from '../test/support/stack.js';
+import { cpuSeconds } from './lib/process-cpu.js';
+import { runPool } from './lib/pool.js';
+import { fmt, summarize } from './lib/stats.js';
+
+const BASELINE_EVENTS = Number(process.env.BENCH_BASELINE_EVENTS ?? 200_000);
+const RATE_PER_S = 5000;
+const RATE_SECONDS = 15;
+const E2E = [
+  { batch: 1, events: 3000, concurrency: 16 },
+  { batch: 100, events: 100_000, concurrency: 8 },
+  { batch: 1000, events: 200_000, concurrency: 4 },
+];
+
+const names = uniqueNames('bench');
+const kafka = testKafka();
+const topicSet = topics(names.topicPrefix, 1);
+const baselineTopic = { ...topicSet.auditEvents, name: `${names.topicPrefix}baseline` };
+const baseSettings = { ...clickhouseSettings(names), database: `${names.database}_base` };
+const codec = auditEventCodec();
+const results: string[] = [];
+const report = (line: string) => {
+  results.push(line);
+  console.log(line);
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function records(tenant: string, count: number): AuditEventRecord[] {
+  const out: AuditEventRecord[] = [];
+  for (let i = 0; i < count; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => makeEvent(tenant, i + j));
+    const result = validateBatch(batch, { clock: Date.now });
+    if (!result.ok) throw new Error('bench events must be valid');
+    out.push(...result.records);
+  }
+  return out;
+}
+
+async function count(ch: ClickHouseClient, tenant: string): Promise<number> {
+  const r = await ch.query({
+    query: `SELECT count() AS n FROM audit_event_ids WHERE tenant_id = ${sqlValue(tenant)}`,
+    format: 'JSONEachRow',
+  });
+  return Number((await r.json<{ n: string }>())[0]?.n ?? 0);
+}
+
+async function waitCount(
+  ch: ClickHouseClient,
+  tenant: string,
+  target: number,
+  onFirst?: (n: number) => void,
+) {
+  let first = false;
+  for (;;) {
+    const n = await count(ch, tenant);
+    if (!first && n > 0) {
+      first = true;
+      onFirst?.(n);
+    }
+    if (n >= target) return;
+    await sleep(20);
+  }
+}
+
+async function produceRaw(topic: string, recs: AuditEventRecord[]): Promise<number> {
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  await producer.connect();
+  const messages = recs.map((r) => ({ key: r.tenant_id, value: codec.encode(r) }));
+  const started = performance.now();
+  for (let i = 0; i < messages.length; i += 1000) {
+    await producer.send({ topic, acks: -1, messages: messages.slice(i, i + 1000) });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await producer.disconnect();
+  return recs.length / seconds;
+}
+
+async function insertDirect(recs: AuditEventRecord[]): Promise<number> {
+  const ch = createClickHouse(baseSettings);
+  const rows = recs.map((e) => ({
+    tenant_id: e.tenant_id,
+    ts: e.timestamp,
+    event_id: e.event_id,
+    action: e.action,
+    user_id: e.user_id,
+    user_role: e.user_role,
+    resource_type: e.resource_type,
+    resource_id: e.resource_id,
+    fields_accessed: e.fields_accessed,
+    phi_involved: e.phi_involved ? 1 : 0,
+    source_ip: e.source_ip,
+    user_agent: e.user_agent,
+    justification: e.justification,
+    success: e.success ? 1 : 0,
+    details: e.details,
+    ingested_at: e.ingested_at,
+  }));
+  const started = performance.now();
+  for (let i = 0; i < rows.length; i += 10_000) {
+    await ch.insert({ table: 'audit_events', values: rows.slice(i, i + 10_000), format: 'JSONEachRow' });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await ch.close();
+  return recs.length / seconds;
+}
+
+async function main() {
+  await migrateClickHouse(clickhouseSettings(names));
+  await migrateClickHouse(baseSettings);
+  await ensureTopics(kafka, [...Object.values(topicSet), baselineTopic], 1);
+  const ch = testClickHouse(names);
+  console.log(
+    `bench:ingest on ${names.id} (2-core goals: e2e ≥ 25,000 ev/s at 1000/batch; projector ≥ 70 % of the slower baseline; p99 < 2 s at 5,000 ev/s)`,
+  );
+
+  const baseRecords = records('bench-baseline', BASELINE_EVENTS);
+  const kafkaRate = await produceRaw(baselineTopic.name, baseRecords);
+  report(`baseline  kafkajs produce (idempotent, acks=all, 1000/send)   ${fmt(kafkaRate)} ev/s`);
+  const chRate = await insertDirect(baseRecords);
+  report(`baseline  ClickHouse insert (JSONEachRow, 10,000/insert)       ${fmt(chRate)} ev/s`);
+  const slower = Math.min(kafkaRate, chRate);
+
+  // Projector alone: a backlog already on the topic, consumed from a cold start.
+  const backlogTenant = `${names.tenant}-backlog`;
+  await produceRaw(topicSet.auditEvents.name, records(backlogTenant, BASELINE_EVENTS));
+  const projector = projectorService(names, { LOG_LEVEL: 'warn' });
+  await projector.start();
+  let t0 = 0;
+  let n0 = 0;
+  await waitCount(ch, backlogTenant, BASELINE_EVENTS, (n) => {
+    t0 = performance.now();
+    n0 = n;
+  });
+  const projectorRate = (BASELINE_EVENTS - n0) / ((performance.now() - t0) / 1000);
+  report(
+    `projector catch-up (decode, validate, dedupe, insert)          ${fmt(projectorRate)} ev/s = ${fmt((100 * projectorRate) / slower)} % of the slower baseline (goal ≥ 70 %)`,
+  );
+
+  const ingest = ingestService(names, { LOG_LEVEL: 'warn' });
+  await ingest.start();
+  const url = `${ingest.url}/internal/v1/events`;
+  const post = (body: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${names.ingestToken}`, 'content-type': 'application/json' },
+      body,
+    }).then(async (res) => {
+      if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+    });
+
+  for (const run of E2E) {
+    const tenant = `${names.tenant}-b${run.batch}`;
+    const bodies: string[] = [];
+    for (let i = 0; i < run.events; i += run.batch) {
+      bodies.push(JSON.stringify(Array.from({ length: run.batch }, (_, j) => makeEvent(tenant, i + j))));
+    }
+    const cpu0 = cpuSeconds(ingest.pid!) + cpuSeconds(projector.pid!);
+    const started = performance.now();
+    await runPool(bodies.length, run.concurrency, (i) => post(bodies[i]!));
+    const acked = performance.now();
+    await waitCount(ch, tenant, run.events);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuSeconds(ingest.pid!) + cpuSeconds(projector.pid!) - cpu0;
+    report(
+      `e2e  batch ${String(run.batch).padStart(4)}  ${fmt(run.events / seconds).padStart(8)} ev/s ingest→queryable  (acks at ${fmt(run.events / ((acked - started) / 1000))} ev/s; ${run.concurrency} clients)  CPU ${fmt((cpu * 1e6) / run.events, 1)} µs/event (ingest+projector)`,
+    );
+  }
+
+  // Fixed rate: one sampled event per request; latency = request sent → row visible in ClickHouse.
+  const tenant = `${names.tenant}-rate`;
+  const perRequest = 100;
+  const intervalMs = (1000 * perRequest) / RATE_PER_S;
+  const requests = (RATE_PER_S * RATE_SECONDS) / perRequest;
+  const sentAt = new Map<string, number>();
+  const latencies: number[] = [];
+  let sending = true;
+  const poller = (async () => {
+    while (sending || sentAt.size > 0) {
+      const pending = [...sentAt.keys()];
+      if (pending.length > 0) {
+        const r = await ch.query({
+          query: `SELECT event_id FROM audit_event_ids WHERE tenant_id = ${sqlValue(tenant)} AND event_id IN ${sqlList(pending)}`,
+          format: 'JSONEachRow',
+        });
+        const now = performance.now();
+        for (const { event_id } of await r.json<{ event_id: string }>()) {
+          latencies.push(now - sentAt.get(event_id)!);
+          sentAt.delete(event_id);
+        }
+      }
+      await sleep(10);
+    }
+  })();
+  const t = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let k = 0; k < requests; k++) {
+    const due = t + k * intervalMs;
+    if (due > performance.now()) await sleep(due - performance.now());
+    const batch = Array.from({ length: perRequest }, (_, j) => makeEvent(tenant, k * perRequest + j));
+    sentAt.set(batch[0]!.event_id, performance.now());
+    inflight.push(post(JSON.stringify(batch)));
+  }
+  await Promise.all(inflight);
+  sending = false;
+  await poller;
+  const lat = summarize(latencies);
+  report(
+    `latency at ${fmt(RATE_PER_S)} ev/s (${perRequest}/request, ${lat.n} samples): p50 ${fmt(lat.p50)} ms  p99 ${fmt(lat.p99)} ms  max ${fmt(lat.max)} ms (goal p99 < 2000 ms)`,
+  );
+
+  await ingest.stop();
+  await projector.stop();
+  await ch.close();
+  await dropClickHouseDatabase(baseSettings);
+  await cleanUp(names);
+  console.log(`\nSummary\n${results.map((l) => `  ${l}`).join('\n')}`);
+}
+
+await main();

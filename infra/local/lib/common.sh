@@ -1,0 +1,176 @@
+# Shared helpers for stack.sh. Sourced, never executed.
+# shellcheck shell=bash
+
+STACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Repo root comes from the script location so `up` behaves the same from any cwd.
+REPO_ROOT="$(cd "$STACK_DIR/../.." && pwd)"
+
+DATA_DIR="${DATA_DIR:-$REPO_ROOT/.data}"
+PG_PORT="${PG_PORT:-55432}"
+CH_HTTP_PORT="${CH_HTTP_PORT:-58123}"
+CH_TCP_PORT="${CH_TCP_PORT:-59000}"
+CH_INTERSERVER_PORT="${CH_INTERSERVER_PORT:-59009}"
+KAFKA_PORT="${KAFKA_PORT:-59092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-59093}"
+# Seconds to wait for a component to become ready / to exit.
+START_TIMEOUT="${START_TIMEOUT:-120}"
+STOP_TIMEOUT="${STOP_TIMEOUT:-60}"
+
+HOST=127.0.0.1
+export DEBIAN_FRONTEND=noninteractive
+
+# shellcheck disable=SC2034 # used by stack.sh
+COMPONENTS=(postgres clickhouse kafka)
+
+is_root() { [[ "$(id -u)" == 0 ]]; }
+
+# Everything below derives from DATA_DIR; it is made absolute once so pid
+# files and configs never depend on the caller's cwd.
+init_data_dir() {
+  mkdir -p "$DATA_DIR" || die "cannot create DATA_DIR=$DATA_DIR"
+  DATA_DIR="$(cd "$DATA_DIR" && pwd)"
+  LOG_DIR="$DATA_DIR/logs"
+  mkdir -p "$LOG_DIR"
+}
+
+die() {
+  echo "stack: error: $*" >&2
+  exit 1
+}
+
+note() { echo "stack: $*" >&2; }
+
+# Print the last lines of each existing log file (to stderr), for failures.
+show_logs() {
+  local f
+  for f in "$@"; do
+    [[ -s "$f" ]] || continue
+    echo "----- tail of $f -----" >&2
+    tail -n "${LOG_TAIL_LINES:-40}" "$f" >&2
+  done
+}
+
+# fail COMPONENT MESSAGE [LOGFILE...]: the single way a component reports failure.
+fail() {
+  local comp="$1" msg="$2"
+  shift 2
+  echo "stack: error: $comp: $msg" >&2
+  show_logs "$@"
+  exit 1
+}
+
+port_open() {
+  timeout 2 bash -c "exec 3<>/dev/tcp/$HOST/$1" 2>/dev/null
+}
+
+pid_alive() {
+  local pid="$1"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  # A zombie still answers kill -0.
+  [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" != Z* ]]
+}
+
+read_pid() { [[ -r "$1" ]] && head -n1 "$1" 2>/dev/null | tr -dc '0-9'; }
+
+# pid_matches PID STRING: the live process's command line contains STRING.
+# Guards against pid reuse after a crash or reboot.
+pid_matches() {
+  local pid="$1" want="$2"
+  pid_alive "$pid" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$want"
+}
+
+# ensure_ports_free COMPONENT PORT...: refuse to start on top of a stranger.
+ensure_ports_free() {
+  local comp="$1" p
+  shift
+  for p in "$@"; do
+    if port_open "$p"; then
+      local who
+      who="$(ss -ltnpH "sport = :$p" 2>/dev/null | grep -o 'users:.*' | head -n1)"
+      fail "$comp" "port $HOST:$p is already in use by a process that is not this stack's $comp${who:+ ($who)}"
+    fi
+  done
+}
+
+# stop_pid COMPONENT PID: SIGTERM, wait STOP_TIMEOUT, then SIGKILL.
+stop_pid() {
+  local comp="$1" pid="$2" i
+  pid_alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < STOP_TIMEOUT * 5; i++)); do
+    pid_alive "$pid" || return 0
+    sleep 0.2
+  done
+  note "$comp: still running ${STOP_TIMEOUT}s after SIGTERM, sending SIGKILL to $pid"
+  kill -KILL "$pid" 2>/dev/null || true
+  for ((i = 0; i < 50; i++)); do
+    pid_alive "$pid" || return 0
+    sleep 0.2
+  done
+  die "$comp: pid $pid survived SIGKILL"
+}
+
+# render TEMPLATE OUT VAR...: replace @VAR@ with the variable's value.
+# Plain bash substitution so paths need no sed escaping.
+render() {
+  local tmpl="$1" out="$2" content name
+  shift 2
+  content="$(<"$tmpl")"
+  for name in "$@"; do
+    content="${content//@${name}@/${!name}}"
+  done
+  if [[ "$content" =~ @[A-Z_]+@ ]]; then
+    die "unrendered placeholder ${BASH_REMATCH[0]} in $tmpl"
+  fi
+  printf '%s\n' "$content" >"$out.tmp"
+  mv -f "$out.tmp" "$out"
+}
+
+status_line() { printf '%-11s %-5s %s\n' "$1" "$2" "$3"; }
+
+# ---------------------------------------------------------------- apt
+
+APT_UPDATED=0
+APT_MISSING=()
+APT_FOR=()
+
+in_list() {
+  local needle="$1" x
+  shift
+  for x in "$@"; do [[ "$x" == "$needle" ]] && return 0; done
+  return 1
+}
+
+# need_pkg COMPONENT PACKAGE TEST-COMMAND...: queue PACKAGE when the test fails.
+need_pkg() {
+  local comp="$1" pkg="$2"
+  shift 2
+  "$@" >/dev/null 2>&1 && return 0
+  in_list "$comp" "${APT_FOR[@]}" || APT_FOR+=("$comp")
+  in_list "$pkg" "${APT_MISSING[@]}" || APT_MISSING+=("$pkg")
+}
+
+# Installs whatever need_pkg queued, in a single apt transaction.
+apt_install_queued() {
+  ((${#APT_MISSING[@]})) || return 0
+  local log="$LOG_DIR/apt.log" sudo=() who
+  who="$(IFS=,; echo "${APT_FOR[*]}")"
+  if ! is_root; then
+    if ! { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }; then
+      die "$who: need root (or passwordless sudo) to apt-get install ${APT_MISSING[*]}"
+    fi
+    sudo=(sudo -n env DEBIAN_FRONTEND=noninteractive)
+  fi
+  note "$who: installing ${APT_MISSING[*]} (apt, log: $log)"
+  if ((APT_UPDATED == 0)); then
+    "${sudo[@]}" apt-get update -q >>"$log" 2>&1 </dev/null ||
+      fail "$who" "apt-get update failed" "$log"
+    APT_UPDATED=1
+  fi
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${APT_MISSING[@]}" >>"$log" 2>&1 </dev/null ||
+    fail "$who" "apt-get install ${APT_MISSING[*]} failed" "$log"
+  APT_MISSING=()
+  APT_FOR=()
+}
