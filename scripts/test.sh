@@ -17,5 +17,5 @@ echo "== unit"
 npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json" || status=$?
 echo "== integration and end-to-end"
 npx vitest run --project int --reporter=default --reporter=json --outputFile.json="$results/int.json" || status=$?
-node scripts/test-summary.mjs "$results"/*.json
+npx tsx scripts/test-summary.ts "$results"/*.json
 exit "$status"
