@@ -22,6 +22,7 @@ const schema = z
     PROJECTOR_BATCH_SIZE: positiveInt(10_000),
     PROJECTOR_FLUSH_MS: positiveInt(500),
     PROJECTOR_FLUSH_IDLE_MS: positiveInt(5),
+    PROJECTOR_FLUSH_MIN_INTERVAL_MS: z.coerce.number().int().min(0).default(100),
     PROJECTOR_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
   })
   .transform((e) => ({
@@ -34,6 +35,7 @@ const schema = z
     batchSize: e.PROJECTOR_BATCH_SIZE,
     flushMs: e.PROJECTOR_FLUSH_MS,
     flushIdleMs: e.PROJECTOR_FLUSH_IDLE_MS,
+    flushMinIntervalMs: e.PROJECTOR_FLUSH_MIN_INTERVAL_MS,
     sessionTimeoutMs: e.PROJECTOR_SESSION_TIMEOUT_MS,
   }));
 

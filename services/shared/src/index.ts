@@ -26,3 +26,4 @@ export * from './shutdown.js';
 export * from './time.js';
 export * from './topics.js';
 export * from './validation/zod-field-errors.js';
+export * from './kafka/coalescing-sender.js';

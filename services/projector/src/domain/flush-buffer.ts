@@ -8,6 +8,11 @@ export interface FlushBufferOptions<T> {
    * spell means the fetch is complete and waiting longer would only idle the pipeline.
    */
   idleMs: number;
+  /**
+   * An idle flush waits until this long after the previous flush began: a trickle of tiny fetches must not turn
+   * into a stream of tiny inserts (every insert is a new part ClickHouse has to merge).
+   */
+  minIntervalMs: number;
   flush: (items: T[]) => Promise<void>;
 }
 
@@ -26,6 +31,7 @@ export class FlushBuffer<T> {
   private count = 0;
   private deadline: NodeJS.Timeout | undefined;
   private idle: NodeJS.Timeout | undefined;
+  private lastFlushAt = -Infinity;
 
   constructor(private readonly options: FlushBufferOptions<T>) {}
 
@@ -36,10 +42,18 @@ export class FlushBuffer<T> {
       this.flushNow();
     } else {
       this.deadline ??= setTimeout(() => this.flushNow(), this.options.maxDelayMs);
-      clearTimeout(this.idle);
-      this.idle = setTimeout(() => this.flushNow(), this.options.idleMs);
+      this.armIdle(this.options.idleMs);
     }
     return settled;
+  }
+
+  private armIdle(ms: number): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      const wait = this.lastFlushAt + this.options.minIntervalMs - Date.now();
+      if (wait > 0) this.armIdle(wait);
+      else this.flushNow();
+    }, ms);
   }
 
   /** Writes whatever waits now (used on shutdown so no caller waits for the timer). */
@@ -50,6 +64,7 @@ export class FlushBuffer<T> {
     this.idle = undefined;
     const waiters = this.waiting;
     if (waiters.length === 0) return;
+    this.lastFlushAt = Date.now();
     this.waiting = [];
     this.count = 0;
     this.options.flush(waiters.flatMap((w) => w.items)).then(

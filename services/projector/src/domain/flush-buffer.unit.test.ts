@@ -12,7 +12,12 @@ describe('FlushBuffer', () => {
   afterEach(() => vi.useRealTimers());
 
   it('flushes once the size threshold is reached, in arrival order', async () => {
-    const { buffer, writes } = recordingBuffer({ maxItems: 3, maxDelayMs: 1000, idleMs: 1000 });
+    const { buffer, writes } = recordingBuffer({
+      maxItems: 3,
+      maxDelayMs: 1000,
+      idleMs: 1000,
+      minIntervalMs: 0,
+    });
     const first = buffer.add([1, 2]);
     expect(writes).toEqual([]);
     const second = buffer.add([3]);
@@ -21,7 +26,12 @@ describe('FlushBuffer', () => {
   });
 
   it('flushes once arrivals pause for idleMs', async () => {
-    const { buffer, writes } = recordingBuffer({ maxItems: 100, maxDelayMs: 1000, idleMs: 10 });
+    const { buffer, writes } = recordingBuffer({
+      maxItems: 100,
+      maxDelayMs: 1000,
+      idleMs: 10,
+      minIntervalMs: 0,
+    });
     const first = buffer.add([1]);
     await vi.advanceTimersByTimeAsync(9);
     const second = buffer.add([2]);
@@ -32,8 +42,34 @@ describe('FlushBuffer', () => {
     expect(writes).toEqual([[1, 2]]);
   });
 
+  it('spaces idle flushes by minIntervalMs', async () => {
+    const { buffer, writes } = recordingBuffer({
+      maxItems: 100,
+      maxDelayMs: 1000,
+      idleMs: 5,
+      minIntervalMs: 100,
+    });
+    await vi.advanceTimersByTimeAsync(200);
+    const first = buffer.add([1]);
+    await vi.advanceTimersByTimeAsync(5);
+    await first;
+    const second = buffer.add([2]);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(writes).toEqual([[1]]);
+    await vi.advanceTimersByTimeAsync(49);
+    expect(writes).toEqual([[1]]);
+    await vi.advanceTimersByTimeAsync(1);
+    await second;
+    expect(writes).toEqual([[1], [2]]);
+  });
+
   it('flushes by maxDelayMs when arrivals never pause', async () => {
-    const { buffer, writes } = recordingBuffer({ maxItems: 1000, maxDelayMs: 50, idleMs: 10 });
+    const { buffer, writes } = recordingBuffer({
+      maxItems: 1000,
+      maxDelayMs: 50,
+      idleMs: 10,
+      minIntervalMs: 0,
+    });
     const adds: Promise<void>[] = [];
     for (let i = 0; i < 6; i++) {
       adds.push(buffer.add([i]));
@@ -49,6 +85,7 @@ describe('FlushBuffer', () => {
       maxItems: 2,
       maxDelayMs: 10,
       idleMs: 10,
+      minIntervalMs: 0,
       flush: async () => {
         if (fail) throw new Error('sink down');
       },
@@ -64,7 +101,12 @@ describe('FlushBuffer', () => {
   });
 
   it('flushNow writes what waits without waiting for a timer', async () => {
-    const { buffer, writes } = recordingBuffer({ maxItems: 100, maxDelayMs: 60_000, idleMs: 60_000 });
+    const { buffer, writes } = recordingBuffer({
+      maxItems: 100,
+      maxDelayMs: 60_000,
+      idleMs: 60_000,
+      minIntervalMs: 0,
+    });
     const done = buffer.add([7]);
     buffer.flushNow();
     await done;

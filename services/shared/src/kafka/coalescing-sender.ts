@@ -1,0 +1,85 @@
+import type { Message, Producer } from 'kafkajs';
+
+// Under the topic's max.message.bytes with room for the batch framing.
+export const MAX_SEND_BYTES = 1024 * 1024;
+
+interface Pending {
+  messages: Message[];
+  bytes: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+const sizeOf = (messages: readonly Message[]) =>
+  messages.reduce((sum, m) => sum + ((m.value as Buffer | null)?.length ?? 0) + 64, 0);
+
+function splitBySize(messages: Message[]): Message[][] {
+  const parts: Message[][] = [[]];
+  let bytes = 0;
+  for (const m of messages) {
+    const size = sizeOf([m]);
+    if (parts.at(-1)!.length > 0 && bytes + size > MAX_SEND_BYTES) {
+      parts.push([]);
+      bytes = 0;
+    }
+    parts.at(-1)!.push(m);
+    bytes += size;
+  }
+  return parts;
+}
+
+/**
+ * Sends for one topic, one produce request at a time (the idempotent producer allows no more), with everything
+ * that arrived while a request was in flight joined into the next one, up to MAX_SEND_BYTES. Each caller settles with the request that
+ * carried its messages, so a caller is acknowledged only when Kafka has all of them.
+ */
+export class CoalescingSender {
+  private queue: Pending[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly producer: Pick<Producer, 'send'>,
+    private readonly topic: string,
+  ) {}
+
+  /** Settles once every message is acknowledged; a submission over the cap travels in several requests. */
+  send(messages: Message[]): Promise<void> {
+    const parts = splitBySize(messages).map(
+      (part) =>
+        new Promise<void>((resolve, reject) => {
+          this.queue.push({ messages: part, bytes: sizeOf(part), resolve, reject });
+        }),
+    );
+    if (!this.draining) void this.drain();
+    return Promise.all(parts).then(() => undefined);
+  }
+
+  private takeRequest(): Pending[] {
+    const taken: Pending[] = [];
+    let bytes = 0;
+    while (this.queue.length > 0 && (taken.length === 0 || bytes + this.queue[0]!.bytes <= MAX_SEND_BYTES)) {
+      const next = this.queue.shift()!;
+      bytes += next.bytes;
+      taken.push(next);
+    }
+    return taken;
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    while (this.queue.length > 0) {
+      const request = this.takeRequest();
+      try {
+        await this.producer.send({
+          topic: this.topic,
+          acks: -1,
+          messages: request.flatMap((p) => p.messages),
+        });
+        request.forEach((p) => p.resolve());
+      } catch (err) {
+        request.forEach((p) => p.reject(err));
+      }
+    }
+    this.draining = false;
+  }
+}

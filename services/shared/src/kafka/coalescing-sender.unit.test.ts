@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { Message, ProducerRecord } from 'kafkajs';
+import { CoalescingSender, MAX_SEND_BYTES } from './coalescing-sender.js';
+
+function fakeProducer() {
+  const requests: string[][] = [];
+  let release: (() => void)[] = [];
+  let failNext = false;
+  const producer = {
+    send: async (record: ProducerRecord) => {
+      requests.push(record.messages.map((m) => String(m.key)));
+      await new Promise<void>((r) => release.push(r));
+      if (failNext) {
+        failNext = false;
+        throw new Error('broker down');
+      }
+      return [];
+    },
+  };
+  return {
+    producer,
+    requests,
+    releaseAll: async () => {
+      const pending = release;
+      release = [];
+      pending.forEach((r) => r());
+      await new Promise((r) => setImmediate(r));
+    },
+    failNextRequest: () => {
+      failNext = true;
+    },
+  };
+}
+
+const msg = (key: string, bytes = 10): Message => ({ key, value: Buffer.alloc(bytes) });
+
+describe('CoalescingSender', () => {
+  it('joins everything that arrives during a request into the next one', async () => {
+    const fake = fakeProducer();
+    const sender = new CoalescingSender(fake.producer, 'topic');
+    const a = sender.send([msg('a')]);
+    const b = sender.send([msg('b1'), msg('b2')]);
+    const c = sender.send([msg('c')]);
+    expect(fake.requests).toEqual([['a']]);
+    await fake.releaseAll();
+    await a;
+    expect(fake.requests).toEqual([['a'], ['b1', 'b2', 'c']]);
+    await fake.releaseAll();
+    await Promise.all([b, c]);
+  });
+
+  it('splits one oversized submission and settles it once every part is acknowledged', async () => {
+    const fake = fakeProducer();
+    const sender = new CoalescingSender(fake.producer, 'topic');
+    let settled = false;
+    const big = sender.send([msg('p1', MAX_SEND_BYTES - 100), msg('p2', MAX_SEND_BYTES - 100)]).then(() => {
+      settled = true;
+    });
+    await fake.releaseAll();
+    expect(settled).toBe(false);
+    await fake.releaseAll();
+    await big;
+    expect(fake.requests).toEqual([['p1'], ['p2']]);
+  });
+
+  it('keeps each request under the size cap', async () => {
+    const fake = fakeProducer();
+    const sender = new CoalescingSender(fake.producer, 'topic');
+    const half = MAX_SEND_BYTES / 2;
+    const first = sender.send([msg('x')]);
+    const rest = [
+      sender.send([msg('big1', half)]),
+      sender.send([msg('big2', half)]),
+      sender.send([msg('small')]),
+    ];
+    await fake.releaseAll();
+    await first;
+    await fake.releaseAll();
+    await fake.releaseAll();
+    await Promise.all(rest);
+    expect(fake.requests).toEqual([['x'], ['big1'], ['big2', 'small']]);
+  });
+
+  it('rejects only the callers of a failed request', async () => {
+    const fake = fakeProducer();
+    const sender = new CoalescingSender(fake.producer, 'topic');
+    const first = sender.send([msg('a')]);
+    fake.failNextRequest();
+    await fake.releaseAll();
+    await expect(first).rejects.toThrow('broker down');
+    const second = sender.send([msg('b')]);
+    await fake.releaseAll();
+    await expect(second).resolves.toBeUndefined();
+  });
+});
