@@ -18,7 +18,7 @@ export function makeEvent(tenant: string, i: number, baseMs = Date.now() - 3_600
     fields_accessed: phi ? ['dob', `field-${i % 7}`] : [],
     phi_involved: phi,
     source_ip: i % 2 ? `10.0.${i % 256}.${(i >> 8) % 256}` : '2001:db8::1',
-    user_agent: `agent/${i} "quoted" 'single' \\ ü`,
+    user_agent: `agent/${i} "quoted" 'single' \\ \\t ü\t🧾\r\n\0`,
     justification: i % 5 ? '' : `reason ${i}`,
     success: i % 11 !== 0,
     details: { seq: i, nested: { ok: true, text: `line\n${i}` } },

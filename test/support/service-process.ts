@@ -35,8 +35,10 @@ export class ServiceProcess {
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    // Two sources share one file: neither may end it.
+    child.stdout!.pipe(log, { end: false });
+    child.stderr!.pipe(log, { end: false });
+    child.once('close', () => log.end());
     this.child = child;
     await waitFor(`${this.name} /readyz`, async () => {
       if (child.exitCode !== null) throw new Error(`${this.name} exited with ${child.exitCode}`);

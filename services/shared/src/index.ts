@@ -27,3 +27,4 @@ export * from './time.js';
 export * from './topics.js';
 export * from './validation/zod-field-errors.js';
 export * from './kafka/coalescing-sender.js';
+export * from './clickhouse/tsv.js';

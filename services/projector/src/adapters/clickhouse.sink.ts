@@ -1,4 +1,5 @@
-import { sqlList, sqlValue, type AuditEventRecord, type ClickHouseClient } from '@audit/shared';
+import { Readable } from 'node:stream';
+import { sqlList, sqlValue, tsvField, type AuditEventRecord, type ClickHouseClient } from '@audit/shared';
 import { idKey } from '../domain/project-batch.js';
 
 export interface EventSink {
@@ -10,24 +11,34 @@ export interface EventSink {
 // A flush may carry tens of thousands of ids (37 bytes each); ClickHouse's default limit is 256 KiB.
 const MAX_QUERY_BYTES = 64 * 1024 * 1024;
 
-const toRow = (e: AuditEventRecord) => ({
-  tenant_id: e.tenant_id,
-  ts: e.timestamp,
-  event_id: e.event_id,
-  action: e.action,
-  user_id: e.user_id,
-  user_role: e.user_role,
-  resource_type: e.resource_type,
-  resource_id: e.resource_id,
-  fields_accessed: e.fields_accessed,
-  phi_involved: e.phi_involved ? 1 : 0,
-  source_ip: e.source_ip,
-  user_agent: e.user_agent,
-  justification: e.justification,
-  success: e.success ? 1 : 0,
-  details: e.details,
-  ingested_at: e.ingested_at,
-});
+const COLUMNS: [string, ...string[]] = [
+  'tenant_id',
+  'ts',
+  'event_id',
+  'action',
+  'user_id',
+  'user_role',
+  'resource_type',
+  'resource_id',
+  'fields_accessed',
+  'phi_involved',
+  'source_ip',
+  'user_agent',
+  'justification',
+  'success',
+  'details',
+  'ingested_at',
+];
+
+// One TabSeparated line per event, in COLUMNS order: no per-row objects or JSON, cheap to build and to parse.
+const toLine = (e: AuditEventRecord) =>
+  `${tsvField(e.tenant_id)}\t${e.timestamp}\t${e.event_id}\t${tsvField(e.action)}\t${tsvField(e.user_id)}\t${tsvField(
+    e.user_role,
+  )}\t${tsvField(e.resource_type)}\t${tsvField(e.resource_id)}\t${tsvField(e.fields_accessed)}\t${
+    e.phi_involved ? 1 : 0
+  }\t${tsvField(e.source_ip)}\t${tsvField(e.user_agent)}\t${tsvField(e.justification)}\t${e.success ? 1 : 0}\t${tsvField(
+    e.details,
+  )}\t${e.ingested_at}\n`;
 
 export function clickhouseSink(client: ClickHouseClient): EventSink {
   return {
@@ -48,7 +59,12 @@ export function clickhouseSink(client: ClickHouseClient): EventSink {
       return keys;
     },
     async insert(events) {
-      await client.insert({ table: 'audit_events', values: events.map(toRow), format: 'JSONEachRow' });
+      await client.insert({
+        table: 'audit_events',
+        columns: COLUMNS,
+        format: 'TabSeparated',
+        values: Readable.from([events.map(toLine).join('')], { objectMode: false }),
+      });
     },
   };
 }
