@@ -13,6 +13,7 @@ import {
   type ClickHouseClient,
 } from '@audit/shared';
 import { Partitioners } from 'kafkajs';
+import { clickhouseSink } from '../services/projector/src/adapters/clickhouse.sink.js';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
 import {
@@ -49,10 +50,17 @@ const report = (line: string) => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function records(tenant: string, count: number): AuditEventRecord[] {
+// Real traffic comes from many tenants, so it spreads over the topic's partitions.
+const TENANTS_PER_RUN = 8;
+const tenantsOf = (label: string) => Array.from({ length: TENANTS_PER_RUN }, (_, i) => `${label}-${i}`);
+
+function records(label: string, count: number): AuditEventRecord[] {
+  const tenants = tenantsOf(label);
   const out: AuditEventRecord[] = [];
   for (let i = 0; i < count; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => makeEvent(tenant, i + j));
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) =>
+      makeEvent(tenants[(i + j) % tenants.length]!, i + j),
+    );
     const result = validateBatch(batch, { clock: Date.now });
     if (!result.ok) throw new Error('bench events must be valid');
     out.push(...result.records);
@@ -60,9 +68,9 @@ function records(tenant: string, count: number): AuditEventRecord[] {
   return out;
 }
 
-async function count(ch: ClickHouseClient, tenant: string): Promise<number> {
+async function count(ch: ClickHouseClient, label: string): Promise<number> {
   const r = await ch.query({
-    query: `SELECT count() AS n FROM audit_event_ids WHERE tenant_id = ${sqlValue(tenant)}`,
+    query: `SELECT count() AS n FROM audit_event_ids WHERE tenant_id IN ${sqlList(tenantsOf(label))}`,
     format: 'JSONEachRow',
   });
   return Number((await r.json<{ n: string }>())[0]?.n ?? 0);
@@ -70,13 +78,13 @@ async function count(ch: ClickHouseClient, tenant: string): Promise<number> {
 
 async function waitCount(
   ch: ClickHouseClient,
-  tenant: string,
+  label: string,
   target: number,
   onFirst?: (n: number) => void,
 ) {
   let first = false;
   for (;;) {
-    const n = await count(ch, tenant);
+    const n = await count(ch, label);
     if (!first && n > 0) {
       first = true;
       onFirst?.(n);
@@ -103,30 +111,12 @@ async function produceRaw(topic: string, recs: AuditEventRecord[]): Promise<numb
   return recs.length / seconds;
 }
 
+/** The projector's own insert (same encoding and tables), without Kafka, decoding or deduplication. */
 async function insertDirect(recs: AuditEventRecord[]): Promise<number> {
   const ch = createClickHouse(baseSettings);
-  const rows = recs.map((e) => ({
-    tenant_id: e.tenant_id,
-    ts: e.timestamp,
-    event_id: e.event_id,
-    action: e.action,
-    user_id: e.user_id,
-    user_role: e.user_role,
-    resource_type: e.resource_type,
-    resource_id: e.resource_id,
-    fields_accessed: e.fields_accessed,
-    phi_involved: e.phi_involved ? 1 : 0,
-    source_ip: e.source_ip,
-    user_agent: e.user_agent,
-    justification: e.justification,
-    success: e.success ? 1 : 0,
-    details: e.details,
-    ingested_at: e.ingested_at,
-  }));
+  const sink = clickhouseSink(ch);
   const started = performance.now();
-  for (let i = 0; i < rows.length; i += 10_000) {
-    await ch.insert({ table: 'audit_events', values: rows.slice(i, i + 10_000), format: 'JSONEachRow' });
-  }
+  for (let i = 0; i < recs.length; i += 10_000) await sink.insert(recs.slice(i, i + 10_000));
   const seconds = (performance.now() - started) / 1000;
   await ch.close();
   return recs.length / seconds;
@@ -145,17 +135,17 @@ async function main() {
   const kafkaRate = await produceRaw(baselineTopic.name, baseRecords);
   report(`baseline  kafkajs produce (idempotent, acks=all, 1000/send)   ${fmt(kafkaRate)} ev/s`);
   const chRate = await insertDirect(baseRecords);
-  report(`baseline  ClickHouse insert (JSONEachRow, 10,000/insert)       ${fmt(chRate)} ev/s`);
+  report(`baseline  ClickHouse insert (projector's TSV insert, 10,000/insert) ${fmt(chRate)} ev/s`);
   const slower = Math.min(kafkaRate, chRate);
 
   // Projector alone: a backlog already on the topic, consumed from a cold start.
-  const backlogTenant = `${names.tenant}-backlog`;
-  await produceRaw(topicSet.auditEvents.name, records(backlogTenant, BASELINE_EVENTS));
+  const backlog = `${names.tenant}-backlog`;
+  await produceRaw(topicSet.auditEvents.name, records(backlog, BASELINE_EVENTS));
   const projector = projectorService(names, { LOG_LEVEL: 'warn' });
   await projector.start();
   let t0 = 0;
   let n0 = 0;
-  await waitCount(ch, backlogTenant, BASELINE_EVENTS, (n) => {
+  await waitCount(ch, backlog, BASELINE_EVENTS, (n) => {
     t0 = performance.now();
     n0 = n;
   });
@@ -177,16 +167,21 @@ async function main() {
     });
 
   for (const run of E2E) {
-    const tenant = `${names.tenant}-b${run.batch}`;
+    const label = `${names.tenant}-b${run.batch}`;
+    const tenants = tenantsOf(label);
     const bodies: string[] = [];
     for (let i = 0; i < run.events; i += run.batch) {
-      bodies.push(JSON.stringify(Array.from({ length: run.batch }, (_, j) => makeEvent(tenant, i + j))));
+      bodies.push(
+        JSON.stringify(
+          Array.from({ length: run.batch }, (_, j) => makeEvent(tenants[(i + j) % tenants.length]!, i + j)),
+        ),
+      );
     }
     const cpu0 = cpuSeconds(ingest.pid!) + cpuSeconds(projector.pid!);
     const started = performance.now();
     await runPool(bodies.length, run.concurrency, (i) => post(bodies[i]!));
     const acked = performance.now();
-    await waitCount(ch, tenant, run.events);
+    await waitCount(ch, label, run.events);
     const seconds = (performance.now() - started) / 1000;
     const cpu = cpuSeconds(ingest.pid!) + cpuSeconds(projector.pid!) - cpu0;
     report(

@@ -3,11 +3,7 @@
 # then static checks, unit tests, and integration/end-to-end tests against the real Kafka, ClickHouse and Postgres.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
-if [ "${AUDIT_EXTERNAL_STACK:-false}" != "true" ]; then
-  bash infra/local/stack.sh up
-  eval "$(bash infra/local/stack.sh env)"
-fi
+source scripts/prepare.sh
 results=.data/test-results
 rm -rf "$results" && mkdir -p "$results"
 echo "== typecheck"; npx tsc -p tsconfig.json --noEmit

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { topics } from '@audit/shared';
+import { describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
-import { uniqueNames } from '../support/names.js';
-import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from '../support/stack.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -11,28 +9,16 @@ const TOTAL = 50_000;
 const BATCH = 500;
 const MIN_KILLS = 5;
 
-const names = uniqueNames('chaos');
-const ingestProc = ingestService(names);
 // Small batches and the shortest session timeout: more commits to interrupt, faster rejoin after each kill.
-const projectorProc = projectorService(names, {
-  PROJECTOR_SESSION_TIMEOUT_MS: '6000',
-  PROJECTOR_BATCH_SIZE: '2000',
-});
-const ch = testClickHouse(names);
-const kafka = testKafka();
-const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
-
-beforeAll(async () => {
-  await ingestProc.start();
-  await projectorProc.start();
-});
-
-afterAll(async () => {
-  await ingestProc.stop();
-  await projectorProc.stop();
-  await ch.close();
-  await cleanUp(names);
-});
+const {
+  names,
+  ingest: ingestProc,
+  projector: projectorProc,
+  ch,
+  kafka,
+  topics,
+} = pipelineFixture('chaos', { PROJECTOR_SESSION_TIMEOUT_MS: '6000', PROJECTOR_BATCH_SIZE: '2000' });
+const auditTopic = topics.auditEvents.name;
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,30 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEventCodec, topics } from '@audit/shared';
+import { describe, expect, it } from 'vitest';
+import { auditEventCodec } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { ingest, makeEvent } from '../support/events.js';
-import { uniqueNames } from '../support/names.js';
-import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from '../support/stack.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
-const names = uniqueNames('dlq');
-const ingestProc = ingestService(names);
-const projectorProc = projectorService(names);
-const ch = testClickHouse(names);
-const kafka = testKafka();
-const topicSet = topics(names.topicPrefix, 1);
-
-beforeAll(async () => {
-  await ingestProc.start();
-  await projectorProc.start();
-});
-
-afterAll(async () => {
-  await ingestProc.stop();
-  await projectorProc.stop();
-  await ch.close();
-  await cleanUp(names);
-});
+const { names, ingest: ingestProc, ch, kafka, topics: topicSet } = pipelineFixture('dlq');
 
 describe('poison records', () => {
   it('go to the dead-letter topic with their origin while later records keep flowing', async () => {

@@ -1,31 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { topics } from '@audit/shared';
+import { describe, expect, it } from 'vitest';
 import { makeEvent, ingest, type TestEvent } from '../support/events.js';
 import { groupCaughtUp, topicEndOffset } from '../support/kafka-offsets.js';
-import { uniqueNames } from '../support/names.js';
-import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from '../support/stack.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
-const names = uniqueNames('pipeline');
-const ingestProc = ingestService(names);
-const projectorProc = projectorService(names);
-const ch = testClickHouse(names);
-const kafka = testKafka();
-const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
+const { names, ingest: ingestProc, ch, kafka, topics } = pipelineFixture('pipeline');
+const auditTopic = topics.auditEvents.name;
 const sent = new Map<string, TestEvent>();
-
-beforeAll(async () => {
-  await ingestProc.start();
-  await projectorProc.start();
-});
-
-afterAll(async () => {
-  await ingestProc.stop();
-  await projectorProc.stop();
-  await ch.close();
-  await cleanUp(names);
-});
 
 describe('ingest → Kafka → ClickHouse', () => {
   it('stores 10,000 events sent in batches exactly once, every field equal', async () => {

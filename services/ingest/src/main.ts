@@ -2,21 +2,17 @@ import {
   auditEventCodec,
   auditPublisher,
   createDurableProducer,
-  createKafka,
+  bootstrapKafka,
   createLogger,
-  ensureTopics,
   onShutdown,
   systemClock,
-  topics,
 } from '@audit/shared';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger('ingest', config.logLevel);
-const kafka = createKafka(config.kafka, logger, '-ingest');
-const topicSet = topics(config.kafka.topicPrefix, config.kafka.replicationFactor);
-await ensureTopics(kafka, Object.values(topicSet), config.kafka.replicationFactor);
+const { kafka, topics: topicSet } = await bootstrapKafka(config.kafka, logger, '-ingest');
 
 const producer = createDurableProducer(kafka);
 await producer.connect();

@@ -3,15 +3,13 @@ import {
   auditEventCodec,
   createClickHouse,
   createDurableProducer,
-  createKafka,
+  bootstrapKafka,
   createLogger,
-  ensureTopics,
   migrateClickHouse,
   onShutdown,
   registerErrorHandling,
   registerHealth,
   systemClock,
-  topics,
 } from '@audit/shared';
 import { runProjectorConsumer } from './adapters/audit.consumer.js';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
@@ -23,9 +21,7 @@ import { FlushBuffer } from './domain/flush-buffer.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger('projector', config.logLevel);
-const kafka = createKafka(config.kafka, logger, '-projector');
-const topicSet = topics(config.kafka.topicPrefix, config.kafka.replicationFactor);
-await ensureTopics(kafka, Object.values(topicSet), config.kafka.replicationFactor);
+const { kafka, topics: topicSet } = await bootstrapKafka(config.kafka, logger, '-projector');
 await migrateClickHouse(config.clickhouse);
 
 const clickhouse = createClickHouse(config.clickhouse);

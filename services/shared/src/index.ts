@@ -28,3 +28,4 @@ export * from './topics.js';
 export * from './validation/zod-field-errors.js';
 export * from './kafka/coalescing-sender.js';
 export * from './clickhouse/tsv.js';
+export * from './kafka/bootstrap.js';

@@ -1,11 +1,4 @@
-import {
-  createKafka,
-  ensureTopics,
-  migrateClickHouse,
-  migratePostgres,
-  topics,
-  type Logger,
-} from '@audit/shared';
+import { bootstrapKafka, migrateClickHouse, migratePostgres, type Logger } from '@audit/shared';
 import type { OpsConfig } from '../config.js';
 
 export interface MigrateResult {
@@ -16,9 +9,12 @@ export interface MigrateResult {
 
 /** Brings every store to the current schema: ClickHouse and Postgres migrations, Kafka topics. Re-runnable. */
 export async function migrateCommand(config: OpsConfig, logger: Logger): Promise<MigrateResult> {
-  const topicSet = Object.values(topics(config.kafka.topicPrefix, config.kafka.replicationFactor));
-  await ensureTopics(createKafka(config.kafka, logger, '-ops'), topicSet, config.kafka.replicationFactor);
+  const { topics } = await bootstrapKafka(config.kafka, logger, '-ops');
   const clickhouse = await migrateClickHouse(config.clickhouse);
   const postgres = await migratePostgres(config.databaseUrl);
-  return { clickhouse: clickhouse.applied, postgres: postgres.applied, topics: topicSet.map((t) => t.name) };
+  return {
+    clickhouse: clickhouse.applied,
+    postgres: postgres.applied,
+    topics: Object.values(topics).map((t) => t.name),
+  };
 }
