@@ -76,12 +76,7 @@ async function count(ch: ClickHouseClient, label: string): Promise<number> {
   return Number((await r.json<{ n: string }>())[0]?.n ?? 0);
 }
 
-async function waitCount(
-  ch: ClickHouseClient,
-  label: string,
-  target: number,
-  onFirst?: (n: number) => void,
-) {
+async function waitCount(ch: ClickHouseClient, label: string, target: number, onFirst?: (n: number) => void) {
   let first = false;
   for (;;) {
     const n = await count(ch, label);
