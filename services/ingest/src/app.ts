@@ -1,5 +1,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { registerErrorHandling, registerHealth, type Logger, type ReadinessCheck } from '@audit/shared';
+import {
+  registerErrorHandling,
+  registerHealth,
+  registerJsonBodyParser,
+  type Logger,
+  type ReadinessCheck,
+} from '@audit/shared';
 import { eventsRoute, type EventsRouteOptions } from './routes/events.route.js';
 
 export interface IngestAppOptions extends EventsRouteOptions {
@@ -12,6 +18,7 @@ export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance>
   const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: opts.maxBytes });
   // Only JSON and NDJSON are ingest formats: anything else is a 415, never guessed at.
   app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
   app.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) =>
     done(null, body),
   );

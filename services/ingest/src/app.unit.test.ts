@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { KafkaJSError } from 'kafkajs';
-import { ValidationError } from '@audit/shared';
+import type { AuditEventRecord } from '@audit/shared';
 import { buildApp } from './app.js';
 
 const TOKEN = 'test-token-0123456789';
@@ -14,23 +14,31 @@ const event = {
   success: true,
 };
 
-function appWith(publish: (events: readonly unknown[]) => Promise<string[]>, publishTimeoutMs = 1000) {
+function appWith(
+  publishRecords: (records: readonly AuditEventRecord[]) => Promise<void>,
+  publishTimeoutMs = 1000,
+) {
   return buildApp({
     logger: pino({ level: 'silent' }),
     token: TOKEN,
     maxBytes: 1024 * 1024,
     publishTimeoutMs,
-    publisher: { publish },
+    clock: () => Date.UTC(2026, 10, 21),
+    publisher: { publishRecords },
     readiness: { kafka: async () => undefined },
   });
 }
 
-const inject = (app: Awaited<ReturnType<typeof appWith>>) =>
+const post = (
+  app: Awaited<ReturnType<typeof appWith>>,
+  payload: unknown,
+  headers: Record<string, string> = {},
+) =>
   app.inject({
     method: 'POST',
     url: '/internal/v1/events',
-    headers: { authorization: `Bearer ${TOKEN}` },
-    payload: [event],
+    headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+    payload: payload as string,
   });
 
 describe('ingest app', () => {
@@ -38,7 +46,7 @@ describe('ingest app', () => {
     const app = await appWith(async () => {
       throw new KafkaJSError('broker down');
     });
-    const res = await inject(app);
+    const res = await post(app, [event]);
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.json()).toEqual({ error: 'service_unavailable', message: expect.stringContaining('kafka') });
@@ -46,20 +54,41 @@ describe('ingest app', () => {
 
   it('answers 503 when Kafka does not acknowledge within the deadline', async () => {
     const app = await appWith(() => new Promise(() => undefined), 50);
-    expect((await inject(app)).statusCode).toBe(503);
+    expect((await post(app, [event])).statusCode).toBe(503);
   });
 
-  it('passes validation errors through as 422', async () => {
-    const app = await appWith(async () => {
-      throw new ValidationError('bad', [{ field: 'x', message: 'y' }]);
-    });
-    const res = await inject(app);
+  it('refuses deeply nested details with 422, before anything reaches Kafka', async () => {
+    let published = 0;
+    const app = await appWith(async () => void published++);
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const body = `[${JSON.stringify(event).slice(0, -1)},"details":${deep}}]`;
+    const res = await post(app, body, { 'content-type': 'application/json' });
     expect(res.statusCode).toBe(422);
-    expect(res.json().details).toEqual([{ field: 'x', message: 'y' }]);
+    expect(res.json().details).toEqual([
+      { index: 0, field: 'details', message: 'nested at most 32 levels deep' },
+    ]);
+    expect(published).toBe(0);
+  });
+
+  it('refuses a __proto__ key the same way in JSON and NDJSON bodies', async () => {
+    const app = await appWith(async () => undefined);
+    const line = `{"tenant_id":"t","action":"phi.read","user_id":"u","resource_type":"r","phi_involved":true,"success":true,"details":{"__proto__":{"x":1}}}`;
+    const asJson = await post(app, `[${line}]`, { 'content-type': 'application/json' });
+    const asNdjson = await post(app, line, { 'content-type': 'application/x-ndjson' });
+    expect(asJson.statusCode).toBe(400);
+    expect(asNdjson.statusCode).toBe(400);
+    expect(asNdjson.json().details[0]).toMatchObject({ index: 0, field: '(event)' });
+  });
+
+  it('names the body when it is not a non-empty array', async () => {
+    const app = await appWith(async () => undefined);
+    const res = await post(app, {});
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([{ field: '(body)', message: expect.any(String) }]);
   });
 
   it('serves health without a token', async () => {
-    const app = await appWith(async () => []);
+    const app = await appWith(async () => undefined);
     expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
     expect((await app.inject({ url: '/readyz' })).json()).toEqual({
       status: 'ready',

@@ -24,6 +24,7 @@ const app = await buildApp({
   token: config.token,
   maxBytes: config.maxBytes,
   publishTimeoutMs: config.publishTimeoutMs,
+  clock: systemClock,
   publisher: auditPublisher({
     producer,
     topic: topicSet.auditEvents.name,

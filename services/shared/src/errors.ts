@@ -34,19 +34,15 @@ export class UnauthorizedError extends AppError {
   }
 }
 
-export class NotFoundError extends AppError {
-  readonly status = 404;
-  readonly code = 'not_found';
+/** The body cannot be parsed at all (as opposed to parsed but invalid: ValidationError). */
+export class MalformedBodyError extends AppError {
+  readonly status = 400;
+  readonly code = 'malformed_body';
 }
 
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
   readonly code = 'payload_too_large';
-}
-
-export class UnsupportedMediaTypeError extends AppError {
-  readonly status = 415;
-  readonly code = 'unsupported_media_type';
 }
 
 /** A dependency (Kafka, ClickHouse, Postgres) cannot serve the request right now; the client may retry. */

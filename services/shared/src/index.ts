@@ -29,3 +29,4 @@ export * from './validation/zod-field-errors.js';
 export * from './kafka/coalescing-sender.js';
 export * from './clickhouse/tsv.js';
 export * from './kafka/bootstrap.js';
+export * from './http/json-body.js';

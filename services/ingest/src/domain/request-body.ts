@@ -1,4 +1,4 @@
-import type { FieldError } from '@audit/shared';
+import { parseJsonText, type IndexedFieldError } from '@audit/shared';
 
 export const MAX_EVENTS_PER_REQUEST = 1000;
 
@@ -8,19 +8,22 @@ export type ParsedBody =
       ok: false;
       kind: 'malformed' | 'too_many' | 'invalid';
       message: string;
-      details?: (FieldError & { index: number })[];
+      details?: IndexedFieldError[];
     };
 
-/** NDJSON: one event per non-blank line; every line that is not JSON is listed by its index. */
+/**
+ * NDJSON: one event per non-blank line; every line that is not JSON is listed by its index. Parsed like Fastify
+ * parses JSON bodies: a `__proto__` or `constructor.prototype` key is refused, never silently dropped.
+ */
 export function parseNdjson(text: string): ParsedBody {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   const items: unknown[] = [];
-  const details: (FieldError & { index: number })[] = [];
+  const details: IndexedFieldError[] = [];
   lines.forEach((line, index) => {
     try {
-      items.push(JSON.parse(line));
-    } catch {
-      details.push({ index, field: '(event)', message: 'line is not valid JSON' });
+      items.push(parseJsonText(line));
+    } catch (err) {
+      details.push({ index, field: '(event)', message: `line is not valid JSON: ${(err as Error).message}` });
     }
   });
   if (details.length > 0)

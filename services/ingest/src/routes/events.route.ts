@@ -1,26 +1,29 @@
 import type { FastifyInstance } from 'fastify';
 import {
   DependencyUnavailableError,
+  MalformedBodyError,
   PayloadTooLargeError,
   UnauthorizedError,
   ValidationError,
   bearerMatches,
+  validateBatch,
   withDeadline,
   type AuditPublisher,
+  type Clock,
 } from '@audit/shared';
 import { checkItems, parseNdjson, type ParsedBody } from '../domain/request-body.js';
-import { MalformedBodyError } from '../domain/malformed-body.error.js';
 
 export interface EventsRouteOptions {
   token: string;
-  publisher: Pick<AuditPublisher, 'publish'>;
+  publisher: Pick<AuditPublisher, 'publishRecords'>;
   publishTimeoutMs: number;
+  clock: Clock;
 }
 
 function rejectBody(parsed: Exclude<ParsedBody, { ok: true }>): never {
   if (parsed.kind === 'too_many') throw new PayloadTooLargeError(parsed.message);
   if (parsed.kind === 'malformed') throw new MalformedBodyError(parsed.message, parsed.details);
-  throw new ValidationError(parsed.message, []);
+  throw new ValidationError(parsed.message, [{ field: '(body)', message: parsed.message }]);
 }
 
 export async function eventsRoute(app: FastifyInstance, opts: EventsRouteOptions) {
@@ -31,14 +34,21 @@ export async function eventsRoute(app: FastifyInstance, opts: EventsRouteOptions
   app.post('/internal/v1/events', async (request, reply) => {
     const parsed = typeof request.body === 'string' ? parseNdjson(request.body) : checkItems(request.body);
     if (!parsed.ok) rejectBody(parsed);
-    const eventIds = await withDeadline(
-      opts.publisher.publish(parsed.items),
+    const batch = validateBatch(parsed.items, { clock: opts.clock });
+    if (!batch.ok)
+      throw new ValidationError('One or more events are invalid; nothing was published.', batch.errors);
+    // From here on only Kafka can fail: every failure is a 503 the client may retry with the same event ids.
+    await withDeadline(
+      opts.publisher.publishRecords(batch.records),
       opts.publishTimeoutMs,
       () => new DependencyUnavailableError('kafka'),
     ).catch((err: unknown) => {
-      if (err instanceof ValidationError || err instanceof DependencyUnavailableError) throw err;
-      throw new DependencyUnavailableError('kafka', 5, { cause: err });
+      throw err instanceof DependencyUnavailableError
+        ? err
+        : new DependencyUnavailableError('kafka', 5, { cause: err });
     });
-    return reply.code(202).send({ accepted: eventIds.length, event_ids: eventIds });
+    return reply
+      .code(202)
+      .send({ accepted: batch.records.length, event_ids: batch.records.map((r) => r.event_id) });
   });
 }

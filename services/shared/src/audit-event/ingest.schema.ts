@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseRfc3339 } from '../time.js';
 import { ACTION_PATTERN, MAX_DETAILS_BYTES, TENANT_ID_PATTERN, UUID_PATTERN } from './audit-event.js';
+import { jsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
 import { text } from './text.js';
 
 const stringArray = z.array(text(256).min(1, 'must not be empty')).max(1000, 'at most 1000 entries');
@@ -40,6 +41,11 @@ export const ingestEventSchema = z
     success: z.boolean(),
     details: z
       .record(z.string(), z.unknown())
+      .refine((d) => jsonDepth(d) <= MAX_JSON_DEPTH, {
+        message: `nested at most ${MAX_JSON_DEPTH} levels deep`,
+        // Serializing a deeper value could exhaust the stack: the size check must not run.
+        abort: true,
+      })
       .refine((d) => Buffer.byteLength(JSON.stringify(d)) <= MAX_DETAILS_BYTES, 'at most 64 KiB as JSON')
       .default({}),
   })

@@ -1,6 +1,0 @@
-import { AppError } from '@audit/shared';
-
-export class MalformedBodyError extends AppError {
-  readonly status = 400;
-  readonly code = 'malformed_body';
-}
