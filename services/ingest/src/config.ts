@@ -19,6 +19,7 @@ const schema = z
     INGEST_TOKEN: secret(16),
     INGEST_MAX_BYTES: positiveInt(16 * 1024 * 1024),
     INGEST_PUBLISH_TIMEOUT_MS: positiveInt(10_000),
+    INGEST_MAX_QUEUED_BYTES: positiveInt(64 * 1024 * 1024),
   })
   .transform((e) => ({
     kafka: kafkaSettings(e),
@@ -28,6 +29,7 @@ const schema = z
     token: e.INGEST_TOKEN,
     maxBytes: e.INGEST_MAX_BYTES,
     publishTimeoutMs: e.INGEST_PUBLISH_TIMEOUT_MS,
+    maxQueuedBytes: e.INGEST_MAX_QUEUED_BYTES,
   }));
 
 export type IngestConfig = z.output<typeof schema>;

@@ -1,7 +1,7 @@
 import {
   auditEventCodec,
   auditPublisher,
-  createDurableProducer,
+  DurableProducer,
   bootstrapKafka,
   createLogger,
   onShutdown,
@@ -14,7 +14,7 @@ const config = loadConfig(process.env);
 const logger = createLogger('ingest', config.logLevel);
 const { kafka, topics: topicSet } = await bootstrapKafka(config.kafka, logger, '-ingest');
 
-const producer = createDurableProducer(kafka);
+const producer = new DurableProducer(kafka);
 await producer.connect();
 const admin = kafka.admin();
 await admin.connect();
@@ -30,6 +30,8 @@ const app = await buildApp({
     topic: topicSet.auditEvents.name,
     codec: auditEventCodec(),
     clock: systemClock,
+    // Nothing outlives the caller's wait: after a 503 the client re-sends, so the queued copy is dropped unsent.
+    queue: { maxQueuedBytes: config.maxQueuedBytes, maxWaitMs: config.publishTimeoutMs },
   }),
   readiness: { kafka: () => admin.describeCluster() },
 });

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import {
   auditEventCodec,
   createClickHouse,
-  createDurableProducer,
+  DurableProducer,
   bootstrapKafka,
   createLogger,
   migrateClickHouse,
@@ -25,7 +25,7 @@ const { kafka, topics: topicSet } = await bootstrapKafka(config.kafka, logger, '
 await migrateClickHouse(config.clickhouse);
 
 const clickhouse = createClickHouse(config.clickhouse);
-const producer = createDurableProducer(kafka);
+const producer = new DurableProducer(kafka);
 await producer.connect();
 const admin = kafka.admin();
 await admin.connect();

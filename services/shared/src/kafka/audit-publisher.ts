@@ -4,7 +4,7 @@ import { validateBatch } from '../audit-event/ingest-batch.js';
 import type { Codec } from '../codec/single-object.codec.js';
 import { ValidationError } from '../errors.js';
 import type { Clock } from '../time.js';
-import { CoalescingSender } from './coalescing-sender.js';
+import { CoalescingSender, type CoalescingSenderOptions } from './coalescing-sender.js';
 
 export interface AuditPublisher {
   /** Publishes already validated records; resolves once Kafka acknowledged every one of them. */
@@ -18,10 +18,14 @@ export interface AuditPublisherDeps {
   topic: string;
   codec: Codec<AuditEventRecord>;
   clock: Clock;
+  /** Bounds on what waits for Kafka (see CoalescingSender); defaults suit a command-line tool. */
+  queue?: CoalescingSenderOptions;
 }
 
+const DEFAULT_QUEUE: CoalescingSenderOptions = { maxQueuedBytes: 64 * 1024 * 1024, maxWaitMs: 30_000 };
+
 export function auditPublisher(deps: AuditPublisherDeps): AuditPublisher {
-  const sender = new CoalescingSender(deps.producer, deps.topic);
+  const sender = new CoalescingSender(deps.producer, deps.topic, deps.queue ?? DEFAULT_QUEUE);
   const publishRecords = (records: readonly AuditEventRecord[]) =>
     sender.send(records.map((r) => ({ key: r.tenant_id, value: deps.codec.encode(r) })));
   return {

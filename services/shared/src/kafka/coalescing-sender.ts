@@ -1,11 +1,24 @@
 import type { Message, Producer } from 'kafkajs';
 
-// Under the topic's max.message.bytes with room for the batch framing.
+// Under the topic's max.message.bytes with room for the batch framing; one larger message travels alone.
 export const MAX_SEND_BYTES = 1024 * 1024;
+
+export interface CoalescingSenderOptions {
+  /** Submissions beyond this many queued bytes are refused at once: an outage must not fill the memory. */
+  maxQueuedBytes: number;
+  /** A submission still queued after this long is dropped unsent: its caller has already been told to retry. */
+  maxWaitMs: number;
+  now?: () => number;
+}
+
+export class SendRefusedError extends Error {
+  override name = 'SendRefusedError';
+}
 
 interface Pending {
   messages: Message[];
   bytes: number;
+  queuedAt: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -30,35 +43,56 @@ function splitBySize(messages: Message[]): Message[][] {
 
 /**
  * Sends for one topic, one produce request at a time (the idempotent producer allows no more), with everything
- * that arrived while a request was in flight joined into the next one, up to MAX_SEND_BYTES. Each caller settles with the request that
- * carried its messages, so a caller is acknowledged only when Kafka has all of them.
+ * that arrived while a request was in flight joined into the next one, up to MAX_SEND_BYTES. Each caller settles
+ * with the request that carried its messages, so a caller is acknowledged only when Kafka has all of them.
  */
 export class CoalescingSender {
   private queue: Pending[] = [];
+  private queuedBytes = 0;
   private draining = false;
+  private readonly now: () => number;
 
   constructor(
     private readonly producer: Pick<Producer, 'send'>,
     private readonly topic: string,
-  ) {}
+    private readonly options: CoalescingSenderOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
 
   /** Settles once every message is acknowledged; a submission over the cap travels in several requests. */
   send(messages: Message[]): Promise<void> {
+    const bytes = sizeOf(messages);
+    if (this.queuedBytes + bytes > this.options.maxQueuedBytes) {
+      return Promise.reject(new SendRefusedError('the send queue is full'));
+    }
+    const queuedAt = this.now();
     const parts = splitBySize(messages).map(
       (part) =>
         new Promise<void>((resolve, reject) => {
-          this.queue.push({ messages: part, bytes: sizeOf(part), resolve, reject });
+          this.queue.push({ messages: part, bytes: sizeOf(part), queuedAt, resolve, reject });
         }),
     );
+    this.queuedBytes += bytes;
     if (!this.draining) void this.drain();
     return Promise.all(parts).then(() => undefined);
+  }
+
+  private take(): Pending {
+    const next = this.queue.shift()!;
+    this.queuedBytes -= next.bytes;
+    return next;
   }
 
   private takeRequest(): Pending[] {
     const taken: Pending[] = [];
     let bytes = 0;
     while (this.queue.length > 0 && (taken.length === 0 || bytes + this.queue[0]!.bytes <= MAX_SEND_BYTES)) {
-      const next = this.queue.shift()!;
+      const next = this.take();
+      if (this.now() - next.queuedAt > this.options.maxWaitMs) {
+        next.reject(new SendRefusedError('waited too long for Kafka'));
+        continue;
+      }
       bytes += next.bytes;
       taken.push(next);
     }
@@ -69,6 +103,7 @@ export class CoalescingSender {
     this.draining = true;
     while (this.queue.length > 0) {
       const request = this.takeRequest();
+      if (request.length === 0) continue;
       try {
         await this.producer.send({
           topic: this.topic,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, ProducerRecord } from 'kafkajs';
-import { CoalescingSender, MAX_SEND_BYTES } from './coalescing-sender.js';
+import { CoalescingSender, MAX_SEND_BYTES, SendRefusedError } from './coalescing-sender.js';
 
 function fakeProducer() {
   const requests: string[][] = [];
@@ -37,7 +37,10 @@ const msg = (key: string, bytes = 10): Message => ({ key, value: Buffer.alloc(by
 describe('CoalescingSender', () => {
   it('joins everything that arrives during a request into the next one', async () => {
     const fake = fakeProducer();
-    const sender = new CoalescingSender(fake.producer, 'topic');
+    const sender = new CoalescingSender(fake.producer, 'topic', {
+      maxQueuedBytes: 64 * MAX_SEND_BYTES,
+      maxWaitMs: 60_000,
+    });
     const a = sender.send([msg('a')]);
     const b = sender.send([msg('b1'), msg('b2')]);
     const c = sender.send([msg('c')]);
@@ -51,7 +54,10 @@ describe('CoalescingSender', () => {
 
   it('splits one oversized submission and settles it once every part is acknowledged', async () => {
     const fake = fakeProducer();
-    const sender = new CoalescingSender(fake.producer, 'topic');
+    const sender = new CoalescingSender(fake.producer, 'topic', {
+      maxQueuedBytes: 64 * MAX_SEND_BYTES,
+      maxWaitMs: 60_000,
+    });
     let settled = false;
     const big = sender.send([msg('p1', MAX_SEND_BYTES - 100), msg('p2', MAX_SEND_BYTES - 100)]).then(() => {
       settled = true;
@@ -65,7 +71,10 @@ describe('CoalescingSender', () => {
 
   it('keeps each request under the size cap', async () => {
     const fake = fakeProducer();
-    const sender = new CoalescingSender(fake.producer, 'topic');
+    const sender = new CoalescingSender(fake.producer, 'topic', {
+      maxQueuedBytes: 64 * MAX_SEND_BYTES,
+      maxWaitMs: 60_000,
+    });
     const half = MAX_SEND_BYTES / 2;
     const first = sender.send([msg('x')]);
     const rest = [
@@ -83,7 +92,10 @@ describe('CoalescingSender', () => {
 
   it('rejects only the callers of a failed request', async () => {
     const fake = fakeProducer();
-    const sender = new CoalescingSender(fake.producer, 'topic');
+    const sender = new CoalescingSender(fake.producer, 'topic', {
+      maxQueuedBytes: 64 * MAX_SEND_BYTES,
+      maxWaitMs: 60_000,
+    });
     const first = sender.send([msg('a')]);
     fake.failNextRequest();
     await fake.releaseAll();
@@ -91,5 +103,37 @@ describe('CoalescingSender', () => {
     const second = sender.send([msg('b')]);
     await fake.releaseAll();
     await expect(second).resolves.toBeUndefined();
+  });
+
+  it('refuses at once what would exceed the queued-bytes cap', async () => {
+    const fake = fakeProducer();
+    const sender = new CoalescingSender(fake.producer, 'topic', { maxQueuedBytes: 1000, maxWaitMs: 60_000 });
+    const first = sender.send([msg('a', 500)]);
+    const second = sender.send([msg('b', 500)]);
+    await expect(sender.send([msg('c', 500)])).rejects.toThrow(SendRefusedError);
+    await fake.releaseAll();
+    await fake.releaseAll();
+    await Promise.all([first, second]);
+    expect(fake.requests).toEqual([['a'], ['b']]);
+  });
+
+  it('drops unsent what waited longer than maxWaitMs (its caller was already told to retry)', async () => {
+    const fake = fakeProducer();
+    let now = 0;
+    const sender = new CoalescingSender(fake.producer, 'topic', {
+      maxQueuedBytes: 64 * MAX_SEND_BYTES,
+      maxWaitMs: 100,
+      now: () => now,
+    });
+    const first = sender.send([msg('a')]);
+    const stale = sender.send([msg('stale')]);
+    now = 101;
+    const fresh = sender.send([msg('fresh')]);
+    await fake.releaseAll();
+    await first;
+    await expect(stale).rejects.toThrow(SendRefusedError);
+    await fake.releaseAll();
+    await fresh;
+    expect(fake.requests).toEqual([['a'], ['fresh']]);
   });
 });

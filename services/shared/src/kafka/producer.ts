@@ -1,18 +1,57 @@
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer, type ProducerRecord, type RecordMetadata } from 'kafkajs';
+
+const OPTIONS = {
+  idempotent: true,
+  maxInFlightRequests: 1,
+  allowAutoTopicCreation: false,
+  // murmur2 on the key, as Java clients do: one tenant maps to the same partition from any producer.
+  createPartitioner: Partitioners.DefaultPartitioner,
+  retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 2000 },
+};
 
 /**
- * Idempotent, acks=all: a send resolves only when every in-sync replica has the records, and broker-side
- * sequence numbers drop the copies a retried request would otherwise write. Retries are bounded (kafkajs warns
- * about that once) so a Kafka outage fails sends instead of queueing them forever; a caller that retries after a
- * failure re-sends the same event_id, which the projection deduplicates.
+ * Idempotent, acks=all: a send resolves only when every in-sync replica has the records, and broker-side sequence
+ * numbers drop the copies a retried request would otherwise write. Retries are bounded (kafkajs warns about that
+ * once) so an outage fails sends instead of queueing them forever; callers re-send the same event ids, which the
+ * projection deduplicates.
+ *
+ * After a failed send the producer is replaced. kafkajs rolls back the sequence numbers of a request that failed;
+ * if Kafka had written it after all, the next, different records would reuse those numbers and be acknowledged
+ * as duplicates without being written. A new producer id starts a fresh sequence.
  */
-export function createDurableProducer(kafka: Kafka): Producer {
-  return kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    // murmur2 on the key, as Java clients do: one tenant maps to the same partition from any producer.
-    createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 2000 },
-  });
+export class DurableProducer implements Pick<Producer, 'send'> {
+  private current!: { producer: Producer; ready: Promise<void> };
+
+  constructor(private readonly kafka: Pick<Kafka, 'producer'>) {
+    this.replace();
+  }
+
+  private replace(): void {
+    const producer = this.kafka.producer(OPTIONS);
+    const ready = producer.connect();
+    ready.catch(() => undefined);
+    this.current = { producer, ready };
+  }
+
+  connect(): Promise<void> {
+    return this.current.ready;
+  }
+
+  async send(record: ProducerRecord): Promise<RecordMetadata[]> {
+    const { producer, ready } = this.current;
+    try {
+      await ready;
+      return await producer.send(record);
+    } catch (err) {
+      if (this.current.producer === producer) {
+        this.replace();
+        producer.disconnect().catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  disconnect(): Promise<void> {
+    return this.current.producer.disconnect();
+  }
 }

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { Kafka, Producer, ProducerRecord } from 'kafkajs';
+import { DurableProducer } from './producer.js';
+
+function fakeKafka(outcomes: ('ok' | 'fail')[]) {
+  const made: { id: number; sends: number; disconnected: boolean }[] = [];
+  const kafka = {
+    producer: () => {
+      const state = { id: made.length, sends: 0, disconnected: false };
+      made.push(state);
+      return {
+        connect: async () => undefined,
+        disconnect: async () => {
+          state.disconnected = true;
+        },
+        send: async (_record: ProducerRecord) => {
+          state.sends++;
+          if (outcomes.shift() === 'fail') throw new Error('request timed out');
+          return [];
+        },
+      } as unknown as Producer;
+    },
+  } as unknown as Pick<Kafka, 'producer'>;
+  return { kafka, made };
+}
+
+const record = { topic: 't', messages: [{ value: 'x' }] };
+
+describe('DurableProducer', () => {
+  it('keeps one producer while sends succeed', async () => {
+    const { kafka, made } = fakeKafka(['ok', 'ok']);
+    const producer = new DurableProducer(kafka);
+    await producer.send(record);
+    await producer.send(record);
+    expect(made.map((m) => m.sends)).toEqual([2]);
+  });
+
+  it('sends the next records with a new producer (fresh sequence numbers) after a failure', async () => {
+    const { kafka, made } = fakeKafka(['ok', 'fail', 'ok']);
+    const producer = new DurableProducer(kafka);
+    await producer.send(record);
+    await expect(producer.send(record)).rejects.toThrow('request timed out');
+    await producer.send(record);
+    expect(made.map((m) => [m.sends, m.disconnected])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
+  });
+});
