@@ -14,6 +14,7 @@ import {
 import { runProjectorConsumer } from './adapters/audit.consumer.js';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
 import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
+import { GroupMembership } from './adapters/group-membership.js';
 import { retryingFlush } from './adapters/retrying-flush.js';
 import { loadConfig } from './config.js';
 import type { ConsumedRecord } from './domain/consumed-record.js';
@@ -31,14 +32,17 @@ const admin = kafka.admin();
 await admin.connect();
 
 let stopping = false;
+const sink = clickhouseSink(clickhouse, config.clickhouse.database);
+const group = new GroupMembership(sink);
 const flush = retryingFlush(
   {
     codec: auditEventCodec(),
-    sink: clickhouseSink(clickhouse),
+    sink,
     deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
+    settledSinceJoin: () => group.settledSinceJoin(),
+    shouldStop: () => stopping || group.isLost,
   },
   logger,
-  () => stopping,
 );
 const buffer = new FlushBuffer<ConsumedRecord>({
   maxItems: config.batchSize,
@@ -62,6 +66,7 @@ await runProjectorConsumer({
   topic: topicSet.auditEvents.name,
   partitions: topicSet.auditEvents.partitions,
   buffer,
+  group,
   logger,
 });
 

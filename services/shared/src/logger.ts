@@ -1,3 +1,4 @@
+import { ClickHouseError } from '@clickhouse/client';
 import pino, { type Logger } from 'pino';
 
 export type { Logger };
@@ -23,4 +24,20 @@ export function createLogger(service: string, level = 'info', fd: 1 | 2 = 1): Lo
     { level, base: { service }, redact: { paths: REDACT, censor: '[redacted]' } },
     pino.destination(fd),
   );
+}
+
+/**
+ * An error as it may be logged: ClickHouse errors by code and type only, since their messages can quote the rows
+ * of a failed insert (PHI); other errors by name and message.
+ */
+export function loggableError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const { code, type } = err as { code?: unknown; type?: unknown };
+  if (err instanceof ClickHouseError) return { name: 'ClickHouseError', code, type };
+  return {
+    name: err.name,
+    message: err.message,
+    ...(code === undefined ? {} : { code }),
+    ...(type === undefined ? {} : { type }),
+  };
 }

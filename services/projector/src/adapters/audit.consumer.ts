@@ -1,23 +1,34 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { sleep, type Logger } from '@audit/shared';
+import { loggableError, sleep, type Logger } from '@audit/shared';
 import type { ConsumedRecord } from '../domain/consumed-record.js';
 import type { FlushBuffer } from '../domain/flush-buffer.js';
+import type { GroupMembership } from './group-membership.js';
 
 const HEARTBEAT_EVERY_MS = 3000;
 
 /**
  * Waits for the sink while keeping the group membership alive. A failed heartbeat (a rebalance) does not abandon
- * the wait: the write in flight must finish before anyone handles these records again.
+ * the wait: the write in flight must finish before anyone handles these records again. It does stop the write's
+ * retries (GroupMembership), so the partitions are released within the rebalance timeout.
  */
-async function waitWithHeartbeat(done: Promise<void>, heartbeat: () => Promise<void>, log: Logger) {
+async function waitWithHeartbeat(
+  done: Promise<void>,
+  heartbeat: () => Promise<void>,
+  group: GroupMembership,
+  log: Logger,
+) {
   let settled = false;
   const tracked = done.finally(() => {
     settled = true;
   });
   while (!settled) {
     await Promise.race([tracked.catch(() => undefined), sleep(HEARTBEAT_EVERY_MS)]);
-    if (!settled)
-      await heartbeat().catch((err: unknown) => log.warn({ err }, 'heartbeat failed while flushing'));
+    if (!settled) {
+      await heartbeat().catch((err: unknown) => {
+        group.heartbeatFailed(err);
+        log.warn({ err: loggableError(err) }, 'heartbeat failed while flushing');
+      });
+    }
   }
   await tracked;
 }
@@ -27,12 +38,14 @@ export interface ProjectorConsumerOptions {
   topic: string;
   partitions: number;
   buffer: FlushBuffer<ConsumedRecord>;
+  group: GroupMembership;
   logger: Logger;
 }
 
 /** Offsets are committed per partition only after the write that carried the partition's batch succeeded. */
 export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Promise<void> {
-  const { consumer, buffer } = opts;
+  const { consumer, buffer, group } = opts;
+  consumer.on(consumer.events.GROUP_JOIN, () => group.joined());
   await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
@@ -52,7 +65,7 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
         value: m.value,
         headers: m.headers ?? {},
       }));
-      await waitWithHeartbeat(buffer.add(records), heartbeat, log);
+      await waitWithHeartbeat(buffer.add(records), heartbeat, group, log);
       const next = (BigInt(batch.lastOffset()) + 1n).toString();
       await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
     },

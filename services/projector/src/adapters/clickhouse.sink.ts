@@ -1,12 +1,15 @@
 import { Readable } from 'node:stream';
-import { sqlList, sqlValue, tsvField, type AuditEventRecord, type ClickHouseClient } from '@audit/shared';
+import {
+  sleep,
+  sqlList,
+  sqlValue,
+  tsvField,
+  type AuditEventRecord,
+  type ClickHouseClient,
+} from '@audit/shared';
+import { randomUUID } from 'node:crypto';
 import { idKey } from '../domain/project-batch.js';
-
-export interface EventSink {
-  /** Keys (see idKey) of the given events that are already stored. */
-  storedKeys(events: readonly AuditEventRecord[]): Promise<Set<string>>;
-  insert(events: readonly AuditEventRecord[]): Promise<void>;
-}
+import type { EventSink } from '../domain/store-events.js';
 
 // A flush may carry tens of thousands of ids (37 bytes each); ClickHouse's default limit is 256 KiB.
 const MAX_QUERY_BYTES = 64 * 1024 * 1024;
@@ -40,7 +43,14 @@ const toLine = (e: AuditEventRecord) =>
     e.details,
   )}\t${e.ingested_at}\n`;
 
-export function clickhouseSink(client: ClickHouseClient): EventSink {
+const SETTLE_POLL_MS = 100;
+
+/**
+ * `database` names our inserts (query_id prefix), so that a new owner of a partition can wait for an insert an
+ * earlier owner (a killed process, a timed-out request) left running before it looks up what is stored.
+ */
+export function clickhouseSink(client: ClickHouseClient, database: string): EventSink {
+  const insertPrefix = `audit-insert-${database}-`;
   return {
     async storedKeys(events) {
       if (events.length === 0) return new Set();
@@ -60,11 +70,23 @@ export function clickhouseSink(client: ClickHouseClient): EventSink {
     },
     async insert(events) {
       await client.insert({
+        query_id: `${insertPrefix}${randomUUID()}`,
         table: 'audit_events',
         columns: COLUMNS,
         format: 'TabSeparated',
         values: Readable.from([events.map(toLine).join('')], { objectMode: false }),
       });
+    },
+    async insertsSettled() {
+      for (;;) {
+        const result = await client.query({
+          query: `SELECT count() AS n FROM system.processes WHERE query_id LIKE ${sqlValue(`${insertPrefix}%`)}`,
+          format: 'JSONEachRow',
+        });
+        const [row] = await result.json<{ n: string }>();
+        if (Number(row?.n ?? 0) === 0) return;
+        await sleep(SETTLE_POLL_MS);
+      }
     },
   };
 }

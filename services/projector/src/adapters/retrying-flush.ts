@@ -1,34 +1,59 @@
-import { sleep, type Logger } from '@audit/shared';
+import { loggableError, sleep, type AuditEventRecord, type Codec, type Logger } from '@audit/shared';
 import type { ConsumedRecord } from '../domain/consumed-record.js';
-import { storeBatch, type StorePorts } from '../domain/store-batch.js';
+import { projectBatch } from '../domain/project-batch.js';
+import { storeEvents, type EventSink } from '../domain/store-events.js';
+import type { DeadLetterPublisher } from './dead-letter.publisher.js';
 
 const MAX_BACKOFF_MS = 10_000;
 // A few failures are an outage riding out; more look like a stuck partition an operator must see.
 const ESCALATE_AFTER_ATTEMPTS = 5;
 
-/**
- * A sink outage must not skip records: the write is retried with backoff until it succeeds, or until the
- * service stops, in which case nothing is committed and the records are read again after restart.
- */
-export function retryingFlush(ports: StorePorts, logger: Logger, isStopping: () => boolean) {
-  return async (records: ConsumedRecord[]) => {
-    for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
-      try {
-        const outcome = await storeBatch(records, ports);
-        logger.debug(
-          { ...outcome, records: records.length, ms: Math.round(performance.now() - started) },
-          'flushed',
-        );
-        if (outcome.deadLettered > 0) logger.warn({ count: outcome.deadLettered }, 'records dead-lettered');
-        return;
-      } catch (err) {
-        if (isStopping()) throw err;
-        const backoffMs = Math.min(MAX_BACKOFF_MS, 200 * 2 ** attempt);
-        const level = attempt < ESCALATE_AFTER_ATTEMPTS ? 'warn' : 'error';
-        logger[level]({ err, attempt, backoffMs }, 'flush failed; partition held until it succeeds');
-        await sleep(backoffMs);
-      }
+export interface FlushDeps {
+  codec: Codec<AuditEventRecord>;
+  sink: EventSink;
+  deadLetters: DeadLetterPublisher;
+  /** Inserts of a previous owner of our partitions have finished (checked once per group join). */
+  settledSinceJoin: () => Promise<void>;
+  /** Stop retrying: shutting down, or the group took our partitions (a new owner must not race our retries). */
+  shouldStop: () => boolean;
+}
+
+async function retry<T>(
+  logger: Logger,
+  step: string,
+  deps: FlushDeps,
+  attemptFn: (attempt: number) => Promise<T>,
+) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await attemptFn(attempt);
+    } catch (err) {
+      if (deps.shouldStop()) throw err;
+      const backoffMs = Math.min(MAX_BACKOFF_MS, 200 * 2 ** attempt);
+      const level = attempt < ESCALATE_AFTER_ATTEMPTS ? 'warn' : 'error';
+      logger[level](
+        { err: loggableError(err), step, attempt, backoffMs },
+        'write failed; partitions held until it succeeds',
+      );
+      await sleep(backoffMs);
     }
+  }
+}
+
+/**
+ * Decodes once, publishes the dead letters once, then stores the events, each step retried with backoff until it
+ * succeeds: an outage must not skip records. Nothing is committed until the whole write succeeded.
+ */
+export function retryingFlush(deps: FlushDeps, logger: Logger) {
+  return async (records: ConsumedRecord[]) => {
+    const { events, deadLetters } = projectBatch(records, deps.codec);
+    await retry(logger, 'dead letters', deps, () => deps.deadLetters.publish(deadLetters));
+    if (deadLetters.length > 0) logger.warn({ count: deadLetters.length }, 'records dead-lettered');
+    const outcome = await retry(logger, 'store', deps, async (attempt) => {
+      // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
+      await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
+      return storeEvents(events, deps.sink);
+    });
+    logger.debug({ ...outcome, records: records.length, deadLettered: deadLetters.length }, 'flushed');
   };
 }
