@@ -1,5 +1,6 @@
 // npm run bench:ingest — ingest API → Kafka → projector → ClickHouse, with its baselines measured in the same run.
 import {
+  sleep,
   auditEventCodec,
   createClickHouse,
   dropClickHouseDatabase,
@@ -48,7 +49,6 @@ const report = (line: string) => {
   results.push(line);
   console.log(line);
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Real traffic comes from many tenants, so it spreads over the topic's partitions.
 const TENANTS_PER_RUN = 8;

@@ -35,10 +35,13 @@ function localSecrets(): Record<string, string> {
   );
 }
 
+// Each child gets its own process group: Ctrl-C reaches only this launcher, which then stops every service once,
+// with SIGTERM (a service treats a second signal as "exit now").
 function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', ...args], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
   });
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sleep } from '@audit/shared';
 import { ingest, makeEvent } from '../support/events.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
@@ -20,8 +21,6 @@ const {
 } = pipelineFixture('chaos', { PROJECTOR_SESSION_TIMEOUT_MS: '6000', PROJECTOR_BATCH_SIZE: '2000' });
 const auditTopic = topics.auditEvents.name;
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('projector killed with SIGKILL while events flow', () => {
   it('ends with exactly the acknowledged set, no duplicate visible', async () => {
     const acknowledged = new Set<string>();
@@ -33,14 +32,14 @@ describe('projector killed with SIGKILL while events flow', () => {
         const res = await ingest(ingestProc.url, names.ingestToken, batch);
         expect(res.status).toBe(202);
         batch.forEach((e) => acknowledged.add(e.event_id));
-        await pause(150);
+        await sleep(150);
       }
       sending = false;
     })();
 
     let kills = 0;
     while (sending || kills < MIN_KILLS) {
-      await pause(300 + Math.random() * 1500);
+      await sleep(300 + Math.random() * 1500);
       await projectorProc.stop('SIGKILL');
       kills++;
       await projectorProc.start();

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@audit/shared';
-import { sqlValue } from '@audit/shared';
+import { sqlIdentifier, sqlValue } from '@audit/shared';
 
 interface Row {
   event_id: string;
@@ -51,7 +51,7 @@ export async function countRows(
   table = 'audit_events',
 ): Promise<number> {
   const result = await ch.query({
-    query: `SELECT count() AS n FROM ${table} WHERE tenant_id = ${sqlValue(tenant)}`,
+    query: `SELECT count() AS n FROM ${sqlIdentifier(table)} WHERE tenant_id = ${sqlValue(tenant)}`,
     format: 'JSONEachRow',
   });
   const [row] = await result.json<{ n: string }>();

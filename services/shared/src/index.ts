@@ -30,3 +30,4 @@ export * from './kafka/coalescing-sender.js';
 export * from './clickhouse/tsv.js';
 export * from './kafka/bootstrap.js';
 export * from './http/json-body.js';
+export * from './unicode.js';

@@ -10,7 +10,8 @@ export const MAX_EPOCH_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * RFC 3339 date-time to epoch milliseconds; fractions beyond milliseconds are truncated.
- * Returns null for anything else, including impossible dates and leap seconds (JavaScript time has none).
+ * Returns null for anything else, including impossible dates, years before 1970, and leap seconds (`:60`, valid
+ * RFC 3339, but JavaScript time has none: refused rather than silently moved).
  */
 export function parseRfc3339(text: string): number | null {
   const m = RFC3339.exec(text);
@@ -24,7 +25,8 @@ export function parseRfc3339(text: string): number | null {
     number,
   ];
   const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
+  // Date.UTC reads years 0..99 as 1900..1999; nothing before 1970 is accepted anyway.
+  if (year < 1970 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
   const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
   if (new Date(local).getUTCDate() !== day) return null;
   const offsetHours = Number(m[10] ?? 0);

@@ -21,5 +21,7 @@ export interface AuditEventRecord {
 export const TENANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const ACTION_PATTERN = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)+$/;
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Stored ids are lowercase: ingest normalizes them. */
+export const STORED_UUID_PATTERN = new RegExp(UUID_PATTERN.source);
 export const MAX_DETAILS_BYTES = 64 * 1024;
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;

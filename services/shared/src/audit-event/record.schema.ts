@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_EPOCH_MS } from '../time.js';
-import { ACTION_PATTERN, MAX_DETAILS_BYTES, TENANT_ID_PATTERN } from './audit-event.js';
+import { ACTION_PATTERN, MAX_DETAILS_BYTES, STORED_UUID_PATTERN, TENANT_ID_PATTERN } from './audit-event.js';
 
 const jsonText = (check: (value: unknown) => boolean, message: string) =>
   z.string().refine((s) => {
@@ -12,8 +12,7 @@ const jsonText = (check: (value: unknown) => boolean, message: string) =>
   }, message);
 
 // Strings decoded from UTF-8 cannot hold unpaired surrogates, so a length check is all they need here.
-const text = (max: number) => z.string().max(max);
-const LOWERCASE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const bounded = (max: number) => z.string().max(max);
 
 const epochMs = z.number().int().min(0).max(MAX_EPOCH_MS);
 
@@ -23,22 +22,22 @@ const epochMs = z.number().int().min(0).max(MAX_EPOCH_MS);
  * schema already fixed the field set; parsing yields a plain object of exactly these fields.
  */
 export const auditEventRecordSchema = z.object({
-  event_id: z.string().regex(LOWERCASE_UUID, 'must be a lowercase UUID'),
+  event_id: z.string().regex(STORED_UUID_PATTERN, 'must be a lowercase UUID'),
   timestamp: epochMs,
   tenant_id: z.string().regex(TENANT_ID_PATTERN),
   action: z.string().max(100).regex(ACTION_PATTERN),
-  user_id: text(256).min(1),
-  user_role: text(256),
-  resource_type: text(256).min(1),
-  resource_id: text(256),
+  user_id: bounded(256).min(1),
+  user_role: bounded(256),
+  resource_type: bounded(256).min(1),
+  resource_id: bounded(256),
   fields_accessed: jsonText(
     (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
     'must be a JSON array of strings',
   ),
   phi_involved: z.boolean(),
   source_ip: z.string().max(64),
-  user_agent: text(1024),
-  justification: text(2048),
+  user_agent: bounded(1024),
+  justification: bounded(2048),
   success: z.boolean(),
   details: jsonText(
     (v) => typeof v === 'object' && v !== null && !Array.isArray(v),

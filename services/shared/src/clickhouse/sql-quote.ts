@@ -1,7 +1,8 @@
+import { hasLoneSurrogate } from '../unicode.js';
+
 export type SqlValue = string | number | bigint | boolean;
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 // Escapes every byte that could end or bend a ClickHouse string literal; all other code points pass through as UTF-8.
 const ESCAPES: Record<string, string> = {
@@ -27,7 +28,7 @@ function escapeChar(ch: string): string {
 export function sqlValue(value: SqlValue): string {
   switch (typeof value) {
     case 'string':
-      if (LONE_SURROGATE.test(value)) throw new SqlQuoteError('string contains a lone UTF-16 surrogate');
+      if (hasLoneSurrogate(value)) throw new SqlQuoteError('string contains a lone UTF-16 surrogate');
       // eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
       return `'${value.replace(/[\\'\x00-\x1f\x7f]/g, escapeChar)}'`;
     case 'number':

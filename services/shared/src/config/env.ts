@@ -28,36 +28,13 @@ export const port = (fallback: number) => z.coerce.number().int().min(0).max(655
 
 export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-export const bool = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-    .default(fallback ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1');
-
+/** A bearer-style secret: printable ASCII without spaces, so that it can be sent in a header at all. */
 export const secret = (minLength: number) =>
-  z.string({ message: 'is required' }).min(minLength, `must be at least ${minLength} characters`);
+  z
+    .string({ message: 'is required' })
+    .min(minLength, `must be at least ${minLength} characters`)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 export const logLevel = z
   .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   .default('info');
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `1m,5m,30m,2h,12h` style lists, as decisions.md writes the webhook schedule. */
-export function parseDurationMs(text: string): number | null {
-  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
-  return m ? Number(m[1]) * UNITS[m[2]!]! : null;
-}
-
-export const durationList = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((text, ctx) => {
-      const values = text.split(',').map(parseDurationMs);
-      if (values.some((v) => v === null)) {
-        ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list like 1m,5m,30m,2h,12h' });
-        return z.NEVER;
-      }
-      return values as number[];
-    });
