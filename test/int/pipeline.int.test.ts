@@ -61,4 +61,16 @@ describe('ingest → Kafka → ClickHouse', () => {
     const ids = new Set((await storedEvents(ch, names.tenant)).map((e) => e.event_id));
     expect(batch.filter((e) => ids.has(e.event_id))).toEqual([]);
   });
+
+  it('stores a request far larger than one produce request whole, every byte equal', async () => {
+    const big = Array.from({ length: 200 }, (_, i) => ({
+      ...makeEvent(names.tenant, 40_000 + i),
+      details: { blob: 'x'.repeat(30_000), seq: i },
+    }));
+    const res = await ingest(ingestProc.url, names.ingestToken, big);
+    expect(res.status).toBe(202);
+    await waitFor('large batch stored', async () => (await countRows(ch, names.tenant)) === 10_201);
+    const stored = new Map((await storedEvents(ch, names.tenant)).map((e) => [e.event_id, e]));
+    for (const event of big) expect(stored.get(event.event_id)).toEqual(event);
+  });
 });
