@@ -96,10 +96,10 @@ describe('CoalescingSender', () => {
       maxQueuedBytes: 64 * MAX_SEND_BYTES,
       maxWaitMs: 60_000,
     });
-    const first = sender.send([msg('a')]);
+    const firstFails = expect(sender.send([msg('a')])).rejects.toThrow('broker down');
     fake.failNextRequest();
     await fake.releaseAll();
-    await expect(first).rejects.toThrow('broker down');
+    await firstFails;
     const second = sender.send([msg('b')]);
     await fake.releaseAll();
     await expect(second).resolves.toBeUndefined();
@@ -126,12 +126,12 @@ describe('CoalescingSender', () => {
       now: () => now,
     });
     const first = sender.send([msg('a')]);
-    const stale = sender.send([msg('stale')]);
+    const staleRefused = expect(sender.send([msg('stale')])).rejects.toThrow(SendRefusedError);
     now = 101;
     const fresh = sender.send([msg('fresh')]);
     await fake.releaseAll();
     await first;
-    await expect(stale).rejects.toThrow(SendRefusedError);
+    await staleRefused;
     await fake.releaseAll();
     await fresh;
     expect(fake.requests).toEqual([['a'], ['fresh']]);
