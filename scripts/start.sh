@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prepare.sh
+source scripts/local-secrets.sh
 exec node --import tsx scripts/start.ts

@@ -1,9 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 // Development launcher: every service as its own process, like separate deployments, stopped together.
-const SECRETS_FILE = '.data/secrets.env';
 const SERVICES = [
   {
     name: 'ingest',
@@ -20,20 +17,6 @@ const SERVICES = [
     path: '/readyz',
   },
 ] as const;
-
-/** Local secrets are generated once per checkout and kept in the ignored data folder. */
-function localSecrets(): Record<string, string> {
-  mkdirSync('.data', { recursive: true });
-  if (!existsSync(SECRETS_FILE)) {
-    writeFileSync(SECRETS_FILE, `INGEST_TOKEN=${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
-  }
-  const lines = readFileSync(SECRETS_FILE, 'utf8')
-    .split('\n')
-    .filter((line) => line.includes('='));
-  return Object.fromEntries(
-    lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
-}
 
 // Each child gets its own process group: Ctrl-C reaches only this launcher, which then stops every service once,
 // with SIGTERM (a service treats a second signal as "exit now").
@@ -60,8 +43,8 @@ async function waitReady(url: string, child: ChildProcess, name: string) {
   throw new Error(`${name} did not become ready at ${url}`);
 }
 
-// The environment overrides the generated secrets, as it overrides every default.
-const env = { ...localSecrets(), ...process.env };
+// start.sh exported the development secrets (.data/secrets.env) unless the environment set them.
+const env = process.env;
 const migrate = run(['services/ops/src/main.ts', 'migrate'], env);
 const migrated = await new Promise<number | null>((resolve) => migrate.once('exit', resolve));
 if (migrated !== 0) {
@@ -112,7 +95,7 @@ try {
       '',
       'Audit trail service is up:',
       ...lines,
-      `  ingest token: INGEST_TOKEN in ${SECRETS_FILE}`,
+      '  ingest token: INGEST_TOKEN (from your environment or .data/secrets.env)',
       '  health: GET /healthz and /readyz on each port. Ctrl-C stops the services; `npm run stack -- down` the components.',
       '',
     ].join('\n'),

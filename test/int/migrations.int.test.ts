@@ -3,27 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { freshPostgres } from '../support/postgres.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MigrationChecksumError, migrateClickHouse, migratePostgres } from '@audit/shared';
 import { uniqueNames } from '../support/names.js';
 import { cleanUp, clickhouseSettings, testClickHouse } from '../support/stack.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://audit:audit@127.0.0.1:55432/audit';
 const names = uniqueNames('migrations');
-const pgDatabase = names.database.toLowerCase();
-
-async function adminQuery(sql: string) {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
 
 afterAll(async () => {
-  await adminQuery(`DROP DATABASE IF EXISTS ${pgDatabase}`);
+  await postgres?.drop();
   await cleanUp(names);
 });
 
@@ -46,8 +36,8 @@ describe('migrations', () => {
   });
 
   it('Postgres: applies in order in transactions, records them, refuses an edited one', async () => {
-    await adminQuery(`CREATE DATABASE ${pgDatabase}`);
-    const url = DATABASE_URL.replace(/\/[^/]+$/, `/${pgDatabase}`);
+    postgres = await freshPostgres(names);
+    const { url } = postgres;
     const dir = mkdtempSync(join(tmpdir(), 'pg-migrations-'));
     writeFileSync(join(dir, '0001_things.sql'), 'CREATE TABLE things (id int PRIMARY KEY);');
     writeFileSync(join(dir, '0002_more.sql'), 'ALTER TABLE things ADD COLUMN name text;');

@@ -1,37 +1,128 @@
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createLogger, type Env } from '@audit/shared';
+import pg from 'pg';
+import {
+  auditEventCodec,
+  auditPublisher,
+  bootstrapKafka,
+  createLogger,
+  DurableProducer,
+  migratePostgres,
+  systemClock,
+  type Env,
+  type Logger,
+} from '@audit/shared';
+import { CliError } from './commands/cli-error.js';
+import { keysCommands, type KeysContext } from './commands/keys.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type OpsConfig } from './config.js';
+import { parseKeyRequest } from './domain/key-request.js';
+import { formatKeyLine, formatMinted } from './output.js';
 
-const HELP = `Usage: npm run --silent ops -- <command> [--json]
+const HELP = `Usage: npm run --silent ops -- <command> [options] [--json]
 
 Commands:
-  migrate   apply ClickHouse and Postgres migrations and create missing Kafka topics (re-runnable)
-  help      this text
+  migrate                                     apply ClickHouse and Postgres migrations, create missing topics
+  keys create --tenant T --scopes a,b [--ip-allow CIDR,...] [--label L]
+                                              mint a key; the full key is printed once
+  keys list [--tenant T]                      keys without their secrets
+  keys revoke --prefix P                      revoke a key (401 for it within seconds)
+  keys rotate --prefix P                      a new key with the same tenant, scopes and allow-list
+  help                                        this text
+
+Scopes: audit:read, audit:export, webhooks:write. Every command prints JSON with --json.
+Exit codes: 0 done, 1 failed, 2 wrong usage.
 `;
+
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+  tenant: { type: 'string' },
+  scopes: { type: 'string' },
+  'ip-allow': { type: 'string' },
+  label: { type: 'string' },
+  prefix: { type: 'string' },
+} as const;
 
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
 }
 
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+async function withKeysContext<T>(config: OpsConfig, logger: Logger, run: (ctx: KeysContext) => Promise<T>) {
+  if (!config.apiKeyPepper) throw new CliError('API_KEY_PEPPER is required for keys commands', 2);
+  await migratePostgres(config.databaseUrl);
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
+  const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-ops');
+  const producer = new DurableProducer(kafka);
+  try {
+    await producer.connect();
+    const publisher = auditPublisher({
+      producer,
+      topic: topics.auditEvents.name,
+      codec: auditEventCodec(),
+      clock: systemClock,
+    });
+    const operator = { id: config.operatorId ?? `operator:${userInfo().username}` };
+    return await run({ pool, publisher, pepper: config.apiKeyPepper, env: config.apiKeyEnv, operator });
+  } finally {
+    await producer.disconnect();
+    await pool.end();
+  }
+}
+
+async function keys(sub: string | undefined, values: Values, config: OpsConfig, logger: Logger, io: CliIo) {
+  const print = (json: unknown, human: string) => io.out(values.json ? JSON.stringify(json) : human);
+  switch (sub) {
+    case 'create': {
+      const parsed = parseKeyRequest(values);
+      if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
+      const minted = await withKeysContext(config, logger, (ctx) => keysCommands.create(ctx, parsed.request));
+      return print(minted, formatMinted(minted));
+    }
+    case 'list': {
+      const list = await withKeysContext(config, logger, (ctx) => keysCommands.list(ctx, values.tenant));
+      return print(list, list.map(formatKeyLine).join('\n') || 'no keys');
+    }
+    case 'revoke': {
+      const { record, changed } = await withKeysContext(config, logger, (ctx) =>
+        keysCommands.revoke(ctx, values.prefix),
+      );
+      return print({ ...record, changed }, `${record.prefix} ${changed ? 'revoked' : 'was already revoked'}`);
+    }
+    case 'rotate': {
+      const minted = await withKeysContext(config, logger, (ctx) => keysCommands.rotate(ctx, values.prefix));
+      return print(
+        minted,
+        `${formatMinted(minted)}\nthe old key ${minted.rotated_from} stays live until revoked`,
+      );
+    }
+    default:
+      throw new CliError(`unknown keys command: ${sub ?? '(none)'}\n\n${HELP}`, 2);
+  }
+}
+
 /** Returns the exit code; every command prints JSON with --json and a short human text otherwise. */
 export async function runCli(argv: string[], env: Env, io: CliIo): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-  });
-  const [command] = positionals;
-  if (!command || command === 'help' || values.help) {
-    io.out(HELP);
-    return command && command !== 'help' && !values.help ? 2 : 0;
-  }
-  const config = loadConfig(env);
-  // Progress and results are the command's output; only problems are logged (to stderr).
-  const logger = createLogger('ops', config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
-  switch (command) {
-    case 'migrate': {
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+    } catch (err) {
+      throw new CliError(`${(err as Error).message}\n\n${HELP}`, 2);
+    }
+    const { positionals, values } = parsed;
+    const [command, sub] = positionals;
+    if (!command || command === 'help' || values.help) {
+      io.out(HELP);
+      return 0;
+    }
+    const config = loadConfig(env);
+    // Results are the command's output; only problems are logged (to stderr).
+    const logger = createLogger('ops', config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
+    if (command === 'migrate') {
       const result = await migrateCommand(config, logger);
       io.out(
         values.json
@@ -40,8 +131,16 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
       );
       return 0;
     }
-    default:
-      io.err(`unknown command: ${command}\n\n${HELP}`);
-      return 2;
+    if (command === 'keys') {
+      await keys(sub, values, config, logger, io);
+      return 0;
+    }
+    throw new CliError(`unknown command: ${command}\n\n${HELP}`, 2);
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.err(`error: ${err.message}`);
+      return err.exitCode;
+    }
+    throw err;
   }
 }

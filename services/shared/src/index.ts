@@ -31,3 +31,6 @@ export * from './clickhouse/tsv.js';
 export * from './kafka/bootstrap.js';
 export * from './http/json-body.js';
 export * from './unicode.js';
+export * from './api-keys/api-key.js';
+export * from './api-keys/cidr.js';
+export * from './api-keys/api-keys.repository.js';

@@ -9,6 +9,9 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+// Warnings about choices we made on purpose (see producer.ts); repeated at every start they would only hide others.
+const DELIBERATE = new Set(['Limiting retries for the idempotent producer may invalidate EoS guarantees']);
+
 export function createKafka(settings: KafkaSettings, logger: Logger, clientSuffix = ''): Kafka {
   const kafkaLog = logger.child({ component: 'kafkajs' });
   return new Kafka({
@@ -19,6 +22,7 @@ export function createKafka(settings: KafkaSettings, logger: Logger, clientSuffi
       () =>
       ({ level, log }: LogEntry) => {
         const { message, ...rest } = log;
+        if (DELIBERATE.has(message)) return;
         kafkaLog[LEVELS[level] ?? 'info'](rest, message);
       },
     connectionTimeout: 3000,

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# `npm run --silent ops -- <command>`: the operator CLI, with the checkout's development secrets when the
+# environment does not set them. Prints only the command's own output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/local-secrets.sh
+exec node --import tsx services/ops/src/main.ts "$@"
