@@ -3,6 +3,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 // Development launcher: every service as its own process, like separate deployments, stopped together.
 const SERVICES = [
   {
+    name: 'gateway',
+    portVar: 'GATEWAY_PORT',
+    defaultPort: 8080,
+    hostVar: 'GATEWAY_HOST',
+    path: '/api/v2/public/audit/events/{event_id}',
+  },
+  {
     name: 'ingest',
     portVar: 'INGEST_PORT',
     defaultPort: 8081,

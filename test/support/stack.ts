@@ -51,6 +51,11 @@ export function projectorService(names: TestNames, extra: Record<string, string>
   return new ServiceProcess('projector', serviceEnv(names, { PROJECTOR_PORT: String(port), ...extra }), port);
 }
 
+export function gatewayService(names: TestNames, extra: Record<string, string> = {}) {
+  const port = nextPort++;
+  return new ServiceProcess('gateway', serviceEnv(names, { GATEWAY_PORT: String(port), ...extra }), port);
+}
+
 export function testClickHouse(names: TestNames) {
   return createClickHouse(clickhouseSettings(names));
 }

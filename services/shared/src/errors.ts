@@ -34,6 +34,16 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+export class ForbiddenError extends AppError {
+  readonly status = 403;
+  readonly code = 'forbidden';
+}
+
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  readonly code = 'not_found';
+}
+
 /** The body cannot be parsed at all (as opposed to parsed but invalid: ValidationError). */
 export class MalformedBodyError extends AppError {
   readonly status = 400;

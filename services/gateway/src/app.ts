@@ -1,0 +1,33 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  registerErrorHandling,
+  registerHealth,
+  registerJsonBodyParser,
+  type Logger,
+  type ReadinessCheck,
+} from '@audit/shared';
+import type { EventsReader } from './adapters/events.reader.js';
+import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/public-api.plugin.js';
+import { eventLookupRoute } from './routes/event-lookup.route.js';
+
+export interface GatewayAppOptions extends PublicApiAuthOptions {
+  logger: Logger;
+  readiness: Record<string, ReadinessCheck>;
+  events: Pick<EventsReader, 'findEvent'>;
+}
+
+export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger });
+  app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
+  registerErrorHandling(app);
+  registerHealth(app, opts.readiness);
+  await app.register(
+    async (api) => {
+      registerPublicApiAuth(api, opts);
+      eventLookupRoute(api, opts.events);
+    },
+    { prefix: '/api/v2/public' },
+  );
+  return app;
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { formatApiKey, generateApiKey, hashSecret, type StoredApiKey } from '@audit/shared';
+import { buildApp } from './app.js';
+
+const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
+const key = generateApiKey('live');
+const stored: StoredApiKey = {
+  prefix: key.prefix,
+  env: 'live',
+  tenant_id: 'acme',
+  scopes: ['audit:read'],
+  ip_allow: [],
+  label: '',
+  rotated_from: null,
+  created_at: new Date(),
+  revoked_at: null,
+  secret_hash: hashSecret(key.secret, PEPPER),
+};
+
+function app(findKey: () => Promise<StoredApiKey | null>, findEvent: () => Promise<null>) {
+  return buildApp({
+    logger: pino({ level: 'silent' }),
+    trustedProxies: [],
+    auth: { pepper: PEPPER, env: 'live', findKey },
+    events: { findEvent },
+    readiness: {},
+  });
+}
+
+const lookup = (a: Awaited<ReturnType<typeof app>>) =>
+  a.inject({
+    url: '/api/v2/public/audit/events/00000000-0000-4000-8000-000000000000',
+    headers: { authorization: `Bearer ${formatApiKey(key)}` },
+  });
+
+describe('gateway app', () => {
+  it('answers 503 with Retry-After when Postgres cannot look the key up', async () => {
+    const res = await lookup(
+      await app(
+        () => Promise.reject(new Error('ECONNREFUSED')),
+        async () => null,
+      ),
+    );
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json().error).toBe('service_unavailable');
+  });
+
+  it('answers 503 when ClickHouse cannot be read', async () => {
+    const res = await lookup(
+      await app(
+        async () => stored,
+        () => Promise.reject(new Error('socket hang up')),
+      ),
+    );
+    expect(res.statusCode).toBe(503);
+  });
+
+  it('answers unknown paths with 404 JSON, without asking for a key', async () => {
+    const a = await app(
+      async () => stored,
+      async () => null,
+    );
+    const res = await a.inject({ url: '/api/v2/public/nothing-here' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toBe('not_found');
+  });
+});

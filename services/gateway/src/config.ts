@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import {
+  API_KEY_ENVS,
+  clickhouseEnv,
+  clickhouseSettings,
+  loggingEnv,
+  parseCidr,
+  parseEnv,
+  port,
+  positiveInt,
+  postgresEnv,
+  secret,
+  type Env,
+} from '@audit/shared';
+
+const cidrList = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const items = text
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    const parsed = items.map(parseCidr);
+    if (parsed.some((c) => c === null)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of IPv4/IPv6 CIDRs' });
+      return z.NEVER;
+    }
+    return parsed as string[];
+  });
+
+const schema = z
+  .object({
+    ...clickhouseEnv,
+    ...postgresEnv,
+    ...loggingEnv,
+    GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
+    GATEWAY_PORT: port(8080),
+    API_KEY_PEPPER: secret(32),
+    API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
+    TRUSTED_PROXIES: cidrList,
+    // Revocation must reach every gateway within 5 s (decisions.md): a cached lookup lives at most this long.
+    KEY_CACHE_TTL_MS: positiveInt(2000).refine(
+      (ms) => ms <= 5000,
+      'at most 5000: revocation must apply within 5 s',
+    ),
+  })
+  .transform((e) => ({
+    clickhouse: clickhouseSettings(e),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    host: e.GATEWAY_HOST,
+    port: e.GATEWAY_PORT,
+    apiKeyPepper: e.API_KEY_PEPPER,
+    apiKeyEnv: e.API_KEY_ENV,
+    trustedProxies: e.TRUSTED_PROXIES,
+    keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+  }));
+
+export type GatewayConfig = z.output<typeof schema>;
+
+export function loadConfig(env: Env): Readonly<GatewayConfig> {
+  return parseEnv('gateway', schema, env);
+}

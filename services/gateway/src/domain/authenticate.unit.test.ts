@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { formatApiKey, generateApiKey, hashSecret, type StoredApiKey } from '@audit/shared';
+import { authenticate } from './authenticate.js';
+
+const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
+const key = generateApiKey('live');
+const text = formatApiKey(key);
+
+function stored(overrides: Partial<StoredApiKey> = {}): StoredApiKey {
+  return {
+    prefix: key.prefix,
+    env: 'live',
+    tenant_id: 'acme',
+    scopes: ['audit:read'],
+    ip_allow: [],
+    label: '',
+    rotated_from: null,
+    created_at: new Date(),
+    revoked_at: null,
+    secret_hash: hashSecret(key.secret, PEPPER),
+    ...overrides,
+  };
+}
+
+function deps(record: StoredApiKey | null) {
+  const lookups: string[] = [];
+  return {
+    lookups,
+    deps: {
+      pepper: PEPPER,
+      env: 'live' as const,
+      findKey: async (prefix: string) => {
+        lookups.push(prefix);
+        return record;
+      },
+    },
+  };
+}
+
+describe('authenticate', () => {
+  it('returns the principal for a valid key, with the scheme in any case', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      expect(await authenticate(`${scheme} ${text}`, '127.0.0.1', deps(stored()).deps)).toEqual({
+        prefix: key.prefix,
+        tenantId: 'acme',
+        scopes: new Set(['audit:read']),
+      });
+    }
+  });
+
+  it.each([
+    ['no header', undefined, stored()],
+    ['another scheme', `Basic ${text}`, stored()],
+    ['a malformed key', 'Bearer svc_live_nothex', stored()],
+    ['the other environment', `Bearer ${text.replace('svc_live_', 'svc_test_')}`, stored()],
+    ['an unknown prefix', `Bearer ${text}`, null],
+    ['a wrong secret', `Bearer ${formatApiKey({ ...key, secret: generateApiKey('live').secret })}`, stored()],
+    ['a revoked key', `Bearer ${text}`, stored({ revoked_at: new Date() })],
+    ['a stored key of the other environment', `Bearer ${text}`, stored({ env: 'test' })],
+    ['an address outside the allow-list', `Bearer ${text}`, stored({ ip_allow: ['203.0.113.0/24'] })],
+  ])('refuses %s', async (_case, header, record) => {
+    expect(await authenticate(header, '127.0.0.1', deps(record).deps)).toBeNull();
+  });
+
+  it('accepts an address inside the allow-list, IPv4-mapped or not', async () => {
+    const d = deps(stored({ ip_allow: ['203.0.113.0/24', '2001:db8::/32'] })).deps;
+    expect(await authenticate(`Bearer ${text}`, '::ffff:203.0.113.9', d)).not.toBeNull();
+    expect(await authenticate(`Bearer ${text}`, '2001:db8::7', d)).not.toBeNull();
+  });
+
+  it('looks a well-formed key up whether or not its prefix exists', async () => {
+    const unknown = deps(null);
+    await authenticate(`Bearer ${text}`, '127.0.0.1', unknown.deps);
+    expect(unknown.lookups).toEqual([key.prefix]);
+  });
+});

@@ -1,0 +1,42 @@
+import pg from 'pg';
+import {
+  createClickHouse,
+  createLogger,
+  migrateClickHouse,
+  migratePostgres,
+  onShutdown,
+} from '@audit/shared';
+import { eventsReader } from './adapters/events.reader.js';
+import { cachedKeyStore } from './adapters/key-store.js';
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+
+const config = loadConfig(process.env);
+const logger = createLogger('gateway', config.logLevel);
+await migratePostgres(config.databaseUrl);
+await migrateClickHouse(config.clickhouse);
+
+const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+const clickhouse = createClickHouse(config.clickhouse);
+const app = await buildApp({
+  logger,
+  trustedProxies: config.trustedProxies,
+  auth: {
+    pepper: config.apiKeyPepper,
+    env: config.apiKeyEnv,
+    findKey: cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxEntries: 100_000 }),
+  },
+  events: eventsReader(clickhouse),
+  readiness: {
+    postgres: () => pool.query('SELECT 1'),
+    clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),
+  },
+});
+await app.listen({ host: config.host, port: config.port });
+logger.info({ host: config.host, port: config.port }, 'gateway listening');
+
+onShutdown(logger, async () => {
+  await app.close();
+  await pool.end();
+  await clickhouse.close();
+});

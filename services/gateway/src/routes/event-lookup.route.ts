@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { NotFoundError, UUID_PATTERN, ValidationError } from '@audit/shared';
+import type { EventsReader } from '../adapters/events.reader.js';
+import { toAuditEventView } from '../domain/audit-event.view.js';
+import { unavailable } from '../plugins/public-api.plugin.js';
+
+// Missing, another tenant's, and not a UUID at all: one identical answer (decisions.md).
+const notFound = () => new NotFoundError('No audit event with this id.');
+
+export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader, 'findEvent'>): void {
+  app.get<{ Params: { event_id: string }; Querystring: Record<string, unknown> }>(
+    '/audit/events/:event_id',
+    { config: { scope: 'audit:read' } },
+    async (request) => {
+      const unknown = Object.keys(request.query ?? {});
+      if (unknown.length > 0) {
+        throw new ValidationError(
+          'Unknown query parameters.',
+          unknown.map((field) => ({ field, message: 'unknown parameter' })),
+        );
+      }
+      const id = request.params.event_id;
+      if (!UUID_PATTERN.test(id)) throw notFound();
+      const row = await events
+        .findEvent(request.principal!.tenantId, id.toLowerCase())
+        .catch(unavailable('clickhouse'));
+      if (!row) throw notFound();
+      return toAuditEventView(row);
+    },
+  );
+}

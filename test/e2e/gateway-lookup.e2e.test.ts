@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatApiKey, generateApiKey, parseApiKey } from '@audit/shared';
+import { runCli } from '../../services/ops/src/cli.js';
+import { ingest, makeEvent, type TestEvent } from '../support/events.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { freshPostgres } from '../support/postgres.js';
+import { gatewayService, KAFKA_BROKERS } from '../support/stack.js';
+import { countRows } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+const PEPPER = 'e2e-pepper-0123456789abcdef0123456789';
+const { names, ingest: ingestProc, ch } = pipelineFixture('gwlookup');
+const otherTenant = `${names.tenant}-other`;
+let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let gateway: ReturnType<typeof gatewayService>;
+const mine = Array.from({ length: 20 }, (_, i) => makeEvent(names.tenant, i));
+const theirs = Array.from({ length: 5 }, (_, i) => makeEvent(otherTenant, i));
+
+async function mint(tenant: string, scopes: string, ipAllow?: string): Promise<string> {
+  let out = '';
+  const argv = [
+    'keys',
+    'create',
+    '--tenant',
+    tenant,
+    '--scopes',
+    scopes,
+    '--json',
+    ...(ipAllow ? ['--ip-allow', ipAllow] : []),
+  ];
+  const env = {
+    DATABASE_URL: postgres.url,
+    KAFKA_BROKERS,
+    TOPIC_PREFIX: names.topicPrefix,
+    API_KEY_PEPPER: PEPPER,
+    LOG_LEVEL: 'error',
+  };
+  expect(await runCli(argv, env, { out: (t) => (out += t), err: () => undefined })).toBe(0);
+  return (JSON.parse(out) as { key: string }).key;
+}
+
+async function get(path: string, key?: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${gateway.url}/api/v2/public${path}`, {
+    headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** The event as the public API must render it. */
+const view = (e: TestEvent) => ({
+  ...e,
+  timestamp: e.timestamp.replace('Z', '+00:00'),
+  fields_accessed: JSON.stringify(e.fields_accessed),
+  details: JSON.stringify(e.details),
+});
+
+let reader: string;
+
+beforeAll(async () => {
+  postgres = await freshPostgres(names);
+  gateway = gatewayService(names, { DATABASE_URL: postgres.url, API_KEY_PEPPER: PEPPER });
+  await gateway.start();
+  reader = await mint(names.tenant, 'audit:read');
+  expect((await ingest(ingestProc.url, names.ingestToken, [...mine, ...theirs])).status).toBe(202);
+  await waitFor(
+    'events stored',
+    async () => (await countRows(ch, names.tenant)) === 21 && (await countRows(ch, otherTenant)) === 5,
+  );
+});
+
+afterAll(async () => {
+  await gateway.stop();
+  await postgres.drop();
+});
+
+describe('GET /api/v2/public/audit/events/{event_id}', () => {
+  it("returns the tenant's own event exactly as ingested, in the public shape", async () => {
+    for (const event of mine.slice(0, 5)) {
+      const res = await get(`/audit/events/${event.event_id}`, reader);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.text)).toEqual(view(event));
+    }
+    expect((await get(`/audit/events/${mine[0]!.event_id.toUpperCase()}`, reader)).status).toBe(200);
+  });
+
+  it("answers one identical 404 for a missing id, another tenant's id, and a malformed id", async () => {
+    const answers = await Promise.all(
+      ['00000000-0000-4000-8000-000000000000', theirs[0]!.event_id, 'not-a-uuid', "x'%20OR%201=1--"].map(
+        (id) => get(`/audit/events/${id}`, reader),
+      ),
+    );
+    for (const a of answers) {
+      expect(a.status).toBe(404);
+      expect(a.text).toBe(answers[0]!.text);
+    }
+    expect(JSON.parse(answers[0]!.text)).toEqual({
+      error: 'not_found',
+      message: 'No audit event with this id.',
+    });
+  });
+
+  it('answers one byte-identical 401, with the same headers, for every authentication failure', async () => {
+    const live = parseApiKey(reader)!;
+    const revoked = await mint(names.tenant, 'audit:read');
+    let out = '';
+    const env = {
+      DATABASE_URL: postgres.url,
+      KAFKA_BROKERS,
+      TOPIC_PREFIX: names.topicPrefix,
+      API_KEY_PEPPER: PEPPER,
+      LOG_LEVEL: 'error',
+    };
+    await runCli(['keys', 'revoke', '--prefix', parseApiKey(revoked)!.prefix], env, {
+      out: (t) => (out += t),
+      err: () => undefined,
+    });
+    const elsewhere = await mint(names.tenant, 'audit:read', '203.0.113.0/24');
+    const path = `/audit/events/${mine[0]!.event_id}`;
+    await waitFor('revoked key refused', async () => (await get(path, revoked)).status === 401, {
+      timeoutMs: 30_000,
+    });
+
+    const answers = await Promise.all([
+      get(path),
+      get(path, undefined, { authorization: `Basic ${reader}` }),
+      get(path, 'svc_live_nothex'),
+      get(path, formatApiKey({ ...live, env: 'test' })),
+      get(path, formatApiKey(generateApiKey('live'))),
+      get(path, formatApiKey({ ...live, secret: generateApiKey('live').secret })),
+      get(path, revoked),
+      get(path, elsewhere),
+      get(path, elsewhere, { 'x-forwarded-for': '203.0.113.9' }),
+    ]);
+    for (const a of answers) {
+      expect(a.status).toBe(401);
+      expect(a.text).toBe(answers[0]!.text);
+      expect(a.headers.get('www-authenticate')).toBe('Bearer');
+      expect(a.headers.get('content-type')).toBe(answers[0]!.headers.get('content-type'));
+    }
+    expect(JSON.parse(answers[0]!.text)).toEqual({
+      error: 'unauthorized',
+      message: 'A valid bearer token is required.',
+    });
+  });
+
+  it('answers 403 naming the scope for a key without audit:read', async () => {
+    const exporter = await mint(names.tenant, 'audit:export');
+    const res = await get(`/audit/events/${mine[0]!.event_id}`, exporter);
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.text)).toEqual({
+      error: 'forbidden',
+      message: 'This API key lacks the scope audit:read.',
+    });
+  });
+
+  it('answers 422 for a query parameter the lookup does not take', async () => {
+    const res = await get(`/audit/events/${mine[0]!.event_id}?tenant_id=${otherTenant}`, reader);
+    expect(res.status).toBe(422);
+    expect(JSON.parse(res.text).details).toEqual([{ field: 'tenant_id', message: 'unknown parameter' }]);
+  });
+});
