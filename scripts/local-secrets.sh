@@ -3,7 +3,7 @@
 # checks them with). A variable already set in the environment wins; deployments set them all themselves.
 mkdir -p .data
 [ -f .data/secrets.env ] || install -m 600 /dev/null .data/secrets.env
-for name in INGEST_TOKEN API_KEY_PEPPER; do
+for name in INGEST_TOKEN API_KEY_PEPPER CURSOR_SECRET; do
   if ! grep -q "^${name}=" .data/secrets.env; then
     echo "${name}=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>.data/secrets.env
   fi

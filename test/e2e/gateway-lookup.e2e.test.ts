@@ -1,50 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatApiKey, generateApiKey, parseApiKey } from '@audit/shared';
-import { runCli } from '../../services/ops/src/cli.js';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { freshPostgres } from '../support/postgres.js';
-import { gatewayService, KAFKA_BROKERS } from '../support/stack.js';
+import { gatewayFixture } from '../support/gateway-fixture.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
-const PEPPER = 'e2e-pepper-0123456789abcdef0123456789';
 const { names, ingest: ingestProc, ch } = pipelineFixture('gwlookup');
+const gw = gatewayFixture(names);
+const { get } = gw;
 const otherTenant = `${names.tenant}-other`;
-let postgres: Awaited<ReturnType<typeof freshPostgres>>;
-let gateway: ReturnType<typeof gatewayService>;
 const mine = Array.from({ length: 20 }, (_, i) => makeEvent(names.tenant, i));
 const theirs = Array.from({ length: 5 }, (_, i) => makeEvent(otherTenant, i));
-
-async function mint(tenant: string, scopes: string, ipAllow?: string): Promise<string> {
-  let out = '';
-  const argv = [
-    'keys',
-    'create',
-    '--tenant',
-    tenant,
-    '--scopes',
-    scopes,
-    '--json',
-    ...(ipAllow ? ['--ip-allow', ipAllow] : []),
-  ];
-  const env = {
-    DATABASE_URL: postgres.url,
-    KAFKA_BROKERS,
-    TOPIC_PREFIX: names.topicPrefix,
-    API_KEY_PEPPER: PEPPER,
-    LOG_LEVEL: 'error',
-  };
-  expect(await runCli(argv, env, { out: (t) => (out += t), err: () => undefined })).toBe(0);
-  return (JSON.parse(out) as { key: string }).key;
-}
-
-async function get(path: string, key?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${gateway.url}/api/v2/public${path}`, {
-    headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
 
 /** The event as the public API must render it. */
 const view = (e: TestEvent) => ({
@@ -57,20 +24,12 @@ const view = (e: TestEvent) => ({
 let reader: string;
 
 beforeAll(async () => {
-  postgres = await freshPostgres(names);
-  gateway = gatewayService(names, { DATABASE_URL: postgres.url, API_KEY_PEPPER: PEPPER });
-  await gateway.start();
-  reader = await mint(names.tenant, 'audit:read');
+  reader = await gw.mint(names.tenant, 'audit:read');
   expect((await ingest(ingestProc.url, names.ingestToken, [...mine, ...theirs])).status).toBe(202);
   await waitFor(
     'events stored',
     async () => (await countRows(ch, names.tenant)) === 21 && (await countRows(ch, otherTenant)) === 5,
   );
-});
-
-afterAll(async () => {
-  await gateway.stop();
-  await postgres.drop();
 });
 
 describe('GET /api/v2/public/audit/events/{event_id}', () => {
@@ -101,20 +60,9 @@ describe('GET /api/v2/public/audit/events/{event_id}', () => {
 
   it('answers one byte-identical 401, with the same headers, for every authentication failure', async () => {
     const live = parseApiKey(reader)!;
-    const revoked = await mint(names.tenant, 'audit:read');
-    let out = '';
-    const env = {
-      DATABASE_URL: postgres.url,
-      KAFKA_BROKERS,
-      TOPIC_PREFIX: names.topicPrefix,
-      API_KEY_PEPPER: PEPPER,
-      LOG_LEVEL: 'error',
-    };
-    await runCli(['keys', 'revoke', '--prefix', parseApiKey(revoked)!.prefix], env, {
-      out: (t) => (out += t),
-      err: () => undefined,
-    });
-    const elsewhere = await mint(names.tenant, 'audit:read', '203.0.113.0/24');
+    const revoked = await gw.mint(names.tenant, 'audit:read');
+    await gw.ops('keys', 'revoke', '--prefix', parseApiKey(revoked)!.prefix);
+    const elsewhere = await gw.mint(names.tenant, 'audit:read', '203.0.113.0/24');
     const path = `/audit/events/${mine[0]!.event_id}`;
     await waitFor('revoked key refused', async () => (await get(path, revoked)).status === 401, {
       timeoutMs: 30_000,
@@ -144,7 +92,7 @@ describe('GET /api/v2/public/audit/events/{event_id}', () => {
   });
 
   it('answers 403 naming the scope for a key without audit:read', async () => {
-    const exporter = await mint(names.tenant, 'audit:export');
+    const exporter = await gw.mint(names.tenant, 'audit:export');
     const res = await get(`/audit/events/${mine[0]!.event_id}`, exporter);
     expect(res.status).toBe(403);
     expect(JSON.parse(res.text)).toEqual({

@@ -3,17 +3,21 @@ import {
   registerErrorHandling,
   registerHealth,
   registerJsonBodyParser,
+  type Clock,
   type Logger,
   type ReadinessCheck,
 } from '@audit/shared';
 import type { EventsReader } from './adapters/events.reader.js';
 import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/public-api.plugin.js';
+import { eventListRoute } from './routes/event-list.route.js';
 import { eventLookupRoute } from './routes/event-lookup.route.js';
 
 export interface GatewayAppOptions extends PublicApiAuthOptions {
   logger: Logger;
   readiness: Record<string, ReadinessCheck>;
-  events: Pick<EventsReader, 'findEvent'>;
+  events: Pick<EventsReader, 'findEvent' | 'listPage'>;
+  cursorSecret: string;
+  clock: Clock;
 }
 
 export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance> {
@@ -26,6 +30,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
     async (api) => {
       registerPublicApiAuth(api, opts);
       eventLookupRoute(api, opts.events);
+      eventListRoute(api, opts);
     },
     { prefix: '/api/v2/public' },
   );

@@ -23,7 +23,9 @@ function app(findKey: () => Promise<StoredApiKey | null>, findEvent: () => Promi
     logger: pino({ level: 'silent' }),
     trustedProxies: [],
     auth: { pepper: PEPPER, env: 'live', findKey },
-    events: { findEvent },
+    events: { findEvent, listPage: async () => [] },
+    cursorSecret: 'cursor-secret-0123456789abcdef012345',
+    clock: Date.now,
     readiness: {},
   });
 }

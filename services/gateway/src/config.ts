@@ -38,6 +38,7 @@ const schema = z
     GATEWAY_PORT: port(8080),
     API_KEY_PEPPER: secret(32),
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
+    CURSOR_SECRET: secret(32),
     TRUSTED_PROXIES: cidrList,
     // Revocation must reach every gateway within 5 s (decisions.md): a cached lookup lives at most this long.
     KEY_CACHE_TTL_MS: positiveInt(2000).refine(
@@ -53,6 +54,7 @@ const schema = z
     port: e.GATEWAY_PORT,
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,
+    cursorSecret: e.CURSOR_SECRET,
     trustedProxies: e.TRUSTED_PROXIES,
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
   }));

@@ -5,6 +5,7 @@ import {
   migrateClickHouse,
   migratePostgres,
   onShutdown,
+  systemClock,
 } from '@audit/shared';
 import { eventsReader } from './adapters/events.reader.js';
 import { cachedKeyStore } from './adapters/key-store.js';
@@ -27,6 +28,8 @@ const app = await buildApp({
     findKey: cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxEntries: 100_000 }),
   },
   events: eventsReader(clickhouse),
+  cursorSecret: config.cursorSecret,
+  clock: systemClock,
   readiness: {
     postgres: () => pool.query('SELECT 1'),
     clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),

@@ -1,5 +1,20 @@
-import { sqlValue, type ClickHouseClient } from '@audit/shared';
+import { MAX_FUTURE_SKEW_MS, sqlValue, type ClickHouseClient } from '@audit/shared';
 import { EVENT_COLUMNS, type EventRow } from '../domain/audit-event.view.js';
+import type { PagePosition } from '../domain/cursor.js';
+import type { EventFilters } from '../domain/list-query.js';
+
+// ClickHouse 18.16 cannot read in sort order, so a page never asks for "the newest N of the tenant": it reads a
+// time window just below where the page starts, and widens the window (x4) only while the page is not full.
+const FIRST_WINDOW_MS = 60 * 60 * 1000;
+const WINDOW_GROWTH = 4;
+
+function filterConditions(f: EventFilters): string[] {
+  const conditions: string[] = [];
+  if (f.action !== undefined) conditions.push(`action = ${sqlValue(f.action)}`);
+  if (f.resource_type !== undefined) conditions.push(`resource_type = ${sqlValue(f.resource_type)}`);
+  if (f.phi_involved !== undefined) conditions.push(`phi_involved = ${sqlValue(f.phi_involved)}`);
+  return conditions;
+}
 
 async function rows<T>(client: ClickHouseClient, query: string): Promise<T[]> {
   return (await client.query({ query, format: 'JSONEachRow' })).json<T>();
@@ -28,6 +43,41 @@ export function eventsReader(client: ClickHouseClient) {
          WHERE tenant_id = ${tenant} AND ts = ${sqlValue(BigInt(located.ts))} AND event_id = ${id} LIMIT 1`,
       );
       return row ?? null;
+    },
+
+    /**
+     * Up to `want` events of the tenant matching the filters, newest first (timestamp desc, id desc), strictly
+     * after `position` in that order. `now` bounds the newest possible timestamp (ingest refuses later ones).
+     */
+    async listPage(
+      tenantId: string,
+      filters: EventFilters,
+      position: PagePosition | null,
+      want: number,
+      now: number,
+    ): Promise<EventRow[]> {
+      const lo = filters.since ?? 0;
+      let hi = Math.min(
+        filters.until ?? Infinity,
+        now + MAX_FUTURE_SKEW_MS + 1,
+        position ? position.ts + 1 : Infinity,
+      );
+      const fixed = [`tenant_id = ${sqlValue(tenantId)}`, ...filterConditions(filters)];
+      if (position) fixed.push(`(ts < ${sqlValue(position.ts)} OR event_id < ${sqlValue(position.id)})`);
+      const found: EventRow[] = [];
+      for (let window = FIRST_WINDOW_MS; found.length < want && hi > lo; window *= WINDOW_GROWTH) {
+        const from = Math.max(lo, hi - window);
+        const conditions = [...fixed, `ts >= ${sqlValue(from)}`, `ts < ${sqlValue(hi)}`];
+        found.push(
+          ...(await rows<EventRow>(
+            client,
+            `SELECT ${EVENT_COLUMNS} FROM audit_events WHERE ${conditions.join(' AND ')}
+             ORDER BY ts DESC, event_id DESC LIMIT ${sqlValue(want - found.length)}`,
+          )),
+        );
+        hi = from;
+      }
+      return found;
     },
   };
 }

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { ACTION_PATTERN, parseRfc3339, zodFieldErrors, type FieldError } from '@audit/shared';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/** The filters of list and export (spec: same shape and meaning); times as epoch ms, `until` exclusive. */
+export interface EventFilters {
+  action?: string;
+  resource_type?: string;
+  phi_involved?: boolean;
+  since?: number;
+  until?: number;
+}
+
+const time = z
+  .string()
+  .transform(
+    (text, ctx) =>
+      parseRfc3339(text) ??
+      (ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with Z or a numeric offset' }),
+      z.NEVER),
+  );
+
+export const filterFields = {
+  action: z
+    .string()
+    .max(100)
+    .regex(ACTION_PATTERN, 'must be a dotted lowercase slug such as phi.read')
+    .optional(),
+  resource_type: z.string().min(1).max(256).optional(),
+  since: time.optional(),
+  until: time.optional(),
+};
+
+const listQuerySchema = z
+  .strictObject({
+    ...filterFields,
+    phi_involved: z
+      .enum(['true', 'false'], { message: 'must be true or false' })
+      .transform((v) => v === 'true')
+      .optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,7}$/, `must be an integer from 1 to ${MAX_LIMIT}`)
+      .transform(Number)
+      .pipe(
+        z.number().min(1, `must be from 1 to ${MAX_LIMIT}`).max(MAX_LIMIT, `must be from 1 to ${MAX_LIMIT}`),
+      )
+      .optional(),
+    cursor: z.string().min(1).max(1024).optional(),
+  })
+  .superRefine((q, ctx) => {
+    if (q.since !== undefined && q.until !== undefined && q.since >= q.until) {
+      ctx.addIssue({ code: 'custom', path: ['since'], message: 'must be earlier than until' });
+    }
+  });
+
+export interface ListQuery {
+  filters: EventFilters;
+  limit: number;
+  cursor?: string;
+}
+
+/** Query string of the list: unknown, repeated or invalid parameters are all reported (422), never ignored. */
+export function parseListQuery(
+  query: Record<string, unknown>,
+): { ok: true; query: ListQuery } | { ok: false; errors: FieldError[] } {
+  const repeated = Object.entries(query).filter(([, v]) => Array.isArray(v));
+  if (repeated.length > 0) {
+    return { ok: false, errors: repeated.map(([field]) => ({ field, message: 'must be given once' })) };
+  }
+  const parsed = listQuerySchema.safeParse(query);
+  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error, '(query)') };
+  const { limit, cursor, ...filters } = parsed.data;
+  const defined = Object.fromEntries(
+    Object.entries(filters).filter(([, v]) => v !== undefined),
+  ) as EventFilters;
+  return {
+    ok: true,
+    query: { filters: defined, limit: limit ?? DEFAULT_LIMIT, ...(cursor ? { cursor } : {}) },
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { parseListQuery } from './list-query.js';
+
+describe('parseListQuery', () => {
+  it('applies the default limit and parses every filter', () => {
+    expect(parseListQuery({})).toEqual({ ok: true, query: { filters: {}, limit: 100 } });
+    expect(
+      parseListQuery({
+        action: 'phi.read',
+        resource_type: 'claim',
+        phi_involved: 'false',
+        since: '2026-11-01T00:00:00Z',
+        until: '2026-11-02T00:00:00+01:00',
+        limit: '1000',
+        cursor: 'abc.def',
+      }),
+    ).toEqual({
+      ok: true,
+      query: {
+        filters: {
+          action: 'phi.read',
+          resource_type: 'claim',
+          phi_involved: false,
+          since: Date.UTC(2026, 10, 1),
+          until: Date.UTC(2026, 10, 1, 23),
+        },
+        limit: 1000,
+        cursor: 'abc.def',
+      },
+    });
+  });
+
+  it.each([
+    [{ limit: '0' }, 'limit'],
+    [{ limit: '1001' }, 'limit'],
+    [{ limit: '10.5' }, 'limit'],
+    [{ limit: '-1' }, 'limit'],
+    [{ phi_involved: 'yes' }, 'phi_involved'],
+    [{ action: 'PHI.READ' }, 'action'],
+    [{ since: 'yesterday' }, 'since'],
+    [{ until: '2026-11-01' }, 'until'],
+    [{ since: '2026-11-02T00:00:00Z', until: '2026-11-01T00:00:00Z' }, 'since'],
+    [{ since: '2026-11-01T00:00:00Z', until: '2026-11-01T00:00:00Z' }, 'since'],
+    [{ acton: 'phi.read' }, 'acton'],
+    [{ action: ['phi.read', 'phi.query'] }, 'action'],
+    [{ cursor: '' }, 'cursor'],
+  ])('refuses %j naming %s', (query, field) => {
+    const result = parseListQuery(query);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.map((e) => e.field)).toContain(field);
+  });
+});

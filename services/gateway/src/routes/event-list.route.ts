@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { ValidationError, type Clock } from '@audit/shared';
+import type { EventsReader } from '../adapters/events.reader.js';
+import { toAuditEventView } from '../domain/audit-event.view.js';
+import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import { parseListQuery } from '../domain/list-query.js';
+import { unavailable } from '../plugins/public-api.plugin.js';
+
+export interface EventListOptions {
+  events: Pick<EventsReader, 'listPage'>;
+  cursorSecret: string;
+  clock: Clock;
+}
+
+export function eventListRoute(app: FastifyInstance, opts: EventListOptions): void {
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/audit/events',
+    { config: { scope: 'audit:read' } },
+    async (request) => {
+      const parsed = parseListQuery(request.query ?? {});
+      if (!parsed.ok) throw new ValidationError('Invalid query parameters.', parsed.errors);
+      const { filters, limit, cursor } = parsed.query;
+      const tenant = request.principal!.tenantId;
+      const position = cursor === undefined ? null : decodeCursor(cursor, tenant, filters, opts.cursorSecret);
+      if (cursor !== undefined && !position) {
+        throw new ValidationError('Invalid cursor.', [
+          {
+            field: 'cursor',
+            message: 'is malformed, was altered, or was issued for another tenant or other filters',
+          },
+        ]);
+      }
+      // One row more than the page: has_more is then exact, never a guess.
+      const rows = await opts.events
+        .listPage(tenant, filters, position, limit + 1, opts.clock())
+        .catch(unavailable('clickhouse'));
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      const hasMore = rows.length > limit && last !== undefined;
+      return {
+        events: page.map(toAuditEventView),
+        page: {
+          limit,
+          returned: page.length,
+          next_cursor: hasMore
+            ? encodeCursor({ ts: Number(last.ts), id: last.event_id }, tenant, filters, opts.cursorSecret)
+            : null,
+          has_more: hasMore,
+        },
+      };
+    },
+  );
+}
