@@ -1,5 +1,6 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
+  createHttpServer,
   registerErrorHandling,
   registerHealth,
   registerJsonBodyParser,
@@ -21,7 +22,7 @@ export interface GatewayAppOptions extends PublicApiAuthOptions {
 }
 
 export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger });
+  const app = createHttpServer(opts.logger);
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
   registerErrorHandling(app);

@@ -68,4 +68,26 @@ describe('gateway app', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toBe('not_found');
   });
+
+  it('answers a long id with the same 404 as any other unknown id', async () => {
+    const a = await app(
+      async () => stored,
+      async () => null,
+    );
+    const auth = { authorization: `Bearer ${formatApiKey(key)}` };
+    const long = await a.inject({ url: `/api/v2/public/audit/events/${'a'.repeat(500)}`, headers: auth });
+    const short = await a.inject({ url: '/api/v2/public/audit/events/nope', headers: auth });
+    expect(long.statusCode).toBe(404);
+    expect(long.body).toBe(short.body);
+  });
+
+  it('answers an undecodable URL with a 400 JSON error', async () => {
+    const a = await app(
+      async () => stored,
+      async () => null,
+    );
+    const res = await a.inject({ url: '/api/v2/public/audit/events/%zz' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'bad_request', message: expect.any(String) });
+  });
 });

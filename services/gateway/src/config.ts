@@ -40,10 +40,11 @@ const schema = z
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
     CURSOR_SECRET: secret(32),
     TRUSTED_PROXIES: cidrList,
-    // Revocation must reach every gateway within 5 s (decisions.md): a cached lookup lives at most this long.
+    // Revocation must reach every gateway within 5 s (decisions.md): a cached lookup lives at most this long,
+    // leaving time for the lookup that replaces it (queries time out after 2 s).
     KEY_CACHE_TTL_MS: positiveInt(2000).refine(
-      (ms) => ms <= 5000,
-      'at most 5000: revocation must apply within 5 s',
+      (ms) => ms <= 3000,
+      'at most 3000: revocation must apply within 5 s',
     ),
   })
   .transform((e) => ({

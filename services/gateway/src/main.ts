@@ -2,6 +2,7 @@ import pg from 'pg';
 import {
   createClickHouse,
   createLogger,
+  loggableError,
   migrateClickHouse,
   migratePostgres,
   onShutdown,
@@ -17,7 +18,15 @@ const logger = createLogger('gateway', config.logLevel);
 await migratePostgres(config.databaseUrl);
 await migrateClickHouse(config.clickhouse);
 
-const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+// Bounded waits: a slow or unreachable Postgres answers 503 instead of holding requests.
+const pool = new pg.Pool({
+  connectionString: config.databaseUrl,
+  max: 10,
+  connectionTimeoutMillis: 2000,
+  query_timeout: 2000,
+});
+// An idle client losing its connection (a Postgres restart) must not end the process.
+pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
 const clickhouse = createClickHouse(config.clickhouse);
 const app = await buildApp({
   logger,
@@ -25,7 +34,7 @@ const app = await buildApp({
   auth: {
     pepper: config.apiKeyPepper,
     env: config.apiKeyEnv,
-    findKey: cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxEntries: 100_000 }),
+    findKey: cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 }),
   },
   events: eventsReader(clickhouse),
   cursorSecret: config.cursorSecret,

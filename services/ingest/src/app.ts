@@ -1,5 +1,6 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
+  createHttpServer,
   registerErrorHandling,
   registerHealth,
   registerJsonBodyParser,
@@ -15,7 +16,7 @@ export interface IngestAppOptions extends EventsRouteOptions {
 }
 
 export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, bodyLimit: opts.maxBytes });
+  const app = createHttpServer(opts.logger, { bodyLimit: opts.maxBytes });
   // Only JSON and NDJSON are ingest formats: anything else is a 415, never guessed at.
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);

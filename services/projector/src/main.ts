@@ -1,6 +1,6 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify';
 import {
   auditEventCodec,
+  createHttpServer,
   createClickHouse,
   DurableProducer,
   bootstrapKafka,
@@ -70,7 +70,7 @@ await runProjectorConsumer({
   logger,
 });
 
-const app = Fastify({ loggerInstance: logger as FastifyBaseLogger });
+const app = createHttpServer(logger);
 registerErrorHandling(app);
 registerHealth(app, {
   clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),

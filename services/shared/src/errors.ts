@@ -65,7 +65,8 @@ export class DependencyUnavailableError extends AppError {
     readonly retryAfterS = 5,
     options?: { cause?: unknown },
   ) {
-    super(`A dependency is unavailable (${dependency}); retry later.`);
+    // The message names no dependency: it reaches clients, and our topology is none of theirs.
+    super('The service is temporarily unavailable; retry later.');
     if (options?.cause) this.cause = options.cause;
     this.headers['retry-after'] = String(retryAfterS);
   }

@@ -34,3 +34,4 @@ export * from './unicode.js';
 export * from './api-keys/api-key.js';
 export * from './api-keys/cidr.js';
 export * from './api-keys/api-keys.repository.js';
+export * from './http/server.js';

@@ -2,26 +2,58 @@ import type pg from 'pg';
 import { apiKeysRepository, type StoredApiKey } from '@audit/shared';
 
 export interface KeyStoreOptions {
-  /** How long a lookup (found or not) is reused: bounds how long a revoked key keeps working. */
+  /** How long a lookup is reused, counted from when it was asked: bounds how long a revoked key keeps working. */
   ttlMs: number;
-  maxEntries: number;
+  maxKeys: number;
+  maxUnknown: number;
   now?: () => number;
+}
+
+function remember<V>(map: Map<string, V>, max: number, key: string, value: V) {
+  map.delete(key);
+  if (map.size >= max) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }
 
 /**
  * Key lookups with a short-lived cache, so a request does not cost a Postgres round trip. Unknown prefixes are
- * cached too (a flood of random keys must not become a flood of queries), in a bounded map.
+ * remembered in a separate bounded map, so a flood of random keys can neither evict live keys nor turn into a
+ * flood of queries for the same prefix; concurrent lookups of one prefix share one query.
  */
 export function cachedKeyStore(db: Pick<pg.Pool, 'query'>, options: KeyStoreOptions) {
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { key: StoredApiKey | null; at: number }>();
-  return async function findKey(prefix: string): Promise<StoredApiKey | null> {
-    const hit = cache.get(prefix);
-    if (hit && now() - hit.at < options.ttlMs) return hit.key;
-    const key = await apiKeysRepository.find(db, prefix);
-    cache.delete(prefix);
-    if (cache.size >= options.maxEntries) cache.delete(cache.keys().next().value!);
-    cache.set(prefix, { key, at: now() });
-    return key;
+  const keys = new Map<string, { key: StoredApiKey; at: number }>();
+  const unknown = new Map<string, number>();
+  const pending = new Map<string, Promise<StoredApiKey | null>>();
+
+  const lookUp = async (prefix: string): Promise<StoredApiKey | null> => {
+    const askedAt = now();
+    try {
+      const key = await apiKeysRepository.find(db, prefix);
+      if (key) {
+        unknown.delete(prefix);
+        remember(keys, options.maxKeys, prefix, { key, at: askedAt });
+      } else {
+        keys.delete(prefix);
+        remember(unknown, options.maxUnknown, prefix, askedAt);
+      }
+      return key;
+    } finally {
+      pending.delete(prefix);
+    }
+  };
+
+  return function findKey(prefix: string): Promise<StoredApiKey | null> {
+    const t = now();
+    const known = keys.get(prefix);
+    if (known && t - known.at < options.ttlMs) return Promise.resolve(known.key);
+    const missedAt = unknown.get(prefix);
+    if (missedAt !== undefined && t - missedAt < options.ttlMs) return Promise.resolve(null);
+    let inFlight = pending.get(prefix);
+    if (!inFlight) {
+      inFlight = lookUp(prefix);
+      pending.set(prefix, inFlight);
+    }
+    return inFlight;
   };
 }

@@ -1,4 +1,11 @@
-import { parseApiKey, secretMatches, type ApiKeyEnv, type Scope, type StoredApiKey } from '@audit/shared';
+import {
+  bearerToken,
+  parseApiKey,
+  secretMatches,
+  type ApiKeyEnv,
+  type Scope,
+  type StoredApiKey,
+} from '@audit/shared';
 import { cidrSet } from './ip-match.js';
 
 export interface Principal {
@@ -13,8 +20,6 @@ export interface AuthDeps {
   env: ApiKeyEnv;
 }
 
-const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
-
 /**
  * The key's principal, or null for every way of failing (no header, wrong format or environment, unknown prefix,
  * wrong secret, revoked, client outside the allow-list): callers answer all of them with one identical 401.
@@ -25,8 +30,8 @@ export async function authenticate(
   ip: string,
   deps: AuthDeps,
 ): Promise<Principal | null> {
-  const presented = BEARER.exec(authorization ?? '')?.[1];
-  const key = presented === undefined ? null : parseApiKey(presented);
+  const presented = bearerToken(authorization);
+  const key = presented === null ? null : parseApiKey(presented);
   if (!key) return null;
   const stored = await deps.findKey(key.prefix);
   const matches = secretMatches(key.secret, stored?.secret_hash ?? null, deps.pepper);

@@ -39,11 +39,8 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
 
   app.addHook('onRequest', async (request) => {
     const forwarded = request.headers['x-forwarded-for'];
-    const ip = clientIp(
-      request.socket.remoteAddress ?? '',
-      Array.isArray(forwarded) ? forwarded.join(',') : forwarded,
-      trusted,
-    );
+    const forwardedFor = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
+    const ip = clientIp(request.socket.remoteAddress ?? '', forwardedFor, trusted);
     const principal = await authenticate(request.headers.authorization, ip, opts.auth).catch(
       unavailable('postgres'),
     );

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
+import { loggableError } from '../logger.js';
 
 export interface ErrorBody {
   error: string;
@@ -37,7 +38,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
-      if (err.status >= 500) request.log.warn({ err }, 'request failed on a dependency');
+      if (err.status >= 500)
+        request.log.warn({ err: loggableError(err.cause ?? err) }, 'request failed on a dependency');
       const body: ErrorBody = { error: err.code, message: err.message };
       if (err.details !== undefined) body.details = err.details;
       return reply.code(err.status).headers(err.headers).send(body);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { withDeadline } from '../deadline.js';
+import { loggableError } from '../logger.js';
 
 export type ReadinessCheck = () => Promise<unknown>;
 
@@ -11,14 +12,16 @@ export function registerHealth(
 ) {
   // Probes poll often; their request logs would drown everything else.
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
+  // Answers say only ok or failed: these endpoints are unauthenticated, and dependency errors name hosts and users.
+  app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {
           await withDeadline(check(), deadlineMs, () => new Error(`no answer within ${deadlineMs} ms`));
           return [name, 'ok'] as const;
         } catch (err) {
-          return [name, (err as Error).message || 'failed'] as const;
+          request.log.warn({ check: name, err: loggableError(err) }, 'readiness check failed');
+          return [name, 'failed'] as const;
         }
       }),
     );
