@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `npm run --silent ops -- <command>`: the operator CLI, with the checkout's development secrets when the
-# environment does not set them. Prints only the command's own output.
+# `npm run --silent ops -- <command>`: the operator CLI, with the checkout's development secrets (made by
+# `npm start`) when the environment does not set them. Prints only the command's own output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/local-secrets.sh
+load_dev_secrets
 exec node --import tsx services/ops/src/main.ts "$@"

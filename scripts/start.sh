@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prepare.sh
 source scripts/local-secrets.sh
+ensure_dev_secrets
+load_dev_secrets
 exec node --import tsx scripts/start.ts

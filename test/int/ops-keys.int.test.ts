@@ -15,23 +15,23 @@ let postgres: Awaited<ReturnType<typeof freshPostgres>>;
 const events: AuditEventRecord[] = [];
 const consumer = testKafka().consumer({ groupId: `${names.groupId}-reader` });
 
-async function ops(...argv: string[]) {
+async function opsWith(overrides: Record<string, string | undefined>, ...argv: string[]) {
   let out = '';
   let err = '';
-  const code = await runCli(
-    argv,
-    {
-      DATABASE_URL: postgres.url,
-      KAFKA_BROKERS,
-      TOPIC_PREFIX: names.topicPrefix,
-      API_KEY_PEPPER: PEPPER,
-      OPERATOR_ID: 'operator:test',
-      LOG_LEVEL: 'error',
-    },
-    { out: (t) => (out += t), err: (t) => (err += t) },
-  );
+  const env = {
+    DATABASE_URL: postgres.url,
+    KAFKA_BROKERS,
+    TOPIC_PREFIX: names.topicPrefix,
+    API_KEY_PEPPER: PEPPER,
+    OPERATOR_ID: 'operator:test',
+    LOG_LEVEL: 'error',
+    ...overrides,
+  };
+  const code = await runCli(argv, env, { out: (t) => (out += t), err: (t) => (err += t) });
   return { code, out, err, json: () => JSON.parse(out) as Record<string, unknown> };
 }
+
+const ops = (...argv: string[]) => opsWith({}, ...argv);
 
 async function rows() {
   const client = new pg.Client({ connectionString: postgres.url });
@@ -152,6 +152,8 @@ describe('ops keys', () => {
       ['keys', 'create', '--tenant', 'bad tenant', '--scopes', 'audit:read'],
       ['keys', 'create', '--tenant', names.tenant, '--scopes', 'admin:all'],
       ['keys', 'create', '--tenant', names.tenant, '--scopes', 'audit:read', '--ip-allow', '300.1.1.1/8'],
+      ['keys', 'create', '--tenant', names.tenant, '--scopes', 'audit:read', '--ip-allow', '10.1.2.3/8'],
+      ['keys', 'create', '--tenant', names.tenant, '--scopes', 'audit:read', '--ip-allow', 'fe80::1%eth0'],
       ['keys', 'create', '--tenant', names.tenant, '--scopes', 'audit:read', '--bogus'],
       ['keys', 'revoke', '--prefix', "x'; DROP TABLE api_keys; --"],
     ]) {
@@ -162,5 +164,33 @@ describe('ops keys', () => {
     expect((await ops('keys', 'revoke', '--prefix', 'ffffffff')).code).toBe(1);
     expect((await rows()).length).toBe(before);
     expect(events.length).toBe(eventsBefore);
+  });
+
+  it('needs the pepper for changes only, and rotates only keys of its own environment', async () => {
+    const noPepper = await opsWith(
+      { API_KEY_PEPPER: undefined },
+      'keys',
+      'create',
+      '--tenant',
+      names.tenant,
+      '--scopes',
+      'audit:read',
+    );
+    expect(noPepper.code).toBe(2);
+    expect(noPepper.err).toMatch(/API_KEY_PEPPER/);
+    expect((await opsWith({ API_KEY_PEPPER: undefined }, 'keys', 'list')).code).toBe(0);
+
+    const live = (
+      await ops('keys', 'create', '--tenant', names.tenant, '--scopes', 'audit:read', '--json')
+    ).json();
+    const asTest = await opsWith(
+      { API_KEY_ENV: 'test' },
+      'keys',
+      'rotate',
+      '--prefix',
+      live.prefix as string,
+    );
+    expect(asTest.code).toBe(1);
+    expect(asTest.err).toMatch(/live key/);
   });
 });

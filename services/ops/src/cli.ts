@@ -6,6 +6,7 @@ import {
   auditPublisher,
   bootstrapKafka,
   createLogger,
+  loggableError,
   DurableProducer,
   migratePostgres,
   systemClock,
@@ -13,7 +14,7 @@ import {
   type Logger,
 } from '@audit/shared';
 import { CliError } from './commands/cli-error.js';
-import { keysCommands, type KeysContext } from './commands/keys.command.js';
+import { checkPrefix, keysCommands, type KeysContext } from './commands/keys.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { loadConfig, type OpsConfig } from './config.js';
 import { parseKeyRequest } from './domain/key-request.js';
@@ -51,26 +52,47 @@ export interface CliIo {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-async function withKeysContext<T>(config: OpsConfig, logger: Logger, run: (ctx: KeysContext) => Promise<T>) {
-  if (!config.apiKeyPepper) throw new CliError('API_KEY_PEPPER is required for keys commands', 2);
+async function withPool<T>(
+  config: OpsConfig,
+  logger: Logger,
+  run: (pool: pg.Pool) => Promise<T>,
+): Promise<T> {
   await migratePostgres(config.databaseUrl);
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
-  const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-ops');
-  const producer = new DurableProducer(kafka);
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2, connectionTimeoutMillis: 5000 });
+  pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
   try {
-    await producer.connect();
-    const publisher = auditPublisher({
-      producer,
-      topic: topics.auditEvents.name,
-      codec: auditEventCodec(),
-      clock: systemClock,
-    });
-    const operator = { id: config.operatorId ?? `operator:${userInfo().username}` };
-    return await run({ pool, publisher, pepper: config.apiKeyPepper, env: config.apiKeyEnv, operator });
+    return await run(pool);
   } finally {
-    await producer.disconnect();
     await pool.end();
   }
+}
+
+/** Postgres, Kafka and the pepper: what a key change needs (and only a key change). */
+async function withKeysContext<T>(config: OpsConfig, logger: Logger, run: (ctx: KeysContext) => Promise<T>) {
+  const pepper = config.apiKeyPepper;
+  if (!pepper) {
+    throw new CliError(
+      'API_KEY_PEPPER is required for key changes (in a checkout, `npm start` creates one)',
+      2,
+    );
+  }
+  return withPool(config, logger, async (pool) => {
+    const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-ops');
+    const producer = new DurableProducer(kafka);
+    try {
+      await producer.connect();
+      const publisher = auditPublisher({
+        producer,
+        topic: topics.auditEvents.name,
+        codec: auditEventCodec(),
+        clock: systemClock,
+      });
+      const operator = { id: config.operatorId ?? `operator:${userInfo().username}` };
+      return await run({ pool, publisher, pepper, env: config.apiKeyEnv, operator });
+    } finally {
+      await producer.disconnect();
+    }
+  });
 }
 
 async function keys(sub: string | undefined, values: Values, config: OpsConfig, logger: Logger, io: CliIo) {
@@ -83,17 +105,19 @@ async function keys(sub: string | undefined, values: Values, config: OpsConfig, 
       return print(minted, formatMinted(minted));
     }
     case 'list': {
-      const list = await withKeysContext(config, logger, (ctx) => keysCommands.list(ctx, values.tenant));
+      const list = await withPool(config, logger, (pool) => keysCommands.list(pool, values.tenant));
       return print(list, list.map(formatKeyLine).join('\n') || 'no keys');
     }
     case 'revoke': {
+      const prefix = checkPrefix(values.prefix);
       const { record, changed } = await withKeysContext(config, logger, (ctx) =>
-        keysCommands.revoke(ctx, values.prefix),
+        keysCommands.revoke(ctx, prefix),
       );
       return print({ ...record, changed }, `${record.prefix} ${changed ? 'revoked' : 'was already revoked'}`);
     }
     case 'rotate': {
-      const minted = await withKeysContext(config, logger, (ctx) => keysCommands.rotate(ctx, values.prefix));
+      const prefix = checkPrefix(values.prefix);
+      const minted = await withKeysContext(config, logger, (ctx) => keysCommands.rotate(ctx, prefix));
       return print(
         minted,
         `${formatMinted(minted)}\nthe old key ${minted.rotated_from} stays live until revoked`,

@@ -4,6 +4,7 @@ import {
   formatApiKey,
   generateApiKey,
   hashSecret,
+  InvalidCidrError,
   PREFIX_PATTERN,
   PrefixTakenError,
   type ApiKeyEnv,
@@ -27,9 +28,17 @@ export interface MintedKey extends ApiKeyRecord {
   key: string;
 }
 
+/** Checked before anything connects: a wrong argument is a usage error whatever state Kafka is in. */
+export function checkPrefix(prefix: string | undefined): string {
+  if (!prefix || !PREFIX_PATTERN.test(prefix)) {
+    throw new CliError("--prefix must be the key's 8 lowercase hex characters", 2);
+  }
+  return prefix;
+}
+
 /**
- * Runs `change` in a transaction and commits only after its audit event is in Kafka: a key change without its
- * audit event never takes effect.
+ * Runs `change` in a transaction whose audit event `change` publishes before returning: the change is committed
+ * only after Kafka has the event, so a key change never takes effect without it.
  */
 async function withAuditedTransaction<T>(
   ctx: KeysContext,
@@ -38,23 +47,38 @@ async function withAuditedTransaction<T>(
   const client = await ctx.pool.connect();
   try {
     await client.query('BEGIN');
-    const result = await change(client);
-    await client.query('COMMIT');
+    let result: T;
+    try {
+      result = await change(client);
+    } catch (err) {
+      // A failing rollback (a lost connection) must not hide why the change failed; Postgres discards it anyway.
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+    await client.query('COMMIT').catch((err: unknown) => {
+      throw new CliError(
+        `the audit event was written, but the change could not be committed (${(err as Error).message}); ` +
+          'nothing changed: check the key with "keys list" and repeat the command',
+      );
+    });
     return result;
-  } catch (err) {
-    await client.query('ROLLBACK');
-    throw err;
   } finally {
     client.release();
   }
 }
 
-async function mint(ctx: KeysContext, request: KeyRequest, rotatedFrom: string | null): Promise<MintedKey> {
+async function mint(
+  ctx: KeysContext,
+  request: KeyRequest,
+  rotatedFrom: string | null,
+  precheck: (db: pg.PoolClient) => Promise<void> = async () => undefined,
+): Promise<MintedKey> {
   // Eight hex characters collide rarely; a taken prefix just means another draw.
   for (let attempt = 0; attempt < 5; attempt++) {
     const generated = generateApiKey(ctx.env);
     try {
       return await withAuditedTransaction(ctx, async (db) => {
+        await precheck(db);
         const record = await apiKeysRepository.insert(db, {
           prefix: generated.prefix,
           env: ctx.env,
@@ -69,28 +93,19 @@ async function mint(ctx: KeysContext, request: KeyRequest, rotatedFrom: string |
         return { ...record, key: formatApiKey(generated) };
       });
     } catch (err) {
+      if (err instanceof InvalidCidrError) throw new CliError(`--ip-allow: ${err.message}`, 2);
       if (!(err instanceof PrefixTakenError)) throw err;
     }
   }
   throw new CliError('could not find a free key prefix after 5 draws');
 }
 
-function checkPrefix(prefix: string | undefined): string {
-  if (!prefix || !PREFIX_PATTERN.test(prefix))
-    throw new CliError("--prefix must be the key's 8 lowercase hex characters", 2);
-  return prefix;
-}
-
 export const keysCommands = {
   create: (ctx: KeysContext, request: KeyRequest) => mint(ctx, request, null),
 
-  list: (ctx: KeysContext, tenant?: string) => apiKeysRepository.list(ctx.pool, tenant),
+  list: (pool: pg.Pool, tenant?: string) => apiKeysRepository.list(pool, tenant),
 
-  async revoke(
-    ctx: KeysContext,
-    prefixArg: string | undefined,
-  ): Promise<{ record: ApiKeyRecord; changed: boolean }> {
-    const prefix = checkPrefix(prefixArg);
+  revoke(ctx: KeysContext, prefix: string): Promise<{ record: ApiKeyRecord; changed: boolean }> {
     return withAuditedTransaction(ctx, async (db) => {
       const result = await apiKeysRepository.revoke(db, prefix);
       if (!result) throw new CliError(`no key with prefix ${prefix}`);
@@ -100,12 +115,23 @@ export const keysCommands = {
     });
   },
 
-  /** A new key with the old one's tenant, scopes, allow-list and label; the old key stays live until revoked. */
-  async rotate(ctx: KeysContext, prefixArg: string | undefined): Promise<MintedKey> {
-    const old = await apiKeysRepository.find(ctx.pool, checkPrefix(prefixArg));
-    if (!old) throw new CliError(`no key with prefix ${prefixArg}`);
-    if (old.revoked_at) throw new CliError(`key ${old.prefix} is revoked; create a new key instead`);
+  /**
+   * A new key with the old one's tenant, scopes, allow-list and label; the old key stays live until revoked.
+   * The old key is locked in the same transaction, so a concurrent revoke cannot slip in between.
+   */
+  async rotate(ctx: KeysContext, prefix: string): Promise<MintedKey> {
+    const old = await apiKeysRepository.find(ctx.pool, prefix);
+    if (!old) throw new CliError(`no key with prefix ${prefix}`);
     const request = { tenant: old.tenant_id, scopes: old.scopes, ipAllow: old.ip_allow, label: old.label };
-    return mint(ctx, request, old.prefix);
+    return mint(ctx, request, old.prefix, async (db) => {
+      const locked = await apiKeysRepository.find(db, prefix, true);
+      if (!locked || locked.revoked_at)
+        throw new CliError(`key ${prefix} is revoked; create a new key instead`);
+      if (locked.env !== ctx.env) {
+        throw new CliError(
+          `key ${prefix} is a ${locked.env} key; this CLI mints ${ctx.env} keys (API_KEY_ENV)`,
+        );
+      }
+    });
   },
 };

@@ -28,6 +28,11 @@ export class PrefixTakenError extends Error {
   override name = 'PrefixTakenError';
 }
 
+/** Postgres refused a CIDR our parser let through (host bits set: 10.1.2.3/8). */
+export class InvalidCidrError extends Error {
+  override name = 'InvalidCidrError';
+}
+
 /** Postgres access for API keys; the secret hash is read only where a key is verified. */
 export const apiKeysRepository = {
   async insert(db: Queryable, key: NewApiKey): Promise<ApiKeyRecord> {
@@ -48,7 +53,9 @@ export const apiKeysRepository = {
       );
       return rows[0]!;
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new PrefixTakenError(key.prefix);
+      const code = (err as { code?: string }).code;
+      if (code === '23505') throw new PrefixTakenError(key.prefix);
+      if (code === '22P02') throw new InvalidCidrError((err as Error).message);
       throw err;
     }
   },
@@ -61,9 +68,10 @@ export const apiKeysRepository = {
     return rows;
   },
 
-  async find(db: Queryable, prefix: string): Promise<StoredApiKey | null> {
+  /** `forUpdate` locks the row until the transaction ends (rotate must not race a revoke). */
+  async find(db: Queryable, prefix: string, forUpdate = false): Promise<StoredApiKey | null> {
     const { rows } = await db.query<StoredApiKey>(
-      `SELECT ${PUBLIC_COLUMNS}, secret_hash FROM api_keys WHERE prefix = $1`,
+      `SELECT ${PUBLIC_COLUMNS}, secret_hash FROM api_keys WHERE prefix = $1${forUpdate ? ' FOR UPDATE' : ''}`,
       [prefix],
     );
     return rows[0] ?? null;
