@@ -7,10 +7,16 @@ import { gatewayService, KAFKA_BROKERS } from './stack.js';
 const PEPPER = 'e2e-pepper-0123456789abcdef0123456789';
 const CURSOR_SECRET = 'e2e-cursor-0123456789abcdef0123456789';
 
-/** A gateway process on the test's own Postgres database, and keys minted through the real operator CLI. */
-export function gatewayFixture(names: TestNames) {
+/**
+ * Gateway processes (one by default) sharing the test's own Postgres database, and keys minted through the real
+ * operator CLI.
+ */
+export function gatewayFixture(
+  names: TestNames,
+  options: { processes?: number; env?: Record<string, string> } = {},
+) {
   let postgres: Awaited<ReturnType<typeof freshPostgres>>;
-  let gateway: ReturnType<typeof gatewayService>;
+  const gateways: ReturnType<typeof gatewayService>[] = [];
   const opsEnv = () => ({
     DATABASE_URL: postgres.url,
     KAFKA_BROKERS,
@@ -21,11 +27,13 @@ export function gatewayFixture(names: TestNames) {
 
   beforeAll(async () => {
     postgres = await freshPostgres(names);
-    gateway = gatewayService(names, { DATABASE_URL: postgres.url, API_KEY_PEPPER: PEPPER, CURSOR_SECRET });
-    await gateway.start();
+    const env = { DATABASE_URL: postgres.url, API_KEY_PEPPER: PEPPER, CURSOR_SECRET, ...options.env };
+    for (let i = 0; i < (options.processes ?? 1); i++) gateways.push(gatewayService(names, env));
+    // One after the other: each start applies the migrations, which the first must have finished.
+    for (const gateway of gateways) await gateway.start();
   });
   afterAll(async () => {
-    await gateway.stop();
+    await Promise.all(gateways.map((g) => g.stop()));
     await postgres.drop();
   });
 
@@ -49,8 +57,9 @@ export function gatewayFixture(names: TestNames) {
       );
       return (JSON.parse(out) as { key: string }).key;
     },
-    async get(path: string, key?: string, headers: Record<string, string> = {}) {
-      const res = await fetch(`${gateway.url}/api/v2/public${path}`, {
+    /** GET through gateway process `which` (0 by default). */
+    async get(path: string, key?: string, headers: Record<string, string> = {}, which = 0) {
+      const res = await fetch(`${gateways[which]!.url}/api/v2/public${path}`, {
         headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
       });
       return { status: res.status, headers: res.headers, text: await res.text() };

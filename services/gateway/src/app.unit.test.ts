@@ -18,10 +18,16 @@ const stored: StoredApiKey = {
   secret_hash: hashSecret(key.secret, PEPPER),
 };
 
-function app(findKey: () => Promise<StoredApiKey | null>, findEvent: () => Promise<null>) {
+function app(
+  findKey: () => Promise<StoredApiKey | null>,
+  findEvent: () => Promise<null>,
+  takeToken = async () => ({ allowed: true, remaining: 999 }),
+) {
   return buildApp({
     logger: pino({ level: 'silent' }),
     trustedProxies: [],
+    limits: { readPerMinute: 1000, writePerMinute: 200 },
+    takeToken,
     auth: { pepper: PEPPER, env: 'live', findKey },
     events: { findEvent, listPage: async () => [] },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
@@ -89,5 +95,36 @@ describe('gateway app', () => {
     const res = await a.inject({ url: '/api/v2/public/audit/events/%zz' });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'bad_request', message: expect.any(String) });
+  });
+
+  it('answers 429 with Retry-After, the spec body and RateLimit headers once the bucket is empty', async () => {
+    const a = await app(
+      async () => stored,
+      async () => null,
+      async () => ({ allowed: false, remaining: 0.25 }),
+    );
+    const res = await lookup(a);
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.headers['ratelimit-limit']).toBe('1000');
+    expect(res.headers['ratelimit-remaining']).toBe('0');
+    expect(res.json()).toEqual({
+      error: 'rate_limited',
+      message: expect.stringContaining('read'),
+      scope: 'read',
+      retry_after_s: 1,
+    });
+  });
+
+  it('keeps the RateLimit headers on an error answer such as a 403', async () => {
+    const exportOnly = { ...stored, scopes: ['audit:export' as const] };
+    const res = await lookup(
+      await app(
+        async () => exportOnly,
+        async () => null,
+      ),
+    );
+    expect(res.statusCode).toBe(403);
+    expect(res.headers['ratelimit-remaining']).toBe('999');
   });
 });

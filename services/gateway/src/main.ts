@@ -10,6 +10,7 @@ import {
 } from '@audit/shared';
 import { eventsReader } from './adapters/events.reader.js';
 import { cachedKeyStore } from './adapters/key-store.js';
+import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 
@@ -31,6 +32,8 @@ const clickhouse = createClickHouse(config.clickhouse);
 const app = await buildApp({
   logger,
   trustedProxies: config.trustedProxies,
+  limits: config.limits,
+  takeToken: postgresRateLimiter(pool),
   auth: {
     pepper: config.apiKeyPepper,
     env: config.apiKeyEnv,

@@ -6,6 +6,8 @@ export abstract class AppError extends Error {
   abstract readonly code: string;
   readonly details?: unknown;
   readonly headers: Record<string, string> = {};
+  /** Further top-level fields of the error body, where the spec defines some (429). */
+  readonly extra: Record<string, unknown> = {};
 
   constructor(message: string, details?: unknown) {
     super(message);
@@ -42,6 +44,18 @@ export class ForbiddenError extends AppError {
 export class NotFoundError extends AppError {
   readonly status = 404;
   readonly code = 'not_found';
+}
+
+/** Spec: 429 with `Retry-After` and `{error, scope, retry_after_s}` (plus our `message`). */
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  readonly code = 'rate_limited';
+
+  constructor(scope: 'read' | 'write', retryAfterS: number) {
+    super(`Too many ${scope} requests for this API key; retry after ${retryAfterS} s.`);
+    this.headers['retry-after'] = String(retryAfterS);
+    Object.assign(this.extra, { scope, retry_after_s: retryAfterS });
+  }
 }
 
 /** The body cannot be parsed at all (as opposed to parsed but invalid: ValidationError). */

@@ -3,11 +3,20 @@ import {
   AppError,
   DependencyUnavailableError,
   ForbiddenError,
+  RateLimitedError,
   UnauthorizedError,
   type Scope,
 } from '@audit/shared';
 import { authenticate, type AuthDeps, type Principal } from '../domain/authenticate.js';
 import { cidrSet, clientIp } from '../domain/ip-match.js';
+import {
+  capacityOf,
+  rateLimitHeaders,
+  requestClass,
+  secondsUntil,
+  type RateLimits,
+} from '../domain/rate-limit.js';
+import type { TakeToken } from '../adapters/rate-limiter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,6 +31,8 @@ declare module 'fastify' {
 export interface PublicApiAuthOptions {
   auth: AuthDeps;
   trustedProxies: readonly string[];
+  takeToken: TakeToken;
+  limits: RateLimits;
 }
 
 /** A failure of ours (Postgres, ClickHouse) is a 503 the client may retry; client errors pass unchanged. */
@@ -30,14 +41,14 @@ export const unavailable = (dependency: string) => (err: unknown) => {
 };
 
 /**
- * Every route registered inside requires a valid key (one identical 401 for every failure) and the scope its
- * config names (403 naming it).
+ * Every route registered inside requires a valid key (one identical 401 for every failure), a token from the
+ * key's shared read or write bucket (429), and the scope its config names (403 naming it).
  */
 export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthOptions): void {
   const trusted = cidrSet(opts.trustedProxies);
   app.decorateRequest('principal', null);
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const forwarded = request.headers['x-forwarded-for'];
     const forwardedFor = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
     const ip = clientIp(request.socket.remoteAddress ?? '', forwardedFor, trusted);
@@ -47,6 +58,15 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
     if (!principal) throw new UnauthorizedError();
     request.principal = principal;
     request.log = request.log.child({ key_prefix: principal.prefix });
+
+    // Every authenticated request counts, whatever it turns out to be; the headers go on every such response.
+    const cls = requestClass(request.method);
+    const capacity = capacityOf(opts.limits, cls);
+    const { allowed, remaining } = await opts
+      .takeToken(principal.prefix, cls, capacity)
+      .catch(unavailable('postgres'));
+    void reply.headers(rateLimitHeaders(capacity, remaining));
+    if (!allowed) throw new RateLimitedError(cls, secondsUntil(remaining, 1, capacity));
   });
 
   app.addHook('preHandler', async (request) => {

@@ -6,6 +6,7 @@ export interface ErrorBody {
   error: string;
   message: string;
   details?: unknown;
+  [field: string]: unknown;
 }
 
 // Fastify's own client errors, renamed into our vocabulary; any other 4xx keeps its status as `bad_request`.
@@ -40,7 +41,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (err instanceof AppError) {
       if (err.status >= 500)
         request.log.warn({ err: loggableError(err.cause ?? err) }, 'request failed on a dependency');
-      const body: ErrorBody = { error: err.code, message: err.message };
+      const body: ErrorBody = { error: err.code, message: err.message, ...err.extra };
       if (err.details !== undefined) body.details = err.details;
       return reply.code(err.status).headers(err.headers).send(body);
     }
