@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { pageThrough, type Page } from '../support/paging.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -33,35 +34,10 @@ const newestFirst = (a: Listed, b: Listed) =>
 // the documented order computed here, not by the code under test.
 let stored: Listed[] = [];
 
-interface Page {
-  events: { event_id: string; tenant_id: string }[];
-  page: { limit: number; returned: number; next_cursor: string | null; has_more: boolean };
-}
-
 let reader: string;
 
-async function pageThrough(query: string, key = reader): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  for (let n = 0; n < 1000; n++) {
-    const sep = query ? '&' : '';
-    const res = await gw.get(
-      `/audit/events?${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`,
-      key,
-    );
-    expect(res.status, res.text).toBe(200);
-    const body = JSON.parse(res.text) as Page;
-    expect(body.page.returned).toBe(body.events.length);
-    ids.push(...body.events.map((e) => e.event_id));
-    if (!body.page.has_more) {
-      expect(body.page.next_cursor).toBeNull();
-      return ids;
-    }
-    expect(body.events).toHaveLength(body.page.limit);
-    cursor = body.page.next_cursor;
-  }
-  throw new Error('paging did not end');
-}
+const idsOf = async (query: string, key = reader) =>
+  (await pageThrough(gw.get, query, key)).map((e) => e.event_id);
 
 beforeAll(async () => {
   reader = await gw.mint(names.tenant, 'audit:read');
@@ -80,9 +56,7 @@ describe('GET /api/v2/public/audit/events', () => {
   it.each([1, 7, 100, 1000])(
     "pages with limit %i through exactly the tenant's events, newest first, no gap or repeat",
     async (limit) => {
-      expect(await pageThrough(`limit=${limit}`)).toEqual(
-        [...stored].sort(newestFirst).map((e) => e.event_id),
-      );
+      expect(await idsOf(`limit=${limit}`)).toEqual([...stored].sort(newestFirst).map((e) => e.event_id));
     },
   );
 
@@ -104,7 +78,7 @@ describe('GET /api/v2/public/audit/events', () => {
       .sort(newestFirst)
       .map((e) => e.event_id);
     expect(expected.length).toBeGreaterThan(10);
-    expect(await pageThrough(`${query}&limit=7`)).toEqual(expected);
+    expect(await idsOf(`${query}&limit=7`)).toEqual(expected);
   });
 
   it('filters by a time window: since inclusive, until exclusive', async () => {
@@ -116,7 +90,7 @@ describe('GET /api/v2/public/audit/events', () => {
       .sort(newestFirst)
       .map((e) => e.event_id);
     expect(expected.length).toBeGreaterThan(100);
-    expect(await pageThrough(`since=${since}&until=${until}&limit=13`)).toEqual(expected);
+    expect(await idsOf(`since=${since}&until=${until}&limit=13`)).toEqual(expected);
   });
 
   it('refuses a cursor that was altered, reused with other filters, or used by another tenant', async () => {

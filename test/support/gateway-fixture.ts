@@ -15,10 +15,10 @@ export function gatewayFixture(
   names: TestNames,
   options: { processes?: number; env?: Record<string, string> } = {},
 ) {
-  let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+  let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
   const gateways: ReturnType<typeof gatewayService>[] = [];
   const opsEnv = () => ({
-    DATABASE_URL: postgres.url,
+    DATABASE_URL: postgres!.url,
     KAFKA_BROKERS,
     TOPIC_PREFIX: names.topicPrefix,
     API_KEY_PEPPER: PEPPER,
@@ -34,7 +34,7 @@ export function gatewayFixture(
   });
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop()));
-    await postgres.drop();
+    await postgres?.drop();
   });
 
   return {

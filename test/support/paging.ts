@@ -1,0 +1,32 @@
+import { expect } from 'vitest';
+
+export interface Page {
+  events: { event_id: string; tenant_id: string }[];
+  page: { limit: number; returned: number; next_cursor: string | null; has_more: boolean };
+}
+
+type Get = (path: string, key?: string) => Promise<{ status: number; text: string }>;
+
+/** Follows next_cursor to the end, checking the page descriptor on the way; returns the events in order. */
+export async function pageThrough(get: Get, query: string, key: string): Promise<Page['events']> {
+  const events: Page['events'] = [];
+  let cursor: string | null = null;
+  for (let n = 0; n < 2000; n++) {
+    const sep = query ? '&' : '';
+    const res = await get(
+      `/audit/events?${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`,
+      key,
+    );
+    expect(res.status, res.text).toBe(200);
+    const body = JSON.parse(res.text) as Page;
+    expect(body.page.returned).toBe(body.events.length);
+    events.push(...body.events);
+    if (!body.page.has_more) {
+      expect(body.page.next_cursor).toBeNull();
+      return events;
+    }
+    expect(body.events).toHaveLength(body.page.limit);
+    cursor = body.page.next_cursor;
+  }
+  throw new Error('paging did not end');
+}
