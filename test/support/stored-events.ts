@@ -1,31 +1,14 @@
 import type { ClickHouseClient } from '@audit/shared';
 import { sqlIdentifier, sqlValue } from '@audit/shared';
-
-interface Row {
-  event_id: string;
-  ts: string;
-  tenant_id: string;
-  action: string;
-  user_id: string;
-  user_role: string;
-  resource_type: string;
-  resource_id: string;
-  fields_accessed: string;
-  phi_involved: number;
-  source_ip: string;
-  user_agent: string;
-  justification: string;
-  success: number;
-  details: string;
-}
+import { EVENT_COLUMNS, type EventRow } from '../../services/gateway/src/domain/audit-event.view.js';
 
 /** Every stored row of a tenant, as the ingest shape, read without FINAL: a duplicate would show. */
 export async function storedEvents(ch: ClickHouseClient, tenant: string) {
   const result = await ch.query({
-    query: `SELECT * FROM audit_events WHERE tenant_id = ${sqlValue(tenant)}`,
+    query: `SELECT ${EVENT_COLUMNS} FROM audit_events WHERE tenant_id = ${sqlValue(tenant)}`,
     format: 'JSONEachRow',
   });
-  const rows = await result.json<Row>();
+  const rows = await result.json<EventRow>();
   return rows.map((r) => ({
     event_id: r.event_id,
     timestamp: new Date(Number(r.ts)).toISOString(),

@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { formatApiKey, generateApiKey, hashSecret, type StoredApiKey } from '@audit/shared';
+import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
+import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from './app.js';
 
 const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
 const key = generateApiKey('live');
-const stored: StoredApiKey = {
-  prefix: key.prefix,
-  env: 'live',
-  tenant_id: 'acme',
-  scopes: ['audit:read'],
-  ip_allow: [],
-  label: '',
-  rotated_from: null,
-  created_at: new Date(),
-  revoked_at: null,
-  secret_hash: hashSecret(key.secret, PEPPER),
-};
+const stored: StoredApiKey = storedKeyFor(key, PEPPER);
 
 function app(
   findKey: () => Promise<StoredApiKey | null>,

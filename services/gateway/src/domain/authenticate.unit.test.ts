@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatApiKey, generateApiKey, hashSecret, type StoredApiKey } from '@audit/shared';
+import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
+import { storedKeyFor } from '@audit/shared/test-support';
 import { authenticate } from './authenticate.js';
 
 const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
 const key = generateApiKey('live');
 const text = formatApiKey(key);
 
-function stored(overrides: Partial<StoredApiKey> = {}): StoredApiKey {
-  return {
-    prefix: key.prefix,
-    env: 'live',
-    tenant_id: 'acme',
-    scopes: ['audit:read'],
-    ip_allow: [],
-    label: '',
-    rotated_from: null,
-    created_at: new Date(),
-    revoked_at: null,
-    secret_hash: hashSecret(key.secret, PEPPER),
-    ...overrides,
-  };
-}
+const stored = (overrides: Partial<StoredApiKey> = {}) => storedKeyFor(key, PEPPER, overrides);
 
 function deps(record: StoredApiKey | null) {
   const lookups: string[] = [];

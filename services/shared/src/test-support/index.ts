@@ -1,1 +1,2 @@
 export * from './sample-record.js';
+export * from './stored-key.js';
