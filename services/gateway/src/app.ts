@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import {
   createHttpServer,
+  NotFoundError,
   registerErrorHandling,
   registerHealth,
   registerJsonBodyParser,
@@ -30,6 +31,10 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
   await app.register(
     async (api) => {
       registerPublicApiAuth(api, opts);
+      // Unknown paths under the API are answered inside it: authenticated and counted like any other request.
+      api.setNotFoundHandler(() => {
+        throw new NotFoundError('No such endpoint.');
+      });
       eventLookupRoute(api, opts.events);
       eventListRoute(api, opts);
     },

@@ -55,14 +55,23 @@ describe('gateway app', () => {
     expect(res.statusCode).toBe(503);
   });
 
-  it('answers unknown paths with 404 JSON, without asking for a key', async () => {
+  it('authenticates and counts unknown paths under the API; answers others with 404 JSON', async () => {
     const a = await app(
       async () => stored,
       async () => null,
     );
-    const res = await a.inject({ url: '/api/v2/public/nothing-here' });
-    expect(res.statusCode).toBe(404);
-    expect(res.json().error).toBe('not_found');
+    expect((await a.inject({ url: '/api/v2/public/nothing-here' })).statusCode).toBe(401);
+    const known = await a.inject({
+      method: 'DELETE',
+      url: '/api/v2/public/nothing-here',
+      headers: { authorization: `Bearer ${formatApiKey(key)}` },
+    });
+    expect(known.statusCode).toBe(404);
+    expect(known.json().error).toBe('not_found');
+    expect(known.headers['ratelimit-limit']).toBe('200');
+    const outside = await a.inject({ url: '/elsewhere' });
+    expect(outside.statusCode).toBe(404);
+    expect(outside.json().error).toBe('not_found');
   });
 
   it('answers a long id with the same 404 as any other unknown id', async () => {
