@@ -5,6 +5,7 @@ import {
   registerErrorHandling,
   registerHealth,
   registerJsonBodyParser,
+  type AuditPublisher,
   type Clock,
   type Logger,
   type ReadinessCheck,
@@ -12,12 +13,14 @@ import {
 import type { EventsReader } from './adapters/events.reader.js';
 import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/public-api.plugin.js';
 import { eventListRoute } from './routes/event-list.route.js';
+import { exportRoute } from './routes/export.route.js';
 import { eventLookupRoute } from './routes/event-lookup.route.js';
 
 export interface GatewayAppOptions extends PublicApiAuthOptions {
   logger: Logger;
   readiness: Record<string, ReadinessCheck>;
-  events: Pick<EventsReader, 'findEvent' | 'listPage'>;
+  events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
+  auditLog: Pick<AuditPublisher, 'publish'>;
   cursorSecret: string;
   clock: Clock;
 }
@@ -37,6 +40,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
       });
       eventLookupRoute(api, opts.events);
       eventListRoute(api, opts);
+      exportRoute(api, opts);
     },
     { prefix: '/api/v2/public' },
   );

@@ -3,6 +3,8 @@ import {
   API_KEY_ENVS,
   clickhouseEnv,
   clickhouseSettings,
+  kafkaEnv,
+  kafkaSettings,
   loggingEnv,
   parseCidr,
   parseEnv,
@@ -32,6 +34,7 @@ const cidrList = z
 const schema = z
   .object({
     ...clickhouseEnv,
+    ...kafkaEnv,
     ...postgresEnv,
     ...loggingEnv,
     GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
@@ -51,6 +54,7 @@ const schema = z
   })
   .transform((e) => ({
     clickhouse: clickhouseSettings(e),
+    kafka: kafkaSettings(e),
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
     host: e.GATEWAY_HOST,

@@ -1,6 +1,10 @@
 import pg from 'pg';
 import {
+  auditEventCodec,
+  auditPublisher,
+  bootstrapKafka,
   createClickHouse,
+  DurableProducer,
   createLogger,
   loggableError,
   migrateClickHouse,
@@ -20,6 +24,13 @@ await migratePostgres(config.databaseUrl);
 await migrateClickHouse(config.clickhouse);
 
 // Bounded waits: a slow or unreachable Postgres answers 503 instead of holding requests.
+// The gateway writes audit events of its own (audit.export) through the same path as every producer.
+const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-gateway');
+const producer = new DurableProducer(kafka);
+await producer.connect();
+const admin = kafka.admin();
+await admin.connect();
+
 const pool = new pg.Pool({
   connectionString: config.databaseUrl,
   max: 10,
@@ -41,10 +52,17 @@ const app = await buildApp({
   },
   events: eventsReader(clickhouse),
   cursorSecret: config.cursorSecret,
+  auditLog: auditPublisher({
+    producer,
+    topic: topics.auditEvents.name,
+    codec: auditEventCodec(),
+    clock: systemClock,
+  }),
   clock: systemClock,
   readiness: {
     postgres: () => pool.query('SELECT 1'),
     clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),
+    kafka: () => admin.describeCluster(),
   },
 });
 await app.listen({ host: config.host, port: config.port });
@@ -54,4 +72,6 @@ onShutdown(logger, async () => {
   await app.close();
   await pool.end();
   await clickhouse.close();
+  await producer.disconnect();
+  await admin.disconnect();
 });

@@ -49,37 +49,59 @@ export function eventsReader(client: ClickHouseClient) {
      * Up to `want` events of the tenant matching the filters, newest first (timestamp desc, id desc), strictly
      * after `position` in that order. `now` bounds the newest possible timestamp (ingest refuses later ones).
      */
-    async listPage(
+    listPage(
       tenantId: string,
       filters: EventFilters,
       position: PagePosition | null,
       want: number,
       now: number,
-    ): Promise<EventRow[]> {
-      const lo = filters.since ?? 0;
-      let hi = Math.min(
-        filters.until ?? Infinity,
-        now + MAX_FUTURE_SKEW_MS + 1,
-        position ? position.ts + 1 : Infinity,
-      );
-      const fixed = [`tenant_id = ${sqlValue(tenantId)}`, ...filterConditions(filters)];
-      if (position) fixed.push(`(ts < ${sqlValue(position.ts)} OR event_id < ${sqlValue(position.id)})`);
-      const found: EventRow[] = [];
-      for (let window = FIRST_WINDOW_MS; found.length < want && hi > lo; window *= WINDOW_GROWTH) {
-        const from = Math.max(lo, hi - window);
-        const conditions = [...fixed, `ts >= ${sqlValue(from)}`, `ts < ${sqlValue(hi)}`];
-        found.push(
-          ...(await rows<EventRow>(
-            client,
-            `SELECT ${EVENT_COLUMNS} FROM audit_events WHERE ${conditions.join(' AND ')}
-             ORDER BY ts DESC, event_id DESC LIMIT ${sqlValue(want - found.length)}`,
-          )),
-        );
-        hi = from;
-      }
-      return found;
+    ) {
+      return page<EventRow>(EVENT_COLUMNS, tenantId, filters, position, want, now);
+    },
+
+    /** As listPage, but only the keys of the list order: what an export needs to plan its cut. */
+    listKeys(
+      tenantId: string,
+      filters: EventFilters,
+      position: PagePosition | null,
+      want: number,
+      now: number,
+    ) {
+      return page<{ ts: string; event_id: string }>('ts, event_id', tenantId, filters, position, want, now);
     },
   };
+
+  async function page<T>(
+    columns: string,
+    tenantId: string,
+    filters: EventFilters,
+    position: PagePosition | null,
+    want: number,
+    now: number,
+  ): Promise<T[]> {
+    const lo = filters.since ?? 0;
+    let hi = Math.min(
+      filters.until ?? Infinity,
+      now + MAX_FUTURE_SKEW_MS + 1,
+      position ? position.ts + 1 : Infinity,
+    );
+    const fixed = [`tenant_id = ${sqlValue(tenantId)}`, ...filterConditions(filters)];
+    if (position) fixed.push(`(ts < ${sqlValue(position.ts)} OR event_id < ${sqlValue(position.id)})`);
+    const found: T[] = [];
+    for (let window = FIRST_WINDOW_MS; found.length < want && hi > lo; window *= WINDOW_GROWTH) {
+      const from = Math.max(lo, hi - window);
+      const conditions = [...fixed, `ts >= ${sqlValue(from)}`, `ts < ${sqlValue(hi)}`];
+      found.push(
+        ...(await rows<T>(
+          client,
+          `SELECT ${columns} FROM audit_events WHERE ${conditions.join(' AND ')}
+             ORDER BY ts DESC, event_id DESC LIMIT ${sqlValue(want - found.length)}`,
+        )),
+      );
+      hi = from;
+    }
+    return found;
+  }
 }
 
 export type EventsReader = ReturnType<typeof eventsReader>;

@@ -81,3 +81,36 @@ export function parseListQuery(
     query: { filters: defined, limit: limit ?? DEFAULT_LIMIT, ...(cursor ? { cursor } : {}) },
   };
 }
+
+export const EXPORT_FORMATS = ['json', 'ndjson'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+const exportQuerySchema = z.strictObject({
+  format: z.enum(EXPORT_FORMATS, { message: 'must be json or ndjson' }).default('json'),
+});
+
+const exportBodySchema = z
+  .strictObject({ ...filterFields, phi_involved: z.boolean({ message: 'must be true or false' }).optional() })
+  .superRefine((b, ctx) => {
+    if (b.since !== undefined && b.until !== undefined && b.since >= b.until) {
+      ctx.addIssue({ code: 'custom', path: ['since'], message: 'must be earlier than until' });
+    }
+  });
+
+/** Export: `format` in the query; the list filters (only them: no limit, no cursor) in an optional JSON body. */
+export function parseExportRequest(
+  query: Record<string, unknown>,
+  body: unknown,
+): { ok: true; format: ExportFormat; filters: EventFilters } | { ok: false; errors: FieldError[] } {
+  const q = exportQuerySchema.safeParse(query);
+  const b = exportBodySchema.safeParse(body ?? {});
+  const errors = [
+    ...(q.success ? [] : zodFieldErrors(q.error, '(query)')),
+    ...(b.success ? [] : zodFieldErrors(b.error, '(body)')),
+  ];
+  if (!q.success || !b.success) return { ok: false, errors };
+  const filters = Object.fromEntries(
+    Object.entries(b.data).filter(([, v]) => v !== undefined),
+  ) as EventFilters;
+  return { ok: true, format: q.data.format, filters };
+}

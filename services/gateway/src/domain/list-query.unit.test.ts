@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListQuery } from './list-query.js';
+import { parseExportRequest, parseListQuery } from './list-query.js';
 
 describe('parseListQuery', () => {
   it('applies the default limit and parses every filter', () => {
@@ -46,6 +46,38 @@ describe('parseListQuery', () => {
     [{ cursor: '' }, 'cursor'],
   ])('refuses %j naming %s', (query, field) => {
     const result = parseListQuery(query);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.map((e) => e.field)).toContain(field);
+  });
+});
+
+describe('parseExportRequest', () => {
+  it('takes json by default and an absent or empty body as no filters', () => {
+    expect(parseExportRequest({}, undefined)).toEqual({ ok: true, format: 'json', filters: {} });
+    expect(parseExportRequest({ format: 'ndjson' }, {})).toEqual({ ok: true, format: 'ndjson', filters: {} });
+  });
+
+  it('takes the list filters with JSON types', () => {
+    expect(
+      parseExportRequest({}, { action: 'phi.read', phi_involved: false, until: '2026-11-01T00:00:00Z' }),
+    ).toEqual({
+      ok: true,
+      format: 'json',
+      filters: { action: 'phi.read', phi_involved: false, until: Date.UTC(2026, 10, 1) },
+    });
+  });
+
+  it.each([
+    [{ format: 'csv' }, {}, 'format'],
+    [{ format: 'json', limit: '5' }, {}, 'limit'],
+    [{}, { limit: 10 }, 'limit'],
+    [{}, { cursor: 'x' }, 'cursor'],
+    [{}, { phi_involved: 'true' }, 'phi_involved'],
+    [{}, { since: '2026-11-02T00:00:00Z', until: '2026-11-01T00:00:00Z' }, 'since'],
+    [{}, [], '(body)'],
+    [{}, 'everything', '(body)'],
+  ])('refuses query %j with body %j, naming %s', (query, body, field) => {
+    const result = parseExportRequest(query, body);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.errors.map((e) => e.field)).toContain(field);
   });

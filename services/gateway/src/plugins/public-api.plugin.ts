@@ -21,10 +21,13 @@ import type { TakeToken } from '../adapters/rate-limiter.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    clientIp: string;
   }
   interface FastifyContextConfig {
     /** The scope a route requires (spec: Scopes). */
     scope?: Scope;
+    /** Runs before the 403 of a request that lacks the scope (export records refused calls). */
+    onScopeDenied?: (request: FastifyRequest) => Promise<void>;
   }
 }
 
@@ -47,11 +50,13 @@ export const unavailable = (dependency: string) => (err: unknown) => {
 export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthOptions): void {
   const trusted = cidrSet(opts.trustedProxies);
   app.decorateRequest('principal', null);
+  app.decorateRequest('clientIp', '');
 
   app.addHook('onRequest', async (request, reply) => {
     const forwarded = request.headers['x-forwarded-for'];
     const forwardedFor = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
     const ip = clientIp(request.socket.remoteAddress ?? '', forwardedFor, trusted);
+    request.clientIp = ip;
     const principal = await authenticate(request.headers.authorization, ip, opts.auth).catch(
       unavailable('postgres'),
     );
@@ -70,8 +75,9 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
   });
 
   app.addHook('preHandler', async (request) => {
-    const scope = request.routeOptions.config.scope;
+    const { scope, onScopeDenied } = request.routeOptions.config;
     if (scope && !request.principal!.scopes.has(scope)) {
+      await onScopeDenied?.(request).catch(unavailable('kafka'));
       throw new ForbiddenError(`This API key lacks the scope ${scope}.`);
     }
   });

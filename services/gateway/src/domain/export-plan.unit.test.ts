@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { exportRange, planExport } from './export-plan.js';
+
+/** Keys in list order (newest first) with the given timestamps. */
+const keys = (...ts: number[]) => ts.map((t, i) => ({ ts: t, id: String(1000 - i).padStart(4, '0') }));
+
+describe('planExport', () => {
+  it('returns everything, untruncated, up to the cap', () => {
+    expect(planExport(keys(9, 8, 7), 3)).toEqual({ count: 3, truncated: false, cutTs: null, newestTs: 9 });
+    expect(planExport([], 3)).toEqual({ count: 0, truncated: false, cutTs: null, newestTs: null });
+  });
+
+  it('cuts at the cap when the next event is in another millisecond', () => {
+    expect(planExport(keys(9, 8, 7, 6), 3)).toEqual({ count: 3, truncated: true, cutTs: 7, newestTs: 9 });
+  });
+
+  it('leaves a millisecond that straddles the cap whole for the next call', () => {
+    expect(planExport(keys(9, 8, 7, 7, 7, 6), 4)).toEqual({
+      count: 2,
+      truncated: true,
+      cutTs: 8,
+      newestTs: 9,
+    });
+    expect(planExport(keys(9, 9, 8, 8, 8), 4)).toEqual({ count: 2, truncated: true, cutTs: 9, newestTs: 9 });
+  });
+
+  it('returns the first cap events when more than cap share one millisecond', () => {
+    expect(planExport(keys(5, 5, 5, 5), 3)).toEqual({ count: 3, truncated: true, cutTs: 5, newestTs: 5 });
+  });
+});
+
+describe('exportRange', () => {
+  it('bounds the stream by the newest planned event and, when truncated, the cut millisecond', () => {
+    expect(exportRange({ action: 'phi.read' }, planExport(keys(9, 8, 7, 6), 3))).toEqual({
+      action: 'phi.read',
+      until: 10,
+      since: 7,
+    });
+    expect(exportRange({ until: 5 }, planExport(keys(4, 3), 3))).toEqual({ until: 5 });
+    expect(exportRange({}, planExport([], 3))).toBeNull();
+  });
+});
