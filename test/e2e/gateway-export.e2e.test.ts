@@ -31,11 +31,16 @@ const sent = clustered();
 let exporter: string;
 let reader: string;
 
+const NO_BODY = Symbol('no body');
+
 async function exportCall(body: unknown, format = 'json', key = exporter) {
   const res = await fetch(`${gw.url()}/api/v2/public/audit/export?format=${format}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === NO_BODY ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === NO_BODY ? undefined : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
@@ -120,6 +125,7 @@ describe('POST /api/v2/public/audit/export', () => {
     [{ phi_involved: 'yes' }, 'json', 'phi_involved'],
     [{ since: '2026-11-02T00:00:00Z', until: '2026-11-01T00:00:00Z' }, 'json', 'since'],
     [[], 'json', '(body)'],
+    [null, 'json', '(body)'],
     [{}, 'csv', 'format'],
   ])('answers 422 for body %j with format %s, naming %s', async (body, format, field) => {
     const res = await exportCall(body, format);
@@ -127,5 +133,37 @@ describe('POST /api/v2/public/audit/export', () => {
     expect((JSON.parse(res.text) as { details: { field: string }[] }).details.map((d) => d.field)).toContain(
       field,
     );
+  });
+
+  it('exports everything for a request without a body', async () => {
+    const res = await exportCall(NO_BODY, 'ndjson');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-service-truncated')).toBe('true');
+  });
+
+  it('answers 403 to a key without the scope whatever body it sends', async () => {
+    const res = await fetch(`${gw.url()}/api/v2/public/audit/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader}`, 'content-type': 'text/plain' },
+      body: 'not json at all',
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('returns exactly the first 10,000 of a millisecond holding more, marked truncated', async () => {
+    const tenant = `${names.tenant}-one-ms`;
+    const key = await gw.mint(tenant, 'audit:export');
+    const at = new Date(BASE - 86_400_000).toISOString();
+    const burst = Array.from({ length: 10_050 }, (_, i) => ({ ...makeEvent(tenant, i), timestamp: at }));
+    for (let i = 0; i < burst.length; i += 1000) {
+      expect((await ingest(ingestProc.url, names.ingestToken, burst.slice(i, i + 1000))).status).toBe(202);
+    }
+    await waitFor('burst stored', async () => (await countRows(ch, tenant)) === 10_051);
+    const res = await exportCall({ until: new Date(BASE).toISOString() }, 'json', key);
+    const body = JSON.parse(res.text) as { events: unknown[]; count: number; truncated: boolean };
+    expect(body.count).toBe(10_000);
+    expect(body.events).toHaveLength(10_000);
+    expect(body.truncated).toBe(true);
+    expect(res.headers.get('x-service-truncated')).toBe('true');
   });
 });

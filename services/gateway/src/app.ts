@@ -21,6 +21,7 @@ export interface GatewayAppOptions extends PublicApiAuthOptions {
   readiness: Record<string, ReadinessCheck>;
   events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
   auditLog: Pick<AuditPublisher, 'publish'>;
+  auditTimeoutMs: number;
   cursorSecret: string;
   clock: Clock;
 }

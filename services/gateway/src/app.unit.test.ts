@@ -21,6 +21,7 @@ function app(
     auth: { pepper: PEPPER, env: 'live', findKey },
     events: { findEvent, listPage: async () => [], listKeys: async () => [] },
     auditLog: { publish: async () => [] },
+    auditTimeoutMs: 1000,
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
     readiness: {},

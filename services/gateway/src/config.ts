@@ -43,6 +43,7 @@ const schema = z
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
     CURSOR_SECRET: secret(32),
     TRUSTED_PROXIES: cidrList,
+    AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000),
     RATE_LIMIT_READ_PER_MIN: positiveInt(1000),
     RATE_LIMIT_WRITE_PER_MIN: positiveInt(200),
     // Revocation must reach every gateway within 5 s (decisions.md): a cached lookup lives at most this long,
@@ -63,6 +64,7 @@ const schema = z
     apiKeyEnv: e.API_KEY_ENV,
     cursorSecret: e.CURSOR_SECRET,
     trustedProxies: e.TRUSTED_PROXIES,
+    auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
     limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
   }));

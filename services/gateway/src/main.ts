@@ -52,12 +52,15 @@ const app = await buildApp({
   },
   events: eventsReader(clickhouse),
   cursorSecret: config.cursorSecret,
+  // Bounded like ingest: during a Kafka outage an export fails with 503 quickly instead of queueing.
   auditLog: auditPublisher({
     producer,
     topic: topics.auditEvents.name,
     codec: auditEventCodec(),
     clock: systemClock,
+    queue: { maxQueuedBytes: 16 * 1024 * 1024, maxWaitMs: config.auditTimeoutMs },
   }),
+  auditTimeoutMs: config.auditTimeoutMs,
   clock: systemClock,
   readiness: {
     postgres: () => pool.query('SELECT 1'),

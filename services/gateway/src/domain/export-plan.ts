@@ -9,7 +9,10 @@ export interface ExportPlan {
   truncated: boolean;
   /** Timestamp of the oldest event carried when truncated: the response holds every event of that millisecond. */
   cutTs: number | null;
-  /** Timestamp of the newest planned event: later arrivals (this export's own audit event) stay out. */
+  /**
+   * Timestamp of the newest planned event: later arrivals stay out (this export's own audit event too, unless an
+   * event was ingested with a timestamp ahead of it; ingest accepts up to 5 minutes ahead).
+   */
   newestTs: number | null;
 }
 

@@ -103,7 +103,8 @@ export function parseExportRequest(
   body: unknown,
 ): { ok: true; format: ExportFormat; filters: EventFilters } | { ok: false; errors: FieldError[] } {
   const q = exportQuerySchema.safeParse(query);
-  const b = exportBodySchema.safeParse(body ?? {});
+  // Only no body at all means "no filters": a JSON null is a body, and not an object.
+  const b = exportBodySchema.safeParse(body === undefined ? {} : body);
   const errors = [
     ...(q.success ? [] : zodFieldErrors(q.error, '(query)')),
     ...(b.success ? [] : zodFieldErrors(b.error, '(body)')),

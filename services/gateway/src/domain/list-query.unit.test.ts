@@ -75,6 +75,7 @@ describe('parseExportRequest', () => {
     [{}, { phi_involved: 'true' }, 'phi_involved'],
     [{}, { since: '2026-11-02T00:00:00Z', until: '2026-11-01T00:00:00Z' }, 'since'],
     [{}, [], '(body)'],
+    [{}, null, '(body)'],
     [{}, 'everything', '(body)'],
   ])('refuses query %j with body %j, naming %s', (query, body, field) => {
     const result = parseExportRequest(query, body);

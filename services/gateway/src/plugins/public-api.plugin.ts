@@ -72,9 +72,8 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
       .catch(unavailable('postgres'));
     void reply.headers(rateLimitHeaders(capacity, remaining));
     if (!allowed) throw new RateLimitedError(cls, secondsUntil(remaining, 1, capacity));
-  });
 
-  app.addHook('preHandler', async (request) => {
+    // Before the body is read: a key without the scope gets its 403 (and any audit of it) whatever it sent.
     const { scope, onScopeDenied } = request.routeOptions.config;
     if (scope && !request.principal!.scopes.has(scope)) {
       await onScopeDenied?.(request).catch(unavailable('kafka'));

@@ -1,19 +1,29 @@
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
+import {
+  DependencyUnavailableError,
+  ValidationError,
+  withDeadline,
+  type AuditPublisher,
+  type Clock,
+} from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
-import { toAuditEventView } from '../domain/audit-event.view.js';
+import { toAuditEventView, type AuditEventView, type EventRow } from '../domain/audit-event.view.js';
 import type { PagePosition } from '../domain/cursor.js';
 import { exportAuditEvent } from '../domain/export-event.js';
 import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
+import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
 import { parseExportRequest, type EventFilters, type ExportFormat } from '../domain/list-query.js';
 import { unavailable } from '../plugins/public-api.plugin.js';
 
-const CHUNK = 1000;
+// Rows per read: a full row carries up to 64 KiB of details, so a chunk stays within a few tens of MiB.
+const CHUNK = 500;
 
 export interface ExportOptions {
   events: Pick<EventsReader, 'listPage' | 'listKeys'>;
   auditLog: Pick<AuditPublisher, 'publish'>;
+  auditTimeoutMs: number;
   clock: Clock;
 }
 
@@ -22,7 +32,7 @@ async function firstKeys(opts: ExportOptions, tenant: string, filters: EventFilt
   const keys: PagePosition[] = [];
   let position: PagePosition | null = null;
   while (keys.length < EXPORT_CAP + 1) {
-    const want = Math.min(5 * CHUNK, EXPORT_CAP + 1 - keys.length);
+    const want = Math.min(10 * CHUNK, EXPORT_CAP + 1 - keys.length);
     const chunk = await opts.events.listKeys(tenant, filters, position, want, now);
     keys.push(...chunk.map((k) => ({ ts: Number(k.ts), id: k.event_id })));
     if (chunk.length < want) break;
@@ -31,41 +41,66 @@ async function firstKeys(opts: ExportOptions, tenant: string, filters: EventFilt
   return keys;
 }
 
-/** Rows in list order, a chunk at a time: memory holds one chunk, whatever the export's size. */
-async function* rows(opts: ExportOptions, tenant: string, filters: EventFilters, now: number) {
-  let position: PagePosition | null = null;
+/** Rows in list order, a chunk at a time, starting with a chunk already read (so its failure was still a 503). */
+async function* rows(
+  opts: ExportOptions,
+  tenant: string,
+  filters: EventFilters,
+  now: number,
+  first: EventRow[],
+) {
+  let chunk = first;
   for (;;) {
-    const chunk = await opts.events.listPage(tenant, filters, position, CHUNK, now);
     for (const row of chunk) yield toAuditEventView(row);
     if (chunk.length < CHUNK) return;
     const last = chunk.at(-1)!;
-    position = { ts: Number(last.ts), id: last.event_id };
+    chunk = await opts.events.listPage(
+      tenant,
+      filters,
+      { ts: Number(last.ts), id: last.event_id },
+      CHUNK,
+      now,
+    );
   }
 }
 
-async function* none(): AsyncGenerator<never> {}
-
-async function* body(format: ExportFormat, events: AsyncGenerator<unknown>, truncated: boolean) {
-  let count = 0;
+async function* body(format: ExportFormat, events: AsyncIterable<AuditEventView>, outcome: StreamOutcome) {
   if (format === 'json') yield '{"events":[';
+  let first = true;
   for await (const event of events) {
     const text = JSON.stringify(event);
-    yield format === 'json' ? (count === 0 ? text : `,${text}`) : `${text}\n`;
-    count++;
+    yield format === 'ndjson' ? `${text}\n` : first ? text : `,${text}`;
+    first = false;
   }
-  if (format === 'json') yield `],"count":${count},"truncated":${truncated}}`;
+  if (format === 'json') yield `],"count":${outcome.count},"truncated":${outcome.truncated}}`;
+}
+
+function callOf(request: FastifyRequest) {
+  const userAgent = request.headers['user-agent'];
+  return {
+    principal: request.principal!,
+    clientIp: request.clientIp,
+    userAgent: typeof userAgent === 'string' ? userAgent : '',
+  };
 }
 
 export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
+  const audit = (event: ReturnType<typeof exportAuditEvent>) =>
+    withDeadline(
+      opts.auditLog.publish([event]),
+      opts.auditTimeoutMs,
+      () => new DependencyUnavailableError('kafka'),
+    );
+
   app.post<{ Querystring: Record<string, unknown> }>(
     '/audit/export',
     {
       config: {
         scope: 'audit:export',
         onScopeDenied: (request: FastifyRequest) =>
-          opts.auditLog
-            .publish([exportAuditEvent(callOf(request), { success: false })])
-            .then(() => undefined),
+          audit(exportAuditEvent(callOf(request), { success: false, exportId: randomUUID() })).then(
+            () => undefined,
+          ),
       },
     },
     async (request, reply) => {
@@ -76,32 +111,22 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
       const now = opts.clock();
       const plan = planExport(await firstKeys(opts, tenant, filters, now).catch(unavailable('clickhouse')));
       const range = exportRange(filters, plan);
+      const first = range
+        ? await opts.events.listPage(tenant, range, null, CHUNK, now).catch(unavailable('clickhouse'))
+        : [];
       // Written before any data leaves: an export without its audit event never happens.
-      const event = exportAuditEvent(callOf(request), {
-        success: true,
-        filters,
-        format,
-        count: plan.count,
-        truncated: plan.truncated,
-      });
-      await opts.auditLog.publish([event]).catch(unavailable('kafka'));
+      await audit(
+        exportAuditEvent(callOf(request), { success: true, exportId: randomUUID(), filters, format, plan }),
+      ).catch(unavailable('kafka'));
+      // The envelope reports what was sent; the stream holds to the cap even if events arrive meanwhile.
+      const outcome: StreamOutcome = { count: 0, truncated: plan.truncated };
+      const events = range
+        ? capByWholeMilliseconds(rows(opts, tenant, range, now, first), outcome)
+        : (async function* () {})();
       return reply
         .header('x-service-truncated', String(plan.truncated))
         .type(format === 'json' ? 'application/json' : 'application/x-ndjson')
-        .send(
-          Readable.from(body(format, range ? rows(opts, tenant, range, now) : none(), plan.truncated), {
-            objectMode: false,
-          }),
-        );
+        .send(Readable.from(body(format, events, outcome), { objectMode: false }));
     },
   );
-}
-
-function callOf(request: FastifyRequest) {
-  const userAgent = request.headers['user-agent'];
-  return {
-    principal: request.principal!,
-    clientIp: request.clientIp,
-    userAgent: typeof userAgent === 'string' ? userAgent : '',
-  };
 }
