@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { pageThrough, type Page } from '../support/paging.js';
+import { newestFirst, pageThrough, type Listed, type Page } from '../support/paging.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -18,17 +18,6 @@ const at = (tenant: string, i: number): TestEvent => ({
 });
 const mine = Array.from({ length: 300 }, (_, i) => at(names.tenant, i));
 const theirs = Array.from({ length: 60 }, (_, i) => at(otherTenant, i));
-
-interface Listed {
-  event_id: string;
-  timestamp: string;
-  action: string;
-  resource_type: string;
-  phi_involved: boolean;
-}
-
-const newestFirst = (a: Listed, b: Listed) =>
-  b.timestamp.localeCompare(a.timestamp) || b.event_id.localeCompare(a.event_id);
 
 // The oracle: the tenant's rows read straight from ClickHouse (our key's admin.key.create event included), in
 // the documented order computed here, not by the code under test.

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
-import { pageThrough, type Page } from '../support/paging.js';
+import { newestFirst, pageThrough, type Listed, type Page } from '../support/paging.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
@@ -42,20 +42,9 @@ const sent: Record<string, TestEvent[]> = {
   [tenantB]: randomEvents(tenantB, 150, 2),
 };
 
-interface Listed {
-  event_id: string;
-  timestamp: string;
-  action: string;
-  resource_type: string;
-  phi_involved: boolean;
-}
-
 /** The oracle: what each tenant was sent, plus the admin.key.create event of its own key. */
 const expectedOf: Record<string, Listed[]> = {};
 const keys: Record<string, string> = {};
-
-const newestFirst = (a: Listed, b: Listed) =>
-  b.timestamp.localeCompare(a.timestamp) || b.event_id.localeCompare(a.event_id);
 
 const queryArb = fc
   .record({

@@ -30,3 +30,16 @@ export async function pageThrough(get: Get, query: string, key: string): Promise
   }
   throw new Error('paging did not end');
 }
+
+/** What the list-order oracles of the tests need of an event. */
+export interface Listed {
+  event_id: string;
+  timestamp: string;
+  action: string;
+  resource_type: string;
+  phi_involved: boolean;
+}
+
+/** The list's documented order: timestamp descending, then event_id descending. */
+export const newestFirst = (a: Listed, b: Listed) =>
+  b.timestamp.localeCompare(a.timestamp) || b.event_id.localeCompare(a.event_id);
