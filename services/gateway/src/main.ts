@@ -3,6 +3,7 @@ import {
   auditEventCodec,
   auditPublisher,
   bootstrapKafka,
+  clickhouseReady,
   createClickHouse,
   DurableProducer,
   createLogger,
@@ -23,7 +24,6 @@ const logger = createLogger('gateway', config.logLevel);
 await migratePostgres(config.databaseUrl);
 await migrateClickHouse(config.clickhouse);
 
-// Bounded waits: a slow or unreachable Postgres answers 503 instead of holding requests.
 // The gateway writes audit events of its own (audit.export) through the same path as every producer.
 const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-gateway');
 const producer = new DurableProducer(kafka);
@@ -31,6 +31,7 @@ await producer.connect();
 const admin = kafka.admin();
 await admin.connect();
 
+// Bounded waits: a slow or unreachable Postgres answers 503 instead of holding requests.
 const pool = new pg.Pool({
   connectionString: config.databaseUrl,
   max: 10,
@@ -64,7 +65,7 @@ const app = await buildApp({
   clock: systemClock,
   readiness: {
     postgres: () => pool.query('SELECT 1'),
-    clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),
+    clickhouse: () => clickhouseReady(clickhouse),
     kafka: () => admin.describeCluster(),
   },
 });

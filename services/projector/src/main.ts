@@ -1,6 +1,7 @@
 import {
   auditEventCodec,
   createHttpServer,
+  clickhouseReady,
   createClickHouse,
   DurableProducer,
   bootstrapKafka,
@@ -73,7 +74,7 @@ await runProjectorConsumer({
 const app = createHttpServer(logger);
 registerErrorHandling(app);
 registerHealth(app, {
-  clickhouse: () => clickhouse.ping().then((r) => (r.success ? r : Promise.reject(r.error))),
+  clickhouse: () => clickhouseReady(clickhouse),
   kafka: () => admin.describeCluster(),
 });
 await app.listen({ host: config.host, port: config.port });

@@ -18,3 +18,9 @@ export function createClickHouse(
     max_open_connections: 16,
   });
 }
+
+/** Readiness: resolves when the server answers its ping, rejects with the client's error otherwise. */
+export async function clickhouseReady(client: ClickHouseClient): Promise<void> {
+  const result = await client.ping();
+  if (!result.success) throw result.error;
+}
