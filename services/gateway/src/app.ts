@@ -15,6 +15,8 @@ import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/publ
 import { eventListRoute } from './routes/event-list.route.js';
 import { exportRoute } from './routes/export.route.js';
 import { eventLookupRoute } from './routes/event-lookup.route.js';
+import { openApiRoute } from './routes/openapi.route.js';
+import { API_PREFIX } from './schemas/openapi.document.js';
 
 export interface GatewayAppOptions extends PublicApiAuthOptions {
   logger: Logger;
@@ -32,6 +34,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
   registerJsonBodyParser(app);
   registerErrorHandling(app);
   registerHealth(app, opts.readiness);
+  openApiRoute(app);
   await app.register(
     async (api) => {
       registerPublicApiAuth(api, opts);
@@ -43,7 +46,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
       eventListRoute(api, opts);
       exportRoute(api, opts);
     },
-    { prefix: '/api/v2/public' },
+    { prefix: API_PREFIX },
   );
   return app;
 }

@@ -35,3 +35,4 @@ export * from './api-keys/api-key.js';
 export * from './api-keys/cidr.js';
 export * from './api-keys/api-keys.repository.js';
 export * from './http/server.js';
+export * from './http/error-body.js';

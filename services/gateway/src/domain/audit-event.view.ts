@@ -1,4 +1,5 @@
 import { formatTimestamp } from '@audit/shared';
+import type { AuditEventView } from '../schemas/read-api.schema.js';
 
 /** An audit_events row as ClickHouse returns it in JSON (64-bit integers as strings). */
 export interface EventRow {
@@ -23,7 +24,7 @@ export const EVENT_COLUMNS =
   'event_id, ts, tenant_id, action, user_id, user_role, resource_type, resource_id, fields_accessed, phi_involved, source_ip, user_agent, justification, success, details';
 
 /** The audit event as the public API returns it (spec: "Audit event"). */
-export function toAuditEventView(row: EventRow) {
+export function toAuditEventView(row: EventRow): AuditEventView {
   return {
     event_id: row.event_id,
     timestamp: formatTimestamp(Number(row.ts)),
@@ -42,5 +43,3 @@ export function toAuditEventView(row: EventRow) {
     details: row.details,
   };
 }
-
-export type AuditEventView = ReturnType<typeof toAuditEventView>;

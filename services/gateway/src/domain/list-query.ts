@@ -15,6 +15,7 @@ export interface EventFilters {
 
 const time = z
   .string()
+  .meta({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' })
   .transform(
     (text, ctx) =>
       parseRfc3339(text) ??
@@ -27,19 +28,28 @@ export const filterFields = {
     .string()
     .max(100)
     .regex(ACTION_PATTERN, 'must be a dotted lowercase slug such as phi.read')
-    .optional(),
-  resource_type: z.string().min(1).max(256).optional(),
-  since: time.optional(),
-  until: time.optional(),
+    .optional()
+    .meta({ description: 'Only events with this action.', example: 'phi.read' }),
+  resource_type: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .meta({ description: 'Only events on this resource type.' }),
+  since: time.optional().meta({ description: 'Inclusive lower bound (RFC 3339).' }),
+  until: time.optional().meta({ description: 'Exclusive upper bound (RFC 3339).' }),
 };
 
-const listQuerySchema = z
+const PHI_FILTER = '`true`: PHI events only; `false`: non-PHI only; omitted: both.';
+
+export const listQuerySchema = z
   .strictObject({
     ...filterFields,
     phi_involved: z
       .enum(['true', 'false'], { message: 'must be true or false' })
       .transform((v) => v === 'true')
-      .optional(),
+      .optional()
+      .meta({ description: PHI_FILTER }),
     limit: z
       .string()
       .regex(/^\d{1,7}$/, `must be an integer from 1 to ${MAX_LIMIT}`)
@@ -47,8 +57,22 @@ const listQuerySchema = z
       .pipe(
         z.number().min(1, `must be from 1 to ${MAX_LIMIT}`).max(MAX_LIMIT, `must be from 1 to ${MAX_LIMIT}`),
       )
-      .optional(),
-    cursor: z.string().min(1).max(1024).optional(),
+      .optional()
+      .meta({
+        description: 'Page size.',
+        // A query parameter is text; what it must spell is an integer in range.
+        override: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_LIMIT,
+          default: DEFAULT_LIMIT,
+          pattern: undefined,
+        },
+      }),
+    cursor: z.string().min(1).max(1024).optional().meta({
+      description:
+        "The previous page's `next_cursor`, unmodified. Bound to the key's tenant and the filters.",
+    }),
   })
   .superRefine((q, ctx) => {
     if (q.since !== undefined && q.until !== undefined && q.since >= q.until) {
@@ -85,17 +109,27 @@ export function parseListQuery(
 export const EXPORT_FORMATS = ['json', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-const exportQuerySchema = z.strictObject({
-  format: z.enum(EXPORT_FORMATS, { message: 'must be json or ndjson' }).default('json'),
+export const exportQuerySchema = z.strictObject({
+  format: z
+    .enum(EXPORT_FORMATS, { message: 'must be json or ndjson' })
+    .default('json')
+    .meta({ description: '`json`: the envelope; `ndjson`: one audit event per line.' }),
 });
 
-const exportBodySchema = z
-  .strictObject({ ...filterFields, phi_involved: z.boolean({ message: 'must be true or false' }).optional() })
+export const exportBodySchema = z
+  .strictObject({
+    ...filterFields,
+    phi_involved: z
+      .boolean({ message: 'must be true or false' })
+      .optional()
+      .meta({ description: PHI_FILTER }),
+  })
   .superRefine((b, ctx) => {
     if (b.since !== undefined && b.until !== undefined && b.since >= b.until) {
       ctx.addIssue({ code: 'custom', path: ['since'], message: 'must be earlier than until' });
     }
-  });
+  })
+  .meta({ id: 'ExportFilters', description: 'The list filters, and only them: no limit, no cursor.' });
 
 /** Export: `format` in the query; the list filters (only them: no limit, no cursor) in an optional JSON body. */
 export function parseExportRequest(

@@ -5,6 +5,7 @@ import { toAuditEventView } from '../domain/audit-event.view.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { parseListQuery } from '../domain/list-query.js';
 import { unavailable } from '../plugins/public-api.plugin.js';
+import { listResponseSchema } from '../schemas/read-api.schema.js';
 
 export interface EventListOptions {
   events: Pick<EventsReader, 'listPage'>;
@@ -37,7 +38,7 @@ export function eventListRoute(app: FastifyInstance, opts: EventListOptions): vo
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       const hasMore = rows.length > limit && last !== undefined;
-      return {
+      return listResponseSchema.parse({
         events: page.map(toAuditEventView),
         page: {
           limit,
@@ -47,7 +48,7 @@ export function eventListRoute(app: FastifyInstance, opts: EventListOptions): vo
             : null,
           has_more: hasMore,
         },
-      };
+      });
     },
   );
 }

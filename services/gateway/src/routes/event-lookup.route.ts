@@ -3,6 +3,7 @@ import { NotFoundError, UUID_PATTERN, ValidationError } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { toAuditEventView } from '../domain/audit-event.view.js';
 import { unavailable } from '../plugins/public-api.plugin.js';
+import { auditEventSchema } from '../schemas/read-api.schema.js';
 
 // Missing, another tenant's, and not a UUID at all: one identical answer (decisions.md).
 const notFound = () => new NotFoundError('No audit event with this id.');
@@ -25,7 +26,7 @@ export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader
         .findEvent(request.principal!.tenantId, id.toLowerCase())
         .catch(unavailable('clickhouse'));
       if (!row) throw notFound();
-      return toAuditEventView(row);
+      return auditEventSchema.parse(toAuditEventView(row));
     },
   );
 }

@@ -9,7 +9,8 @@ import {
   type Clock,
 } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
-import { toAuditEventView, type AuditEventView, type EventRow } from '../domain/audit-event.view.js';
+import { toAuditEventView, type EventRow } from '../domain/audit-event.view.js';
+import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
 import type { PagePosition } from '../domain/cursor.js';
 import { exportAuditEvent } from '../domain/export-event.js';
 import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
@@ -51,7 +52,7 @@ async function* rows(
 ) {
   let chunk = first;
   for (;;) {
-    for (const row of chunk) yield toAuditEventView(row);
+    for (const row of chunk) yield auditEventSchema.parse(toAuditEventView(row));
     if (chunk.length < CHUNK) return;
     const last = chunk.at(-1)!;
     chunk = await opts.events.listPage(

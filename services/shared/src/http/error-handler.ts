@@ -1,13 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 import { loggableError } from '../logger.js';
-
-export interface ErrorBody {
-  error: string;
-  message: string;
-  details?: unknown;
-  [field: string]: unknown;
-}
+import type { ErrorBody } from './error-body.js';
 
 // Fastify's own client errors, renamed into our vocabulary; any other 4xx keeps its status as `bad_request`.
 const FASTIFY_CODES: Record<string, { status: number; error: string; message: string }> = {

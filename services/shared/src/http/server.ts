@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 export function createHttpServer(logger: Logger, options: { bodyLimit?: number } = {}): FastifyInstance {
   return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     ...options,
     frameworkErrors: (error, _request, reply) => {
       const body = { error: 'bad_request', message: `The request could not be read: ${error.message}` };

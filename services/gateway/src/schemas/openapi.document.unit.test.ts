@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
+import { storedKeyFor } from '@audit/shared/test-support';
+import { openApiContract } from '../../../../test/support/openapi-contract.js';
+import { buildApp } from '../app.js';
+import type { EventRow } from '../domain/audit-event.view.js';
+import { API_PREFIX, openApiDocument } from './openapi.document.js';
+
+const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
+const key = generateApiKey('live');
+const stored: StoredApiKey = storedKeyFor(key, PEPPER);
+const auth = { authorization: `Bearer ${formatApiKey(key)}` };
+const document = openApiDocument() as unknown as Record<string, unknown>;
+
+const row = (i: number): EventRow => ({
+  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  ts: String(1_790_000_000_000 - i),
+  tenant_id: stored.tenant_id,
+  action: 'phi.read',
+  user_id: 'u-1',
+  user_role: 'clinician',
+  resource_type: 'claim',
+  resource_id: `c-${i}`,
+  fields_accessed: '["dob"]',
+  phi_involved: 1,
+  source_ip: '10.0.0.1',
+  user_agent: 'test',
+  justification: '',
+  success: 1,
+  details: '{}',
+});
+
+function app(overrides: { key?: Partial<StoredApiKey> | 'down'; allowed?: boolean; rows?: number } = {}) {
+  const rows = Array.from({ length: overrides.rows ?? 3 }, (_, i) => row(i));
+  return buildApp({
+    logger: pino({ level: 'silent' }),
+    trustedProxies: [],
+    limits: { readPerMinute: 1000, writePerMinute: 200 },
+    takeToken: async () => ({
+      allowed: overrides.allowed ?? true,
+      remaining: overrides.allowed === false ? 0 : 9,
+    }),
+    auth: {
+      pepper: PEPPER,
+      env: 'live',
+      findKey: async () => {
+        if (overrides.key === 'down') throw new Error('ECONNREFUSED');
+        return { ...stored, ...overrides.key };
+      },
+    },
+    events: {
+      findEvent: async (_t, id) => rows.find((r) => r.event_id === id) ?? null,
+      listPage: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
+      listKeys: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
+    },
+    auditLog: { publish: async () => [] },
+    auditTimeoutMs: 1000,
+    cursorSecret: 'cursor-secret-0123456789abcdef012345',
+    clock: Date.now,
+    readiness: {},
+  });
+}
+
+type Case = [
+  name: string,
+  method: 'get' | 'post',
+  docPath: string,
+  url: string,
+  options?: Parameters<typeof app>[0] & { headers?: Record<string, string>; body?: string },
+];
+
+const LIST = '/audit/events';
+const LOOKUP = '/audit/events/{event_id}';
+const EXPORT = '/audit/export';
+const json = { 'content-type': 'application/json' };
+const cases: Case[] = [
+  ['list page with more', 'get', LIST, '/audit/events?limit=2'],
+  ['list last page', 'get', LIST, '/audit/events?action=phi.read'],
+  ['list 401', 'get', LIST, '/audit/events', { headers: {} }],
+  ['list 403', 'get', LIST, '/audit/events', { key: { scopes: ['audit:export'] } }],
+  ['list 422', 'get', LIST, '/audit/events?limit=0&bogus=1'],
+  ['list 429', 'get', LIST, '/audit/events', { allowed: false }],
+  ['list 503', 'get', LIST, '/audit/events', { key: 'down' }],
+  ['lookup', 'get', LOOKUP, `/audit/events/${row(1).event_id}`],
+  ['lookup 404', 'get', LOOKUP, '/audit/events/not-a-uuid'],
+  ['lookup 422', 'get', LOOKUP, `/audit/events/${row(1).event_id}?x=1`],
+  ['export json', 'post', EXPORT, '/audit/export', { headers: json, body: '{"phi_involved":true}' }],
+  ['export ndjson', 'post', EXPORT, '/audit/export?format=ndjson'],
+  ['export empty', 'post', EXPORT, '/audit/export', { rows: 0 }],
+  ['export 400', 'post', EXPORT, '/audit/export', { headers: json, body: '{"action":' }],
+  ['export 403', 'post', EXPORT, '/audit/export', { key: { scopes: ['audit:read'] } }],
+  ['export 413', 'post', EXPORT, '/audit/export', { headers: json, body: `"${'x'.repeat(2 ** 21)}"` }],
+  ['export 415', 'post', EXPORT, '/audit/export', { headers: { 'content-type': 'text/plain' }, body: 'a' }],
+  ['export 422', 'post', EXPORT, '/audit/export?format=csv', { headers: json, body: '{"limit":5}' }],
+];
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('is served without authentication, and documents only routes the gateway has', async () => {
+    const a = await app();
+    const res = await a.inject({ url: `${API_PREFIX}/openapi.json` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual(document);
+    for (const [path, ops] of Object.entries(document.paths as Record<string, object>)) {
+      for (const method of Object.keys(ops)) {
+        const url = `${API_PREFIX}${path.replace(/\{(\w+)\}/g, ':$1')}`;
+        expect(a.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method} ${url}`).toBe(true);
+      }
+    }
+  });
+
+  it.each(cases)('describes the response: %s', async (_name, method, docPath, url, options = {}) => {
+    const a = await app(options);
+    const res = await a.inject({
+      method: method.toUpperCase() as 'GET',
+      url: `${API_PREFIX}${url}`,
+      headers: options.headers ?? auth,
+      ...(options.body === undefined ? {} : { payload: options.body }),
+    });
+    expect(openApiContract(document).check(method, docPath, { ...res, status: res.statusCode })).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ACTION_PATTERN, STORED_UUID_PATTERN } from '@audit/shared';
+
+const jsonText = (description: string) =>
+  z.string().meta({ description: `${description} A string containing JSON, not an object.` });
+
+/** Spec "Audit event"; every event the list, lookup and export return is parsed by this before it leaves. */
+export const auditEventSchema = z
+  .object({
+    event_id: z
+      .string()
+      .regex(STORED_UUID_PATTERN)
+      .meta({ format: 'uuid', description: 'Stable and unique.' }),
+    timestamp: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/)
+      .meta({
+        description: 'UTC, millisecond precision, with a `+00:00` offset.',
+        example: '2026-11-21T09:30:00.123+00:00',
+      }),
+    action: z.string().regex(ACTION_PATTERN).meta({ example: 'phi.read' }),
+    user_id: z.string(),
+    user_role: z.string(),
+    resource_type: z.string().meta({ example: 'claim' }),
+    resource_id: z.string(),
+    fields_accessed: jsonText('Sub-fields read on PHI access; empty for non-PHI events.'),
+    phi_involved: z.boolean(),
+    tenant_id: z.string(),
+    source_ip: z.string(),
+    user_agent: z.string(),
+    justification: z.string(),
+    success: z.boolean(),
+    details: jsonText('Free-form context that varies per action.'),
+  })
+  .meta({ id: 'AuditEvent', description: 'Clients must tolerate fields added later.' });
+
+export type AuditEventView = z.infer<typeof auditEventSchema>;
+
+export const pageDescriptorSchema = z
+  .object({
+    limit: z.int().min(1).max(1000).meta({ description: 'The page size applied.' }),
+    returned: z.int().min(0),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Opaque; pass verbatim as `cursor`. `null` on the last page.' }),
+    has_more: z.boolean().meta({ description: '`false` means stop paging. Exact, never a guess.' }),
+  })
+  .meta({ id: 'PageDescriptor' });
+
+export const listResponseSchema = z
+  .object({ events: z.array(auditEventSchema), page: pageDescriptorSchema })
+  .meta({ id: 'EventList' });
+
+export const exportEnvelopeSchema = z
+  .object({
+    events: z.array(auditEventSchema),
+    count: z.int().min(0).max(10_000),
+    truncated: z.boolean().meta({ description: 'As `X-Service-Truncated`: the 10,000-row cap was reached.' }),
+  })
+  .meta({ id: 'ExportEnvelope' });

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** The body of every error response (decisions.md "Errors"); the ids name the OpenAPI components. */
+export const errorBodySchema = z
+  .object({
+    error: z.string().meta({ description: 'Stable machine-readable code, e.g. `not_found`.' }),
+    message: z.string().meta({ description: 'Human-readable explanation; never contains a key or secret.' }),
+  })
+  .meta({ id: 'Error' });
+
+export const fieldErrorSchema = z
+  .object({
+    field: z.string().meta({ description: 'The offending parameter or body field, e.g. `limit`.' }),
+    message: z.string(),
+  })
+  .meta({ id: 'FieldError' });
+
+export const validationErrorBodySchema = errorBodySchema
+  .extend({ details: z.array(fieldErrorSchema).min(1) })
+  .meta({ id: 'ValidationError', description: 'Names every invalid, unknown or repeated field at once.' });
+
+export const rateLimitedBodySchema = errorBodySchema
+  .extend({
+    scope: z.enum(['read', 'write']).meta({ description: 'The bucket that is empty.' }),
+    retry_after_s: z
+      .int()
+      .min(1)
+      .meta({ description: 'Seconds until a request can succeed; as `Retry-After`.' }),
+  })
+  .meta({ id: 'RateLimited' });
+
+export type ErrorBody = z.infer<typeof errorBodySchema> & { details?: unknown; [field: string]: unknown };
