@@ -6,9 +6,9 @@ ensure_dev_secrets() {
   mkdir -p .data
   [ -f .data/secrets.env ] || install -m 600 /dev/null .data/secrets.env
   local name
-  for name in INGEST_TOKEN API_KEY_PEPPER CURSOR_SECRET; do
+  for name in INGEST_TOKEN API_KEY_PEPPER CURSOR_SECRET WEBHOOK_SECRET_KEY; do
     if ! grep -q "^${name}=" .data/secrets.env; then
-      echo "${name}=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>.data/secrets.env
+      echo "${name}=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>.data/secrets.env
     fi
   done
 }

@@ -7,7 +7,9 @@ import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
 const { names, ingest: ingestProc, ch } = pipelineFixture('openapi');
-const gw = gatewayFixture(names);
+const gw = gatewayFixture(names, {
+  env: { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' },
+});
 const events = Array.from({ length: 12 }, (_, i) => makeEvent(names.tenant, i));
 let key: string;
 let contract: ReturnType<typeof openApiContract>;
@@ -18,14 +20,14 @@ const observed = async (res: Response): Promise<Observed> => ({
   body: await res.text(),
 });
 
-async function call(method: 'GET' | 'POST', path: string, body?: string): Promise<Observed> {
+async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: string): Promise<Observed> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   return observed(await fetch(`${gw.url()}/api/v2/public${path}`, { method, headers, body }));
 }
 
 beforeAll(async () => {
-  key = await gw.mint(names.tenant, 'audit:read,audit:export');
+  key = await gw.mint(names.tenant, 'audit:read,audit:export,webhooks:write');
   expect((await ingest(ingestProc.url, names.ingestToken, events)).status).toBe(202);
   // Minting the key wrote its admin.key.create event into the same tenant's trail.
   await waitFor('events stored', async () => (await countRows(ch, names.tenant)) === events.length + 1);
@@ -57,7 +59,24 @@ describe('GET /api/v2/public/openapi.json', () => {
       ['post', '/audit/export', await call('POST', '/audit/export', '{"until":"yesterday"}')],
       ['get', '/audit/events', await observed(await fetch(`${gw.url()}/api/v2/public/audit/events`))],
     ];
-    expect(checks.map(([, , o]) => o.status)).toEqual([200, 200, 422, 200, 404, 200, 200, 422, 401]);
+    const created = await call(
+      'POST',
+      '/audit/webhooks',
+      '{"url":"http://127.0.0.1:9/h","event_filter":["phi."]}',
+    );
+    const id = (JSON.parse(created.body) as { endpoint: { id: string } }).endpoint.id;
+    checks.push(
+      ['post', '/audit/webhooks', created],
+      ['post', '/audit/webhooks', await call('POST', '/audit/webhooks', '{"url":"https://10.0.0.1/"}')],
+      ['get', '/audit/webhooks', await call('GET', '/audit/webhooks')],
+      ['post', '/audit/webhooks/{id}/disable', await call('POST', `/audit/webhooks/${id}/disable`)],
+      ['post', '/audit/webhooks/{id}/disable', await call('POST', '/audit/webhooks/wh_00000000/disable')],
+      ['delete', '/audit/webhooks/{id}', await call('DELETE', `/audit/webhooks/${id}`)],
+      ['delete', '/audit/webhooks/{id}', await call('DELETE', `/audit/webhooks/${id}`)],
+    );
+    expect(checks.map(([, , o]) => o.status)).toEqual([
+      200, 200, 422, 200, 404, 200, 200, 422, 401, 201, 422, 200, 200, 404, 204, 404,
+    ]);
     for (const [method, path, o] of checks)
       expect(contract.check(method, path, o), `${method} ${path} ${o.status}`).toEqual([]);
   });

@@ -58,6 +58,19 @@ export function gatewayFixture(
       );
       return (JSON.parse(out) as { key: string }).key;
     },
+    /** The test's own Postgres database, for checks on the rows behind the API. */
+    databaseUrl: () => postgres!.url,
+    /** Any method, with an optional JSON body (a string is sent as it is). */
+    async send(method: string, path: string, key: string | undefined, body?: unknown) {
+      const headers: Record<string, string> = key === undefined ? {} : { authorization: `Bearer ${key}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${gateways[0]!.url}/api/v2/public${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    },
     /** GET through gateway process `which` (0 by default). */
     async get(path: string, key?: string, headers: Record<string, string> = {}, which = 0) {
       const res = await fetch(`${gateways[which]!.url}/api/v2/public${path}`, {

@@ -47,6 +47,7 @@ export function openApiContract(doc: Json) {
         const schema = spec.schema as Json;
         errors.push(...problems(schema, schema.type === 'integer' ? Number(raw) : raw, `header ${name}`));
       }
+      if (!res.content && observed.body === '') return errors;
       const type = String(observed.headers['content-type'] ?? '').split(';')[0]!;
       const media = (res.content as Record<string, { schema: unknown }> | undefined)?.[type];
       if (!media) return [...errors, `content type ${type} not documented for ${observed.status}`];

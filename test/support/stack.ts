@@ -51,9 +51,13 @@ export function projectorService(names: TestNames, extra: Record<string, string>
   return new ServiceProcess('projector', serviceEnv(names, { PROJECTOR_PORT: String(port), ...extra }), port);
 }
 
+/** Seals webhook secrets in tests; a test that checks sealing reads it from here. */
+export const TEST_WEBHOOK_SECRET_KEY = '5e'.repeat(32);
+
 export function gatewayService(names: TestNames, extra: Record<string, string> = {}) {
   const port = nextPort++;
-  return new ServiceProcess('gateway', serviceEnv(names, { GATEWAY_PORT: String(port), ...extra }), port);
+  const env = { GATEWAY_PORT: String(port), WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY, ...extra };
+  return new ServiceProcess('gateway', serviceEnv(names, env), port);
 }
 
 export function testClickHouse(names: TestNames) {

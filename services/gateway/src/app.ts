@@ -16,9 +16,10 @@ import { eventListRoute } from './routes/event-list.route.js';
 import { exportRoute } from './routes/export.route.js';
 import { eventLookupRoute } from './routes/event-lookup.route.js';
 import { openApiRoute } from './routes/openapi.route.js';
+import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
 import { API_PREFIX } from './schemas/openapi.document.js';
 
-export interface GatewayAppOptions extends PublicApiAuthOptions {
+export interface GatewayAppOptions extends PublicApiAuthOptions, WebhookRoutesOptions {
   logger: Logger;
   readiness: Record<string, ReadinessCheck>;
   events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
@@ -45,6 +46,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
       eventLookupRoute(api, opts.events);
       eventListRoute(api, opts);
       exportRoute(api, opts);
+      webhookRoutes(api, opts);
     },
     { prefix: API_PREFIX },
   );

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from './app.js';
+import { webhookStubs } from './test-support/webhook-stubs.js';
 
 const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
 const key = generateApiKey('live');
@@ -25,6 +26,7 @@ function app(
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
     readiness: {},
+    ...webhookStubs,
   });
 }
 

@@ -1,35 +1,20 @@
 import { z } from 'zod';
 import {
   API_KEY_ENVS,
+  cidrList,
   clickhouseEnv,
   clickhouseSettings,
   kafkaEnv,
   kafkaSettings,
   loggingEnv,
-  parseCidr,
   parseEnv,
   port,
   positiveInt,
   postgresEnv,
   secret,
+  webhookEnv,
   type Env,
 } from '@audit/shared';
-
-const cidrList = z
-  .string()
-  .default('')
-  .transform((text, ctx) => {
-    const items = text
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '');
-    const parsed = items.map(parseCidr);
-    if (parsed.some((c) => c === null)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of IPv4/IPv6 CIDRs' });
-      return z.NEVER;
-    }
-    return parsed as string[];
-  });
 
 const schema = z
   .object({
@@ -37,6 +22,7 @@ const schema = z
     ...kafkaEnv,
     ...postgresEnv,
     ...loggingEnv,
+    ...webhookEnv,
     GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
     GATEWAY_PORT: port(8080),
     API_KEY_PEPPER: secret(32),
@@ -67,6 +53,11 @@ const schema = z
     auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
     limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+    webhooks: {
+      secretKey: e.WEBHOOK_SECRET_KEY,
+      allowCidrs: e.WEBHOOK_ALLOW_TARGET_CIDRS,
+      allowHttp: e.WEBHOOK_ALLOW_HTTP,
+    },
   }));
 
 export type GatewayConfig = z.output<typeof schema>;

@@ -12,8 +12,12 @@ import {
   migratePostgres,
   onShutdown,
   systemClock,
+  allowList,
+  secretBox,
+  systemResolve,
 } from '@audit/shared';
 import { eventsReader } from './adapters/events.reader.js';
+import { webhookStore } from './adapters/webhook-store.js';
 import { cachedKeyStore } from './adapters/key-store.js';
 import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { buildApp } from './app.js';
@@ -62,6 +66,12 @@ const app = await buildApp({
     queue: { maxQueuedBytes: 16 * 1024 * 1024, maxWaitMs: config.auditTimeoutMs },
   }),
   auditTimeoutMs: config.auditTimeoutMs,
+  webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
+  targets: {
+    allowHttp: config.webhooks.allowHttp,
+    allowed: allowList(config.webhooks.allowCidrs),
+    resolve: systemResolve,
+  },
   clock: systemClock,
   readiness: {
     postgres: () => pool.query('SELECT 1'),

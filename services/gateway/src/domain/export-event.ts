@@ -1,13 +1,7 @@
 import { formatTimestamp } from '@audit/shared';
-import type { Principal } from './authenticate.js';
+import type { ApiCall } from './api-call.js';
 import type { ExportPlan } from './export-plan.js';
 import type { EventFilters, ExportFormat } from './list-query.js';
-
-export interface ExportCall {
-  principal: Principal;
-  clientIp: string;
-  userAgent: string;
-}
 
 const time = (ms: number | null | undefined) =>
   ms === null || ms === undefined ? null : formatTimestamp(ms);
@@ -17,7 +11,7 @@ const time = (ms: number | null | undefined) =>
  * refused for a missing scope writes it with success false. Times are rendered as everywhere in the API.
  */
 export function exportAuditEvent(
-  call: ExportCall,
+  call: ApiCall,
   outcome:
     | { success: true; exportId: string; filters: EventFilters; format: ExportFormat; plan: ExportPlan }
     | { success: false; exportId: string },

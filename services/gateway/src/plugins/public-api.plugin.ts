@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   AppError,
   DependencyUnavailableError,
@@ -8,6 +8,7 @@ import {
   type Scope,
 } from '@audit/shared';
 import { authenticate, type AuthDeps, type Principal } from '../domain/authenticate.js';
+import type { ApiCall } from '../domain/api-call.js';
 import { cidrSet, clientIp } from '../domain/ip-match.js';
 import {
   capacityOf,
@@ -42,6 +43,15 @@ export interface PublicApiAuthOptions {
 export const unavailable = (dependency: string) => (err: unknown) => {
   throw err instanceof AppError ? err : new DependencyUnavailableError(dependency, 5, { cause: err });
 };
+
+export function apiCallOf(request: FastifyRequest): ApiCall {
+  const userAgent = request.headers['user-agent'];
+  return {
+    principal: request.principal!,
+    clientIp: request.clientIp,
+    userAgent: typeof userAgent === 'string' ? userAgent : '',
+  };
+}
 
 /**
  * Every route registered inside requires a valid key (one identical 401 for every failure), a token from the

@@ -16,7 +16,7 @@ import { exportAuditEvent } from '../domain/export-event.js';
 import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
 import { parseExportRequest, type EventFilters, type ExportFormat } from '../domain/list-query.js';
-import { unavailable } from '../plugins/public-api.plugin.js';
+import { apiCallOf, unavailable } from '../plugins/public-api.plugin.js';
 
 // Rows per read: a full row carries up to 64 KiB of details, so a chunk stays within a few tens of MiB.
 const CHUNK = 500;
@@ -76,15 +76,6 @@ async function* body(format: ExportFormat, events: AsyncIterable<AuditEventView>
   if (format === 'json') yield `],"count":${outcome.count},"truncated":${outcome.truncated}}`;
 }
 
-function callOf(request: FastifyRequest) {
-  const userAgent = request.headers['user-agent'];
-  return {
-    principal: request.principal!,
-    clientIp: request.clientIp,
-    userAgent: typeof userAgent === 'string' ? userAgent : '',
-  };
-}
-
 export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
   const audit = (event: ReturnType<typeof exportAuditEvent>) =>
     withDeadline(
@@ -99,7 +90,7 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
       config: {
         scope: 'audit:export',
         onScopeDenied: (request: FastifyRequest) =>
-          audit(exportAuditEvent(callOf(request), { success: false, exportId: randomUUID() })).then(
+          audit(exportAuditEvent(apiCallOf(request), { success: false, exportId: randomUUID() })).then(
             () => undefined,
           ),
       },
@@ -117,7 +108,13 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
         : [];
       // Written before any data leaves: an export without its audit event never happens.
       await audit(
-        exportAuditEvent(callOf(request), { success: true, exportId: randomUUID(), filters, format, plan }),
+        exportAuditEvent(apiCallOf(request), {
+          success: true,
+          exportId: randomUUID(),
+          filters,
+          format,
+          plan,
+        }),
       ).catch(unavailable('kafka'));
       // The envelope reports what was sent; the stream holds to the cap even if events arrive meanwhile.
       const outcome: StreamOutcome = { count: 0, truncated: plan.truncated };

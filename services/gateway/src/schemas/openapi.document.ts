@@ -1,85 +1,16 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
-import { errorBodySchema, rateLimitedBodySchema, validationErrorBodySchema, type Scope } from '@audit/shared';
+import { createDocument } from 'zod-openapi';
 import { exportBodySchema, exportQuerySchema, listQuerySchema } from '../domain/list-query.js';
+import { createWebhookBodySchema } from '../domain/webhook-request.js';
+import { json, operation, rateLimitHeaders } from './openapi.responses.js';
 import { auditEventSchema, exportEnvelopeSchema, listResponseSchema } from './read-api.schema.js';
+import { createdWebhookSchema, webhookEndpointSchema, webhookListSchema } from './webhooks.schema.js';
 
 export const API_PREFIX = '/api/v2/public';
 
-const retryAfter = z.int().min(1).meta({ description: 'Seconds to wait before retrying.' });
-const rateLimitHeaders = {
-  'RateLimit-Limit': z.int().meta({ description: "The key's budget per minute for this request class." }),
-  'RateLimit-Remaining': z.int().meta({ description: 'Requests left in the budget now.' }),
-  'RateLimit-Reset': z.int().meta({ description: 'Seconds until the budget is full again.' }),
-};
-
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-
-const error = (
-  id: string,
-  description: string,
-  schema: z.ZodType = errorBodySchema,
-  headers: Record<string, z.ZodType> = {},
-): ZodOpenApiResponseObject => ({ id, description, ...json(schema), headers: z.object(headers) });
-
-// Every response after authentication carries the rate-limit headers; a 401 has no key to count against.
-const responses = {
-  400: error('MalformedBody', 'The body is not valid JSON.', errorBodySchema, rateLimitHeaders),
-  401: error(
-    'Unauthorized',
-    'One identical answer for every cause: missing, malformed, unknown or revoked key.',
-    errorBodySchema,
-    { 'WWW-Authenticate': z.literal('Bearer') },
-  ),
-  403: error(
-    'Forbidden',
-    'The key lacks the scope the operation needs; the message names it.',
-    errorBodySchema,
-    rateLimitHeaders,
-  ),
-  404: error(
-    'NotFound',
-    'No such event for this tenant (missing, foreign and malformed ids alike).',
-    errorBodySchema,
-    rateLimitHeaders,
-  ),
-  413: error('PayloadTooLarge', 'The body is too large.', errorBodySchema, rateLimitHeaders),
-  415: error(
-    'UnsupportedMediaType',
-    'The body is not `application/json`.',
-    errorBodySchema,
-    rateLimitHeaders,
-  ),
-  422: error(
-    'InvalidRequest',
-    'Invalid, unknown or repeated parameters; a tampered, foreign or reused cursor.',
-    validationErrorBodySchema,
-    rateLimitHeaders,
-  ),
-  429: error('RateLimited', "The key's bucket is empty.", rateLimitedBodySchema, {
-    'Retry-After': retryAfter,
-    ...rateLimitHeaders,
-  }),
-  503: error('Unavailable', 'A component is unavailable; retry after the given delay.', errorBodySchema, {
-    'Retry-After': retryAfter,
-  }),
-};
-
-const operation = (
-  scope: Scope,
-  statuses: (keyof typeof responses)[],
-  op: Omit<ZodOpenApiOperationObject, 'responses' | 'security'> & { ok: ZodOpenApiResponseObject },
-): ZodOpenApiOperationObject => {
-  const { ok, ...rest } = op;
-  return {
-    ...rest,
-    security: [{ apiKey: [scope] }],
-    responses: {
-      200: ok,
-      ...Object.fromEntries(([401, ...statuses, 429, 503] as const).map((s) => [s, responses[s]])),
-    },
-  };
-};
+const webhookIdParam = z.object({
+  id: z.string().meta({ description: 'The endpoint id, `wh_` and 8 hex.' }),
+});
 
 /** The public API's OpenAPI 3.1 document, generated from the zod schemas the routes validate with. */
 export function openApiDocument() {
@@ -90,7 +21,7 @@ export function openApiDocument() {
         title: 'Audit Trail Service public API',
         version: '2',
         description:
-          "Read a tenant's audit trail: a paged list, single lookup and synchronous bulk export. Every request needs `Authorization: Bearer <API key>`; the security requirement of each operation names the scope it needs.",
+          "Read a tenant's audit trail (a paged list, single lookup and synchronous bulk export) and manage the webhook endpoints it is pushed to. Every request needs `Authorization: Bearer <API key>`; the security requirement of each operation names the scope it needs.",
       },
       servers: [{ url: API_PREFIX }],
       components: {
@@ -142,6 +73,49 @@ export function openApiDocument() {
                 ...rateLimitHeaders,
               }),
             },
+          }),
+        },
+        '/audit/webhooks': {
+          post: operation('webhooks:write', [400, 403, 409, 413, 415, 422], {
+            operationId: 'createWebhook',
+            summary: 'Register a webhook endpoint; its secret is returned only here.',
+            requestBody: { required: true, ...json(createWebhookBodySchema) },
+            okStatus: 201,
+            ok: {
+              description: 'The endpoint and its secret.',
+              ...json(createdWebhookSchema),
+              headers: z.object(rateLimitHeaders),
+            },
+          }),
+          get: operation('audit:read', [403, 422], {
+            operationId: 'listWebhooks',
+            summary: "The tenant's webhook endpoints, disabled ones included.",
+            ok: {
+              description: 'The endpoints.',
+              ...json(webhookListSchema),
+              headers: z.object(rateLimitHeaders),
+            },
+          }),
+        },
+        '/audit/webhooks/{id}/disable': {
+          post: operation('webhooks:write', [400, 403, 404, 413, 415, 422], {
+            operationId: 'disableWebhook',
+            summary: 'Disable an endpoint (idempotent); pending retries are dropped, history kept.',
+            requestParams: { path: webhookIdParam },
+            ok: {
+              description: 'The endpoint, inactive.',
+              ...json(webhookEndpointSchema),
+              headers: z.object(rateLimitHeaders),
+            },
+          }),
+        },
+        '/audit/webhooks/{id}': {
+          delete: operation('webhooks:write', [403, 404, 422], {
+            operationId: 'deleteWebhook',
+            summary: 'Delete an endpoint and its delivery history.',
+            requestParams: { path: webhookIdParam },
+            okStatus: 204,
+            ok: { description: 'Deleted.', headers: z.object(rateLimitHeaders) },
           }),
         },
       },

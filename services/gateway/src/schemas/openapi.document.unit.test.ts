@@ -5,6 +5,7 @@ import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
+import { webhookStubs } from '../test-support/webhook-stubs.js';
 import type { EventRow } from '../domain/audit-event.view.js';
 import { API_PREFIX, openApiDocument } from './openapi.document.js';
 
@@ -60,6 +61,7 @@ function app(overrides: { key?: Partial<StoredApiKey> | 'down'; allowed?: boolea
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
     readiness: {},
+    ...webhookStubs,
   });
 }
 

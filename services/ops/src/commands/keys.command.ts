@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import {
   apiKeysRepository,
+  CommitFailedError,
+  inTransaction,
   formatApiKey,
   generateApiKey,
   hashSecret,
@@ -36,35 +38,15 @@ export function checkPrefix(prefix: string | undefined): string {
   return prefix;
 }
 
-/**
- * Runs `change` in a transaction whose audit event `change` publishes before returning: the change is committed
- * only after Kafka has the event, so a key change never takes effect without it.
- */
-async function withAuditedTransaction<T>(
-  ctx: KeysContext,
-  change: (db: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await ctx.pool.connect();
-  try {
-    await client.query('BEGIN');
-    let result: T;
-    try {
-      result = await change(client);
-    } catch (err) {
-      // A failing rollback (a lost connection) must not hide why the change failed; Postgres discards it anyway.
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-    await client.query('COMMIT').catch((err: unknown) => {
-      throw new CliError(
-        `the audit event was written, but the change could not be committed (${(err as Error).message}); ` +
-          'nothing changed: check the key with "keys list" and repeat the command',
-      );
-    });
-    return result;
-  } finally {
-    client.release();
-  }
+/** A key change is committed only after Kafka has its audit event (inTransaction). */
+function withAuditedTransaction<T>(ctx: KeysContext, change: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(ctx.pool, change).catch((err: unknown) => {
+    if (!(err instanceof CommitFailedError)) throw err;
+    throw new CliError(
+      `the audit event was written, but the change could not be committed (${err.message}); ` +
+        'nothing changed: check the key with "keys list" and repeat the command',
+    );
+  });
 }
 
 async function mint(

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+const minimal = {
+  API_KEY_PEPPER: 'p'.repeat(32),
+  CURSOR_SECRET: 'c'.repeat(32),
+  WEBHOOK_SECRET_KEY: 'ab'.repeat(32),
+};
+
+describe('gateway loadConfig', () => {
+  it('applies the defaults and freezes the result', () => {
+    const config = loadConfig(minimal);
+    expect(config.port).toBe(8080);
+    expect(config.webhooks).toEqual({ secretKey: 'ab'.repeat(32), allowCidrs: [], allowHttp: false });
+    expect(Object.isFrozen(config.webhooks)).toBe(true);
+  });
+
+  it('reads the webhook development openings', () => {
+    const config = loadConfig({
+      ...minimal,
+      WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8, ::1',
+      WEBHOOK_ALLOW_HTTP: 'true',
+    });
+    expect(config.webhooks).toMatchObject({ allowCidrs: ['127.0.0.0/8', '::1/128'], allowHttp: true });
+  });
+
+  it.each([
+    [{ WEBHOOK_SECRET_KEY: undefined }, 'WEBHOOK_SECRET_KEY'],
+    [{ WEBHOOK_SECRET_KEY: 'ab'.repeat(16) }, 'WEBHOOK_SECRET_KEY'],
+    [{ WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/33' }, 'WEBHOOK_ALLOW_TARGET_CIDRS'],
+    [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP'],
+  ])('refuses %j, naming the variable', (change, name) => {
+    expect(() => loadConfig({ ...minimal, ...change })).toThrow(name);
+  });
+});

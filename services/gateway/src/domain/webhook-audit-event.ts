@@ -1,0 +1,30 @@
+import type { WebhookEndpointRecord } from '@audit/shared';
+import type { ApiCall } from './api-call.js';
+
+type Change = 'create' | 'disable' | 'delete';
+
+/** decisions.md: creation, disable and delete write admin.webhook.*; never the secret. */
+export function webhookAuditEvent(call: ApiCall, change: Change, endpoint: WebhookEndpointRecord) {
+  const details =
+    change === 'create'
+      ? {
+          endpoint_id: endpoint.id,
+          url: endpoint.url,
+          event_filter: endpoint.event_filter,
+          description: endpoint.description,
+        }
+      : { endpoint_id: endpoint.id, url: endpoint.url, was_active: endpoint.active };
+  return {
+    tenant_id: call.principal.tenantId,
+    action: `admin.webhook.${change}`,
+    user_id: `api_key:${call.principal.prefix}`,
+    user_role: 'api_key',
+    resource_type: 'webhook_endpoint',
+    resource_id: endpoint.id,
+    phi_involved: false,
+    success: true,
+    source_ip: call.clientIp,
+    user_agent: call.userAgent.slice(0, 1024),
+    details,
+  };
+}

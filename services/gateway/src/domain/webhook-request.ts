@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import {
+  FILTER_ENTRY_PATTERN,
+  MAX_FILTER_ENTRIES,
+  MAX_URL_LENGTH,
+  zodFieldErrors,
+  type FieldError,
+} from '@audit/shared';
+
+export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{8}$/;
+export const MAX_ENDPOINTS_PER_TENANT = 100;
+
+/** decisions.md "Webhooks": url required; filter and description optional; unknown fields refused. */
+export const createWebhookBodySchema = z
+  .strictObject({
+    url: z
+      .string({ message: 'is required' })
+      .min(1)
+      .max(MAX_URL_LENGTH)
+      .meta({ description: 'https only (plain http only where the operator allows it), no user-info.' }),
+    event_filter: z
+      .array(z.string().regex(FILTER_ENTRY_PATTERN, 'entries must be 1 to 100 characters of a-z 0-9 . _ -'), {
+        message: 'must be an array of action prefixes',
+      })
+      .max(MAX_FILTER_ENTRIES)
+      .default([])
+      .meta({ description: 'Action prefixes; empty (the default) means every action.', example: ['phi.'] }),
+    description: z.string().max(500).default('').meta({ description: 'A label.' }),
+  })
+  .meta({ id: 'CreateWebhook' });
+
+export type CreateWebhook = z.output<typeof createWebhookBodySchema>;
+
+export function parseCreateWebhook(
+  body: unknown,
+): { ok: true; value: CreateWebhook } | { ok: false; errors: FieldError[] } {
+  const parsed = createWebhookBodySchema.safeParse(body === undefined ? {} : body);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, errors: zodFieldErrors(parsed.error) };
+}
+
+/** Disable takes no body; an empty object is tolerated, anything else is a field we do not know. */
+export function checkEmptyBody(body: unknown): FieldError[] {
+  if (body === undefined) return [];
+  const parsed = z.strictObject({}).safeParse(body);
+  return parsed.success ? [] : zodFieldErrors(parsed.error);
+}

@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  AppError,
+  DependencyUnavailableError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  checkTarget,
+  parseWebhookUrl,
+  withDeadline,
+  type AuditPublisher,
+  type Resolve,
+  type TargetRules,
+  type WebhookEndpointRecord,
+} from '@audit/shared';
+import type { Owned, WebhookStore } from '../adapters/webhook-store.js';
+import { webhookAuditEvent } from '../domain/webhook-audit-event.js';
+import {
+  MAX_ENDPOINTS_PER_TENANT,
+  WEBHOOK_ID_PATTERN,
+  checkEmptyBody,
+  parseCreateWebhook,
+} from '../domain/webhook-request.js';
+import { apiCallOf, unavailable } from '../plugins/public-api.plugin.js';
+import {
+  createdWebhookSchema,
+  listedWebhookView,
+  webhookEndpointSchema,
+  webhookListSchema,
+  webhookView,
+} from '../schemas/webhooks.schema.js';
+
+export interface WebhookRoutesOptions {
+  webhooks: WebhookStore;
+  targets: TargetRules & { resolve: Resolve };
+  auditLog: Pick<AuditPublisher, 'publish'>;
+  auditTimeoutMs: number;
+}
+
+class EndpointLimitError extends AppError {
+  readonly status = 409;
+  readonly code = 'limit_reached';
+}
+
+const noSuchEndpoint = () => new NotFoundError('No webhook endpoint with this id.');
+
+function endpointOf<T>(result: Owned<T>): T {
+  if (result.found) return result.value;
+  if (result.reason === 'foreign')
+    throw new ForbiddenError('This webhook endpoint belongs to another tenant.');
+  throw noSuchEndpoint();
+}
+
+function refuseUnknownQuery(request: FastifyRequest) {
+  const unknown = Object.keys((request.query as object | undefined) ?? {});
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      'Unknown query parameters.',
+      unknown.map((field) => ({ field, message: 'unknown parameter' })),
+    );
+  }
+}
+
+export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions): void {
+  // A store failure that is not ours to explain (Postgres, or Kafka for the audit event) is a 503.
+  const audited =
+    (request: FastifyRequest, change: 'create' | 'disable' | 'delete') => (endpoint: WebhookEndpointRecord) =>
+      withDeadline(
+        opts.auditLog.publish([webhookAuditEvent(apiCallOf(request), change, endpoint)]),
+        opts.auditTimeoutMs,
+        () => new DependencyUnavailableError('kafka'),
+      )
+        .catch(unavailable('kafka'))
+        .then(() => undefined);
+
+  const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
+    refuseUnknownQuery(request);
+    if (!WEBHOOK_ID_PATTERN.test(request.params.id)) throw noSuchEndpoint();
+    return request.params.id;
+  };
+
+  app.post('/audit/webhooks', { config: { scope: 'webhooks:write' } }, async (request, reply) => {
+    refuseUnknownQuery(request);
+    const parsed = parseCreateWebhook(request.body);
+    if (!parsed.ok) throw new ValidationError('Invalid webhook endpoint.', parsed.errors);
+    const url = parseWebhookUrl(parsed.value.url, opts.targets);
+    if (!url.ok)
+      throw new ValidationError('Invalid webhook endpoint.', [{ field: 'url', message: url.reason }]);
+    const target = await checkTarget(url.value, opts.targets, opts.targets.resolve);
+    if (!target.ok) {
+      throw new ValidationError('Refused webhook target.', [{ field: 'url', message: target.reason }]);
+    }
+    const created = await opts.webhooks
+      .create(request.principal!.tenantId, parsed.value, audited(request, 'create'))
+      .catch(unavailable('postgres'));
+    if (!created) {
+      throw new EndpointLimitError(
+        `A tenant has at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one before adding another.`,
+      );
+    }
+    return reply
+      .code(201)
+      .send(createdWebhookSchema.parse({ endpoint: webhookView(created.endpoint), secret: created.secret }));
+  });
+
+  app.get('/audit/webhooks', { config: { scope: 'audit:read' } }, async (request) => {
+    refuseUnknownQuery(request);
+    const endpoints = await opts.webhooks.list(request.principal!.tenantId).catch(unavailable('postgres'));
+    return webhookListSchema.parse({ endpoints: endpoints.map(listedWebhookView) });
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/audit/webhooks/:id/disable',
+    { config: { scope: 'webhooks:write' } },
+    async (request) => {
+      const id = idOf(request);
+      const errors = checkEmptyBody(request.body);
+      if (errors.length > 0) throw new ValidationError('Disable takes no body.', errors);
+      const result = await opts.webhooks
+        .disable(request.principal!.tenantId, id, audited(request, 'disable'))
+        .catch(unavailable('postgres'));
+      return webhookEndpointSchema.parse(webhookView(endpointOf(result)));
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/audit/webhooks/:id',
+    { config: { scope: 'webhooks:write' } },
+    async (request, reply) => {
+      const id = idOf(request);
+      endpointOf(
+        await opts.webhooks
+          .remove(request.principal!.tenantId, id, audited(request, 'delete'))
+          .catch(unavailable('postgres')),
+      );
+      return reply.code(204).send();
+    },
+  );
+}

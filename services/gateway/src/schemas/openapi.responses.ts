@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
+import { errorBodySchema, rateLimitedBodySchema, validationErrorBodySchema, type Scope } from '@audit/shared';
+
+const retryAfter = z.int().min(1).meta({ description: 'Seconds to wait before retrying.' });
+export const rateLimitHeaders = {
+  'RateLimit-Limit': z.int().meta({ description: "The key's budget per minute for this request class." }),
+  'RateLimit-Remaining': z.int().meta({ description: 'Requests left in the budget now.' }),
+  'RateLimit-Reset': z.int().meta({ description: 'Seconds until the budget is full again.' }),
+};
+
+export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+
+const error = (
+  id: string,
+  description: string,
+  schema: z.ZodType = errorBodySchema,
+  headers: Record<string, z.ZodType> = {},
+): ZodOpenApiResponseObject => ({ id, description, ...json(schema), headers: z.object(headers) });
+
+// Every response after authentication carries the rate-limit headers; a 401 has no key to count against.
+const responses = {
+  400: error('MalformedBody', 'The body is not valid JSON.', errorBodySchema, rateLimitHeaders),
+  401: error(
+    'Unauthorized',
+    'One identical answer for every cause: missing, malformed, unknown or revoked key.',
+    errorBodySchema,
+    { 'WWW-Authenticate': z.literal('Bearer') },
+  ),
+  403: error(
+    'Forbidden',
+    'The key lacks the scope the operation needs (the message names it), or the webhook endpoint belongs to another tenant.',
+    errorBodySchema,
+    rateLimitHeaders,
+  ),
+  404: error(
+    'NotFound',
+    'No such event (missing, foreign and malformed ids alike) or webhook endpoint.',
+    errorBodySchema,
+    rateLimitHeaders,
+  ),
+  409: error(
+    'LimitReached',
+    'The tenant already has 100 webhook endpoints.',
+    errorBodySchema,
+    rateLimitHeaders,
+  ),
+  413: error('PayloadTooLarge', 'The body is too large.', errorBodySchema, rateLimitHeaders),
+  415: error(
+    'UnsupportedMediaType',
+    'The body is not `application/json`.',
+    errorBodySchema,
+    rateLimitHeaders,
+  ),
+  422: error(
+    'InvalidRequest',
+    'Invalid, unknown or repeated parameters; a tampered, foreign or reused cursor.',
+    validationErrorBodySchema,
+    rateLimitHeaders,
+  ),
+  429: error('RateLimited', "The key's bucket is empty.", rateLimitedBodySchema, {
+    'Retry-After': retryAfter,
+    ...rateLimitHeaders,
+  }),
+  503: error('Unavailable', 'A component is unavailable; retry after the given delay.', errorBodySchema, {
+    'Retry-After': retryAfter,
+  }),
+};
+
+export const operation = (
+  scope: Scope,
+  statuses: (keyof typeof responses)[],
+  op: Omit<ZodOpenApiOperationObject, 'responses' | 'security'> & {
+    ok: ZodOpenApiResponseObject;
+    okStatus?: 200 | 201 | 204;
+  },
+): ZodOpenApiOperationObject => {
+  const { ok, okStatus = 200, ...rest } = op;
+  return {
+    ...rest,
+    security: [{ apiKey: [scope] }],
+    responses: {
+      [okStatus]: ok,
+      ...Object.fromEntries(([401, ...statuses, 429, 503] as const).map((s) => [s, responses[s]])),
+    },
+  };
+};

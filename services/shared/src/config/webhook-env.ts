@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { parseCidr } from '../api-keys/cidr.js';
+
+/** A comma-separated list of IPv4/IPv6 CIDRs (a bare address is one host), normalized. */
+export const cidrList = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const items = text
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    const parsed = items.map(parseCidr);
+    if (parsed.some((c) => c === null)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of IPv4/IPv6 CIDRs' });
+      return z.NEVER;
+    }
+    return parsed as string[];
+  });
+
+export const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true');
+
+/** What the gateway (at creation) and the dispatcher (at every delivery) need to check and seal webhooks. */
+export const webhookEnv = {
+  // 32 bytes as 64 hex characters: the AES-256-GCM key that seals endpoint secrets at rest.
+  WEBHOOK_SECRET_KEY: z
+    .string({ message: 'is required' })
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
+  // Development and tests only: every range not listed stays refused (decisions.md "Webhooks").
+  WEBHOOK_ALLOW_TARGET_CIDRS: cidrList,
+  WEBHOOK_ALLOW_HTTP: booleanFlag(false),
+};

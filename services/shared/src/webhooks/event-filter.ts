@@ -1,0 +1,7 @@
+/** Spec: each entry is a prefix of the action; an empty filter matches every action. */
+export function matchesFilter(filter: readonly string[], action: string): boolean {
+  return filter.length === 0 || filter.some((prefix) => action.startsWith(prefix));
+}
+
+export const FILTER_ENTRY_PATTERN = /^[a-z0-9._-]{1,100}$/;
+export const MAX_FILTER_ENTRIES = 50;

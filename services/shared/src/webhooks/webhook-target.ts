@@ -1,0 +1,64 @@
+import { lookup } from 'node:dns/promises';
+import { isIP, type BlockList } from 'node:net';
+import { refusedRange } from './target-policy.js';
+
+export const MAX_URL_LENGTH = 2048;
+
+/** Name resolution as the guard sees it; tests inject one that answers what they want, when they want. */
+export type Resolve = (host: string) => Promise<readonly { address: string; family: number }[]>;
+
+export const systemResolve: Resolve = (host) => lookup(host, { all: true, verbatim: true });
+
+export interface TargetRules {
+  allowHttp: boolean;
+  allowed: BlockList;
+}
+
+type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** The URL's own rules (decisions.md "Webhooks"): https, at most 2048 characters, no user-info. */
+export function parseWebhookUrl(text: string, rules: Pick<TargetRules, 'allowHttp'>): Checked<URL> {
+  if (text.length > MAX_URL_LENGTH)
+    return { ok: false, reason: `must be at most ${MAX_URL_LENGTH} characters` };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: 'must be an absolute URL' };
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.allowHttp)) {
+    return { ok: false, reason: rules.allowHttp ? 'must use https or http' : 'must use https' };
+  }
+  if (url.username || url.password) return { ok: false, reason: 'must not contain user information' };
+  if (!url.hostname) return { ok: false, reason: 'must name a host' };
+  return { ok: true, value: url };
+}
+
+/**
+ * Every address the URL's host stands for, provided none of them is in a refused range: a name that answers
+ * with one public and one private address is refused, since a connection could reach either.
+ */
+export async function checkTarget(
+  url: URL,
+  rules: TargetRules,
+  resolve: Resolve,
+): Promise<Checked<string[]>> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  if (isIP(host) !== 0) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await resolve(host)).map((a) => a.address);
+    } catch {
+      return { ok: false, reason: `host ${host} could not be resolved` };
+    }
+    if (addresses.length === 0) return { ok: false, reason: `host ${host} could not be resolved` };
+  }
+  for (const address of addresses) {
+    const range = refusedRange(address, rules.allowed);
+    if (range)
+      return { ok: false, reason: `host ${host} is or resolves to ${address}, a refused ${range} address` };
+  }
+  return { ok: true, value: addresses };
+}

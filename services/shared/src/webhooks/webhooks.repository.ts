@@ -1,0 +1,105 @@
+import type pg from 'pg';
+
+export interface WebhookEndpointRecord {
+  id: string;
+  tenant_id: string;
+  url: string;
+  event_filter: string[];
+  description: string;
+  active: boolean;
+  created_at: Date;
+  disabled_at: Date | null;
+  consecutive_failures: number;
+  last_delivery_at: Date | null;
+}
+
+export interface StoredWebhookEndpoint extends WebhookEndpointRecord {
+  secret_sealed: Buffer;
+}
+
+export type NewWebhookEndpoint = Pick<
+  StoredWebhookEndpoint,
+  'id' | 'tenant_id' | 'url' | 'event_filter' | 'description' | 'secret_sealed'
+>;
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+const COLUMNS =
+  'id, tenant_id, url, event_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at';
+
+// Namespaces our advisory locks (the first key of the two-key form) away from any other user of the database.
+const TENANT_LOCK_CLASS = 7;
+
+export class EndpointIdTakenError extends Error {
+  override name = 'EndpointIdTakenError';
+}
+
+/** Postgres access for webhook endpoints; the sealed secret is read only where a delivery is signed. */
+export const webhooksRepository = {
+  /** Serializes the tenant's endpoint changes until the transaction ends (the per-tenant cap is then exact). */
+  async lockTenant(db: Queryable, tenantId: string): Promise<void> {
+    await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_LOCK_CLASS, tenantId]);
+  },
+
+  async countForTenant(db: Queryable, tenantId: string): Promise<number> {
+    const { rows } = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1',
+      [tenantId],
+    );
+    return rows[0]!.n;
+  },
+
+  async insert(db: Queryable, endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRecord> {
+    try {
+      const { rows } = await db.query<WebhookEndpointRecord>(
+        `INSERT INTO webhook_endpoints (id, tenant_id, url, event_filter, description, secret_sealed)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        [
+          endpoint.id,
+          endpoint.tenant_id,
+          endpoint.url,
+          endpoint.event_filter,
+          endpoint.description,
+          endpoint.secret_sealed,
+        ],
+      );
+      return rows[0]!;
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new EndpointIdTakenError(endpoint.id);
+      throw err;
+    }
+  },
+
+  async list(db: Queryable, tenantId: string): Promise<WebhookEndpointRecord[]> {
+    const { rows } = await db.query<WebhookEndpointRecord>(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY created_at, id`,
+      [tenantId],
+    );
+    return rows;
+  },
+
+  /** `forUpdate` holds the row until the transaction ends, so a disable and a delete cannot interleave. */
+  async find(db: Queryable, id: string, forUpdate = false): Promise<WebhookEndpointRecord | null> {
+    const { rows } = await db.query<WebhookEndpointRecord>(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
+    return rows[0] ?? null;
+  },
+
+  /** Idempotent: an endpoint disabled before keeps its first `disabled_at`. */
+  async disable(db: Queryable, id: string): Promise<WebhookEndpointRecord | null> {
+    const { rows } = await db.query<WebhookEndpointRecord>(
+      `UPDATE webhook_endpoints SET active = false, disabled_at = coalesce(disabled_at, now())
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id],
+    );
+    return rows[0] ?? null;
+  },
+
+  /** Deletes the endpoint and, by cascade, its delivery attempts. */
+  async remove(db: Queryable, id: string): Promise<boolean> {
+    const { rowCount } = await db.query('DELETE FROM webhook_endpoints WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+  },
+};
