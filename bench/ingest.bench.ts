@@ -8,6 +8,7 @@ import {
   migrateClickHouse,
   sqlList,
   sqlValue,
+  allTopics,
   topics,
   validateBatch,
   type AuditEventRecord,
@@ -120,7 +121,7 @@ async function insertDirect(recs: AuditEventRecord[]): Promise<number> {
 async function main() {
   await migrateClickHouse(clickhouseSettings(names));
   await migrateClickHouse(baseSettings);
-  await ensureTopics(kafka, [...Object.values(topicSet), baselineTopic], 1);
+  await ensureTopics(kafka, [...allTopics(topicSet), baselineTopic], 1);
   const ch = testClickHouse(names);
   console.log(
     `bench:ingest on ${names.id} (2-core goals: e2e ≥ 25,000 ev/s at 1000/batch; projector ≥ 70 % of the slower baseline; p99 < 2 s at 5,000 ev/s)`,

@@ -23,6 +23,13 @@ const SERVICES = [
     hostVar: 'PROJECTOR_HOST',
     path: '/readyz',
   },
+  {
+    name: 'dispatcher',
+    portVar: 'DISPATCHER_PORT',
+    defaultPort: 8083,
+    hostVar: 'DISPATCHER_HOST',
+    path: '/readyz',
+  },
 ] as const;
 
 // Each child gets its own process group: Ctrl-C reaches only this launcher, which then stops every service once,

@@ -3,6 +3,7 @@ import {
   createClickHouse,
   dropClickHouseDatabase,
   deleteTopics,
+  allTopics,
   topics,
   type ClickHouseSettings,
 } from '@audit/shared';
@@ -51,6 +52,19 @@ export function projectorService(names: TestNames, extra: Record<string, string>
   return new ServiceProcess('projector', serviceEnv(names, { PROJECTOR_PORT: String(port), ...extra }), port);
 }
 
+/** The dispatcher on the test's topics, Postgres database and own consumer groups. */
+export function dispatcherService(names: TestNames, databaseUrl: string, extra: Record<string, string> = {}) {
+  const port = nextPort++;
+  const env = {
+    DISPATCHER_PORT: String(port),
+    DISPATCHER_GROUP_ID: `dispatcher-${names.id}`,
+    DATABASE_URL: databaseUrl,
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
+    ...extra,
+  };
+  return new ServiceProcess('dispatcher', serviceEnv(names, env), port);
+}
+
 /** Seals webhook secrets in tests; a test that checks sealing reads it from here. */
 export const TEST_WEBHOOK_SECRET_KEY = '5e'.repeat(32);
 
@@ -70,6 +84,6 @@ export async function cleanUp(names: TestNames): Promise<void> {
   const t = topics(names.topicPrefix, 1);
   await deleteTopics(
     testKafka(),
-    Object.values(t).map((s) => s.name),
+    allTopics(t).map((s) => s.name),
   );
 }

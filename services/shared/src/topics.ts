@@ -10,9 +10,15 @@ export interface Topics {
   auditEvents: TopicSpec;
   /** Records the projector could not decode or validate, with their origin in headers. */
   projectorDeadLetter: TopicSpec;
+  /** Webhook deliveries waiting for retry n + 1 (index n), keyed by endpoint id, due time in headers. */
+  webhookRetries: TopicSpec[];
+  /** Deliveries whose last attempt failed, with their origin and last error in headers. */
+  webhookDeadLetter: TopicSpec;
 }
 
 export const AUDIT_EVENTS_PARTITIONS = 6;
+/** Retry tiers: decisions.md's five delays (1 min … 12 h); the delays themselves are configuration. */
+export const WEBHOOK_RETRY_TIERS = 5;
 
 // Kept until an operator sets a retention: the topic is the source of truth that replays rebuild from.
 const keepForever = { 'cleanup.policy': 'delete', 'retention.ms': '-1', 'retention.bytes': '-1' };
@@ -26,5 +32,15 @@ export function topics(prefix: string, replicationFactor: number): Topics {
   return {
     auditEvents: { name: `${prefix}audit.events.v1`, partitions: AUDIT_EVENTS_PARTITIONS, config: durable },
     projectorDeadLetter: { name: `${prefix}audit.events.v1.projector.dlq`, partitions: 1, config: durable },
+    // A retry waits at most 12 h + 20 %; a week of retention leaves room for a long dispatcher outage.
+    webhookRetries: Array.from({ length: WEBHOOK_RETRY_TIERS }, (_, i) => ({
+      name: `${prefix}webhooks.retry.${i + 1}.v1`,
+      partitions: AUDIT_EVENTS_PARTITIONS,
+      config: { ...durable, 'retention.ms': String(7 * 24 * 3600 * 1000) },
+    })),
+    webhookDeadLetter: { name: `${prefix}webhooks.deliveries.dlq`, partitions: 1, config: durable },
   };
 }
+
+/** Every topic of the set, flat. */
+export const allTopics = (set: Topics): TopicSpec[] => Object.values(set).flat();

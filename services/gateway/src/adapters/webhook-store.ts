@@ -49,6 +49,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
               ...input,
               secret_sealed: box.seal(secret, secretBinding(id, tenantId)),
             });
+            await repo.announce(db, id);
             await audit(endpoint);
             return { endpoint, secret };
           } catch (err) {
@@ -68,6 +69,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
       return inTransaction(pool, async (db): Promise<Owned<WebhookEndpointRecord>> => {
         const found = await owned(db, tenantId, id);
         if (!found.found) return found;
+        await repo.announce(db, id);
         await audit(found.value);
         return { found: true, value: (await repo.disable(db, id))! };
       });
@@ -78,6 +80,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
         const found = await owned(db, tenantId, id);
         if (!found.found) return found;
         await repo.remove(db, id);
+        await repo.announce(db, id);
         await audit(found.value);
         return { found: true, value: null };
       });

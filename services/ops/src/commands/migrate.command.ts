@@ -1,4 +1,4 @@
-import { bootstrapKafka, migrateClickHouse, migratePostgres, type Logger } from '@audit/shared';
+import { allTopics, bootstrapKafka, migrateClickHouse, migratePostgres, type Logger } from '@audit/shared';
 import type { OpsConfig } from '../config.js';
 
 export interface MigrateResult {
@@ -15,6 +15,6 @@ export async function migrateCommand(config: OpsConfig, logger: Logger): Promise
   return {
     clickhouse: clickhouse.applied,
     postgres: postgres.applied,
-    topics: Object.values(topics).map((t) => t.name),
+    topics: allTopics(topics).map((t) => t.name),
   };
 }

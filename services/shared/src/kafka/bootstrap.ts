@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { KafkaSettings } from '../config/components.js';
 import type { Logger } from '../logger.js';
-import { topics, type Topics } from '../topics.js';
+import { allTopics, topics, type Topics } from '../topics.js';
 import { createKafka } from './kafka-client.js';
 import { ensureTopics } from './topic-admin.js';
 
@@ -13,6 +13,6 @@ export async function bootstrapKafka(
 ): Promise<{ kafka: Kafka; topics: Topics }> {
   const kafka = createKafka(settings, logger, clientSuffix);
   const topicSet = topics(settings.topicPrefix, settings.replicationFactor);
-  await ensureTopics(kafka, Object.values(topicSet), settings.replicationFactor);
+  await ensureTopics(kafka, allTopics(topicSet), settings.replicationFactor);
   return { kafka, topics: topicSet };
 }

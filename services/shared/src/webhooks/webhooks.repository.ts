@@ -30,6 +30,22 @@ const COLUMNS =
 // Namespaces our advisory locks (the first key of the two-key form) away from any other user of the database.
 const TENANT_LOCK_CLASS = 7;
 
+/** Postgres channel on which every endpoint change is announced (payload: the endpoint id), at commit. */
+export const ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoints';
+
+export interface DeliveryAttempt {
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  attempted_at: Date;
+  succeeded: boolean;
+  terminal: boolean;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  replay: boolean;
+}
+
 export class EndpointIdTakenError extends Error {
   override name = 'EndpointIdTakenError';
 }
@@ -95,6 +111,71 @@ export const webhooksRepository = {
       [id],
     );
     return rows[0] ?? null;
+  },
+
+  /** Tells every dispatcher, once the transaction commits, that this endpoint changed. */
+  async announce(db: Queryable, id: string): Promise<void> {
+    await db.query('SELECT pg_notify($1, $2)', [ENDPOINT_CHANGES_CHANNEL, id]);
+  },
+
+  async listActive(db: Queryable): Promise<StoredWebhookEndpoint[]> {
+    const { rows } = await db.query<StoredWebhookEndpoint>(
+      `SELECT ${COLUMNS}, secret_sealed FROM webhook_endpoints WHERE active`,
+    );
+    return rows;
+  },
+
+  /** Records an attempt; false when the endpoint is gone (deleted meanwhile: its history went with it). */
+  async recordAttempt(db: Queryable, a: DeliveryAttempt): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `WITH attempt AS (
+         INSERT INTO webhook_delivery_attempts
+           (endpoint_id, event_id, attempt, attempted_at, succeeded, terminal, status_code, error, latency_ms, replay)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $1)
+         RETURNING endpoint_id)
+       UPDATE webhook_endpoints SET last_delivery_at = greatest(last_delivery_at, $4),
+         consecutive_failures = CASE WHEN $5 THEN 0 ELSE consecutive_failures END
+       WHERE id IN (SELECT endpoint_id FROM attempt)`,
+      [
+        a.endpoint_id,
+        a.event_id,
+        a.attempt,
+        a.attempted_at,
+        a.succeeded,
+        a.terminal,
+        a.status_code,
+        a.error,
+        a.latency_ms,
+        a.replay,
+      ],
+    );
+    return (rowCount ?? 0) > 0;
+  },
+
+  /**
+   * One more terminal failure; the endpoint turns inactive when the count reaches `threshold`. The row lock
+   * makes concurrent failures count one by one, so exactly one of them is the one that disabled it.
+   */
+  async addTerminalFailure(
+    db: Queryable,
+    id: string,
+    threshold: number,
+  ): Promise<{ failures: number; disabledNow: boolean } | null> {
+    const { rows } = await db.query<{ active: boolean; consecutive_failures: number }>(
+      'SELECT active, consecutive_failures FROM webhook_endpoints WHERE id = $1 FOR UPDATE',
+      [id],
+    );
+    const before = rows[0];
+    if (!before) return null;
+    const failures = before.consecutive_failures + 1;
+    const disabledNow = before.active && failures >= threshold;
+    await db.query(
+      `UPDATE webhook_endpoints SET consecutive_failures = $2,
+         active = active AND NOT $3, disabled_at = CASE WHEN $3 THEN now() ELSE disabled_at END
+       WHERE id = $1`,
+      [id, failures, disabledNow],
+    );
+    return { failures, disabledNow };
   },
 
   /** Deletes the endpoint and, by cascade, its delivery attempts. */

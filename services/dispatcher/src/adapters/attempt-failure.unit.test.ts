@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { errorFailure, statusFailure } from './attempt-failure.js';
+import { RefusedTargetError } from './guarded-connector.js';
+
+const coded = (code: string, message = 'connect to https://siem.example.com/hook?token=secret failed') =>
+  Object.assign(new Error(message), { code });
+
+describe('statusFailure', () => {
+  it.each([200, 202, 204, 299])('takes %i as a success', (status) => {
+    expect(statusFailure(status)).toBeNull();
+  });
+
+  it.each([
+    [301, 'status 301 (redirect, not followed)'],
+    [307, 'status 307 (redirect, not followed)'],
+    [199, 'status 199'],
+    [400, 'status 400'],
+    [500, 'status 500'],
+  ])('fails %i as %s', (status, text) => {
+    expect(statusFailure(status)).toBe(text);
+  });
+});
+
+describe('errorFailure', () => {
+  it.each([
+    ['ECONNREFUSED', 'connection refused'],
+    ['ECONNRESET', 'connection reset'],
+    ['UND_ERR_SOCKET', 'connection closed by the receiver'],
+    ['ENOTFOUND', 'host not found'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'timeout after 10000 ms'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'timeout after 10000 ms'],
+    ['CERT_HAS_EXPIRED', 'tls error: CERT_HAS_EXPIRED'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'tls error: UNABLE_TO_VERIFY_LEAF_SIGNATURE'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls error: ERR_TLS_CERT_ALTNAME_INVALID'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'tls error: ERR_SSL_WRONG_VERSION_NUMBER'],
+    ['UND_ERR_RESPONSE_CONTENT_LENGTH_MISMATCH', 'request failed: UND_ERR_RESPONSE_CONTENT_LENGTH_MISMATCH'],
+    ['constructor', 'request failed'],
+  ])('describes %s as %s, never with the message', (code, text) => {
+    expect(errorFailure(coded(code), 10_000)).toBe(text);
+  });
+
+  it('keeps the refused target text, which names only the address and its range', () => {
+    expect(errorFailure(new RefusedTargetError('10.0.0.1', 'private'), 10_000)).toBe(
+      'refused target: 10.0.0.1 (private)',
+    );
+  });
+
+  it.each([new Error('https://siem.example.com/?token=secret'), 'boom', null, undefined])(
+    'falls back to a fixed text for %s',
+    (error) => {
+      expect(errorFailure(error, 10_000)).toBe('request failed');
+    },
+  );
+});

@@ -1,0 +1,127 @@
+import pg from 'pg';
+import {
+  ENDPOINT_CHANGES_CHANNEL,
+  loggableError,
+  sleep,
+  webhooksRepository,
+  type Logger,
+  type SecretBox,
+} from '@audit/shared';
+import { EndpointIndex, type ActiveEndpoint } from '../domain/endpoint-index.js';
+
+export interface EndpointDirectoryOptions {
+  pool: pg.Pool;
+  databaseUrl: string;
+  box: SecretBox;
+  reloadMs: number;
+  logger: Logger;
+}
+
+/**
+ * The active endpoints, kept current by push: every change is announced on a Postgres channel at commit, the
+ * changed endpoint leaves the index at once (a disable stops pending deliveries without waiting), and a reload
+ * brings in what is active. A reload that overlapped an announcement is redone, so it cannot restore a stale row.
+ */
+export function endpointDirectory(opts: EndpointDirectoryOptions) {
+  const log = opts.logger.child({ component: 'endpoint-directory' });
+  let index = new EndpointIndex();
+  let generation = 0;
+  let reloading: Promise<void> | null = null;
+  let listener: pg.Client | null = null;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const open = (row: Awaited<ReturnType<typeof webhooksRepository.listActive>>[number]): ActiveEndpoint[] => {
+    try {
+      const secret = opts.box.open(row.secret_sealed, `${row.id}|${row.tenant_id}`);
+      return [
+        {
+          id: row.id,
+          tenantId: row.tenant_id,
+          url: row.url,
+          filter: row.event_filter,
+          secret,
+          createdAt: row.created_at.getTime(),
+        },
+      ];
+    } catch {
+      log.error(
+        { endpoint_id: row.id },
+        'endpoint secret cannot be opened with WEBHOOK_SECRET_KEY; not delivering to it',
+      );
+      return [];
+    }
+  };
+
+  async function loadOnce(): Promise<void> {
+    for (;;) {
+      const started = generation;
+      const rows = await webhooksRepository.listActive(opts.pool);
+      if (started === generation) {
+        index = new EndpointIndex(rows.flatMap(open));
+        return;
+      }
+    }
+  }
+
+  function reload(): Promise<void> {
+    reloading ??= loadOnce().finally(() => (reloading = null));
+    return reloading;
+  }
+
+  function changed(id: string) {
+    generation += 1;
+    index.remove(id);
+    reload().catch((err: unknown) => log.warn({ err: loggableError(err) }, 'endpoint reload failed'));
+  }
+
+  async function listen(): Promise<void> {
+    while (!stopped) {
+      const client = new pg.Client({ connectionString: opts.databaseUrl });
+      try {
+        await client.connect();
+        client.on('notification', (n) => n.payload && changed(n.payload));
+        const lost = new Promise<void>((resolve) => {
+          client.once('error', () => resolve());
+          client.once('end', () => resolve());
+        });
+        await client.query(`LISTEN ${ENDPOINT_CHANGES_CHANNEL}`);
+        listener = client;
+        // Anything announced while no one listened is picked up by a full reload.
+        generation += 1;
+        await reload();
+        await lost;
+      } catch (err) {
+        log.warn({ err: loggableError(err) }, 'endpoint change listener failed; reconnecting');
+      }
+      listener = null;
+      await client.end().catch(() => undefined);
+      if (!stopped) await sleep(1000);
+    }
+  }
+
+  return {
+    /** Resolves once the first load is done: consuming before it would miss endpoints. */
+    async start(): Promise<void> {
+      await reload();
+      void listen();
+      timer = setInterval(
+        () =>
+          reload().catch((err: unknown) => log.warn({ err: loggableError(err) }, 'endpoint reload failed')),
+        opts.reloadMs,
+      );
+    },
+    get: (id: string) => index.get(id),
+    matching: (tenantId: string, action: string, writtenAt: number) =>
+      index.matching(tenantId, action, writtenAt),
+    /** The dispatcher's own change (an auto-disable) applies here at once, like an announced one. */
+    forget: changed,
+    async stop(): Promise<void> {
+      stopped = true;
+      clearInterval(timer);
+      await listener?.end().catch(() => undefined);
+    },
+  };
+}
+
+export type EndpointDirectory = ReturnType<typeof endpointDirectory>;

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import {
+  kafkaEnv,
+  kafkaSettings,
+  loggingEnv,
+  parseEnv,
+  port,
+  positiveInt,
+  postgresEnv,
+  webhookEnv,
+  WEBHOOK_RETRY_TIERS,
+  type Env,
+} from '@audit/shared';
+import { parseDurations } from './domain/durations.js';
+
+const schema = z
+  .object({
+    ...kafkaEnv,
+    ...postgresEnv,
+    ...loggingEnv,
+    ...webhookEnv,
+    DISPATCHER_HOST: z.string().min(1).default('127.0.0.1'),
+    DISPATCHER_PORT: port(8083),
+    DISPATCHER_GROUP_ID: z.string().min(1).default('audit-dispatcher'),
+    DISPATCHER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
+    // decisions.md "Delivery": the spec's schedule, timeout and threshold, configurable so tests run in seconds.
+    WEBHOOK_RETRY_DELAYS: z
+      .string()
+      .default('1m,5m,30m,2h,12h')
+      .transform((text, ctx) => {
+        const delays = parseDurations(text);
+        if (!delays || delays.length > WEBHOOK_RETRY_TIERS) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be 1 to ${WEBHOOK_RETRY_TIERS} comma-separated durations such as 1m,5m,30m,2h,12h`,
+          });
+          return z.NEVER;
+        }
+        return delays;
+      }),
+    WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(0.5).default(0.2),
+    WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+    WEBHOOK_AUTO_DISABLE_AFTER: positiveInt(10),
+    // Push invalidation (LISTEN) makes changes apply at once; the periodic reload only repairs a missed one.
+    WEBHOOK_ENDPOINT_RELOAD_MS: positiveInt(30_000),
+    WEBHOOK_CONCURRENCY_PER_ENDPOINT: positiveInt(16),
+    WEBHOOK_MAX_IN_FLIGHT: positiveInt(20_000),
+  })
+  .transform((e) => ({
+    kafka: kafkaSettings(e),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    host: e.DISPATCHER_HOST,
+    port: e.DISPATCHER_PORT,
+    groupId: e.DISPATCHER_GROUP_ID,
+    sessionTimeoutMs: e.DISPATCHER_SESSION_TIMEOUT_MS,
+    webhooks: {
+      secretKey: e.WEBHOOK_SECRET_KEY,
+      allowCidrs: e.WEBHOOK_ALLOW_TARGET_CIDRS,
+      allowHttp: e.WEBHOOK_ALLOW_HTTP,
+    },
+    retry: { delaysMs: e.WEBHOOK_RETRY_DELAYS, jitter: e.WEBHOOK_RETRY_JITTER },
+    timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    autoDisableAfter: e.WEBHOOK_AUTO_DISABLE_AFTER,
+    endpointReloadMs: e.WEBHOOK_ENDPOINT_RELOAD_MS,
+    concurrencyPerEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+    maxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,
+  }));
+
+export type DispatcherConfig = z.output<typeof schema>;
+
+export function loadConfig(env: Env): Readonly<DispatcherConfig> {
+  return parseEnv('dispatcher', schema, env);
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+const minimal = { WEBHOOK_SECRET_KEY: 'ab'.repeat(32) };
+
+describe('dispatcher loadConfig', () => {
+  it("defaults to the spec's schedule, jitter, timeout and threshold", () => {
+    const config = loadConfig(minimal);
+    expect(config.retry).toEqual({
+      delaysMs: [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000],
+      jitter: 0.2,
+    });
+    expect(config.timeoutMs).toBe(10_000);
+    expect(config.autoDisableAfter).toBe(10);
+    expect(Object.isFrozen(config.retry.delaysMs)).toBe(true);
+  });
+
+  it('takes a compressed schedule for tests', () => {
+    const config = loadConfig({
+      ...minimal,
+      WEBHOOK_RETRY_DELAYS: '200ms,200ms,200ms,200ms,200ms',
+      WEBHOOK_RETRY_JITTER: '0',
+    });
+    expect(config.retry).toEqual({ delaysMs: [200, 200, 200, 200, 200], jitter: 0 });
+  });
+
+  it.each([
+    [{ WEBHOOK_RETRY_DELAYS: '1m,5m,30m,2h,12h,1d' }, 'WEBHOOK_RETRY_DELAYS'],
+    [{ WEBHOOK_RETRY_DELAYS: '1m,5m,30m,2h,12h,24h' }, 'WEBHOOK_RETRY_DELAYS'],
+    [{ WEBHOOK_RETRY_JITTER: '0.9' }, 'WEBHOOK_RETRY_JITTER'],
+    [{ WEBHOOK_SECRET_KEY: undefined }, 'WEBHOOK_SECRET_KEY'],
+    [{ WEBHOOK_AUTO_DISABLE_AFTER: '0' }, 'WEBHOOK_AUTO_DISABLE_AFTER'],
+  ])('refuses %j, naming the variable', (change, name) => {
+    expect(() => loadConfig({ ...minimal, ...change })).toThrow(name);
+  });
+});

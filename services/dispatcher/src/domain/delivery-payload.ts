@@ -1,0 +1,19 @@
+import { formatTimestamp, type AuditEventRecord } from '@audit/shared';
+
+/** The spec's delivery payload; `details` parsed to an object. Serialized once, sent byte-identical every time. */
+export function deliveryPayload(event: AuditEventRecord): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      type: event.action,
+      id: event.event_id,
+      timestamp: formatTimestamp(event.timestamp),
+      tenant_id: event.tenant_id,
+      actor: { user_id: event.user_id, user_role: event.user_role },
+      resource: { type: event.resource_type, id: event.resource_id },
+      phi_involved: event.phi_involved,
+      success: event.success,
+      details: JSON.parse(event.details) as unknown,
+      schema_version: '1',
+    }),
+  );
+}

@@ -1,0 +1,134 @@
+import pg from 'pg';
+import {
+  allowList,
+  auditEventCodec,
+  auditPublisher,
+  bootstrapKafka,
+  createHttpServer,
+  createLogger,
+  DurableProducer,
+  loggableError,
+  migratePostgres,
+  onShutdown,
+  registerErrorHandling,
+  registerHealth,
+  secretBox,
+  systemClock,
+  systemResolve,
+} from '@audit/shared';
+import { deliverer } from './adapters/deliverer.js';
+import { deliveryState } from './adapters/delivery-state.js';
+import { dispatchHandler } from './adapters/dispatch.handler.js';
+import { endpointDirectory } from './adapters/endpoint-directory.js';
+import { startNewGroupAtEnd } from './adapters/group-start.js';
+import { retryHandler } from './adapters/retry.handler.js';
+import { runTrackedConsumer } from './adapters/tracked-consumer.js';
+import { webhookClient } from './adapters/webhook.client.js';
+import { loadConfig } from './config.js';
+import { KeyedLanes } from './domain/keyed-lanes.js';
+
+const SHUTDOWN_GRACE_MS = 15_000;
+
+const config = loadConfig(process.env);
+const logger = createLogger('dispatcher', config.logLevel);
+await migratePostgres(config.databaseUrl);
+const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-dispatcher');
+const producer = new DurableProducer(kafka);
+await producer.connect();
+const admin = kafka.admin();
+await admin.connect();
+await startNewGroupAtEnd(admin, config.groupId, topics.auditEvents.name, logger);
+
+const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20, connectionTimeoutMillis: 5000 });
+pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
+const directory = endpointDirectory({
+  pool,
+  databaseUrl: config.databaseUrl,
+  box: secretBox(Buffer.from(config.webhooks.secretKey, 'hex')),
+  reloadMs: config.endpointReloadMs,
+  logger,
+});
+await directory.start();
+
+let stopping = false;
+const client = webhookClient({
+  timeoutMs: config.timeoutMs,
+  rules: { allowHttp: config.webhooks.allowHttp, allowed: allowList(config.webhooks.allowCidrs) },
+  resolve: systemResolve,
+});
+const lanes = new KeyedLanes(config.concurrencyPerEndpoint);
+const auditLog = auditPublisher({
+  producer,
+  topic: topics.auditEvents.name,
+  codec: auditEventCodec(),
+  clock: systemClock,
+});
+const deliver = deliverer({
+  directory,
+  send: (request) => client.send(request),
+  state: deliveryState({ pool, auditLog, auditTimeoutMs: 5000, autoDisableAfter: config.autoDisableAfter }),
+  producer,
+  retryTopics: topics.webhookRetries.map((t) => t.name),
+  deadLetterTopic: topics.webhookDeadLetter.name,
+  policy: config.retry,
+  clock: systemClock,
+  random: Math.random,
+  stopping: () => stopping,
+  logger,
+});
+
+const consumerSettings = {
+  sessionTimeout: config.sessionTimeoutMs,
+  heartbeatInterval: 3000,
+  maxWaitTimeInMs: 100,
+};
+const common = { lanes, maxInFlight: config.maxInFlight, commitEveryMs: 500 };
+const events = await runTrackedConsumer({
+  ...common,
+  consumer: kafka.consumer({ groupId: config.groupId, ...consumerSettings }),
+  topics: [topics.auditEvents.name],
+  fromBeginning: false,
+  concurrency: topics.auditEvents.partitions,
+  logger: logger.child({ consumer: 'events' }),
+  handle: dispatchHandler({
+    codec: auditEventCodec(),
+    matching: directory.matching,
+    lanes,
+    deliver,
+    clock: systemClock,
+    logger,
+  }),
+});
+const retryTopics = topics.webhookRetries.slice(0, config.retry.delaysMs.length).map((t) => t.name);
+const retries = await runTrackedConsumer({
+  ...common,
+  consumer: kafka.consumer({ groupId: `${config.groupId}-retries`, ...consumerSettings }),
+  topics: retryTopics,
+  fromBeginning: true,
+  concurrency: retryTopics.length * topics.auditEvents.partitions,
+  logger: logger.child({ consumer: 'retries' }),
+  handle: retryHandler({ lanes, deliver, clock: systemClock, logger }),
+});
+
+const app = createHttpServer(logger);
+registerErrorHandling(app);
+registerHealth(app, {
+  postgres: () => pool.query('SELECT 1'),
+  kafka: () => admin.describeCluster(),
+  consumers: async () => {
+    if (!events.joined() || !retries.joined()) throw new Error('consumer groups not joined yet');
+  },
+});
+await app.listen({ host: config.host, port: config.port });
+logger.info({ host: config.host, port: config.port }, 'dispatcher running');
+
+onShutdown(logger, async () => {
+  await app.close();
+  await Promise.all([events.stop(SHUTDOWN_GRACE_MS), retries.stop(SHUTDOWN_GRACE_MS)]);
+  stopping = true;
+  await client.close();
+  await directory.stop();
+  await producer.disconnect();
+  await admin.disconnect();
+  await pool.end();
+});

@@ -1,0 +1,69 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  at: number;
+  /** The payload's `id`. */
+  id: string;
+}
+
+/** How a path answers: a status, or never (the request hangs until the client gives up). */
+export type Behaviour = (path: string, id: string, seen: number) => number | 'hang';
+
+/** A real local HTTP receiver recording every request, answering as `behaviour` says. */
+export async function webhookReceiver(behaviour: Behaviour = () => 200) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      let id = '';
+      try {
+        id = String((JSON.parse(body.toString('utf8')) as { id?: unknown }).id ?? '');
+      } catch {
+        id = '';
+      }
+      const path = req.url ?? '';
+      const seen = received.filter((r) => r.path === path && r.id === id).length;
+      received.push({ path, headers: req.headers, body, at: Date.now(), id });
+      const answer = behaviour(path, id, seen);
+      if (answer === 'hang') return;
+      res.writeHead(answer).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    received,
+    at: (path: string) => received.filter((r) => r.path === path),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The spec's receiver procedure, written here independently of the service's helper: parse t and v1, refuse a
+ * t more than 300 s away, HMAC-SHA-256 keyed with the secret over "t=<t>." and the raw body, constant-time compare.
+ */
+export function independentlyVerified(r: Received, secret: string, now = Date.now()): boolean {
+  const header = r.headers['x-service-signature'];
+  if (typeof header !== 'string') return false;
+  const fields = new Map(header.split(',').map((kv) => kv.split('=') as [string, string]));
+  const t = Number(fields.get('t'));
+  const v1 = fields.get('v1') ?? '';
+  if (!Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(v1)) return false;
+  if (Math.abs(now / 1000 - t) > 300) return false;
+  const mac = createHmac('sha256', secret);
+  mac.update(Buffer.from(`t=${t}.`, 'utf8'));
+  mac.update(r.body);
+  return timingSafeEqual(mac.digest(), Buffer.from(v1, 'hex'));
+}
