@@ -1,15 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { openApiContract, type Observed } from '../support/openapi-contract.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
 const { names, ingest: ingestProc, ch } = pipelineFixture('openapi');
-const gw = gatewayFixture(names, {
-  env: { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' },
-});
+const gw = gatewayFixture(names, { env: LOOPBACK_TARGETS });
 const events = Array.from({ length: 12 }, (_, i) => makeEvent(names.tenant, i));
 let key: string;
 let contract: ReturnType<typeof openApiContract>;

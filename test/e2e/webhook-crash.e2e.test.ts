@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { dispatcherService } from '../support/stack.js';
+import { compressedSchedule, dispatcherFixture, LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -10,24 +10,14 @@ const EVENTS = 3000;
 const BATCH = 25;
 const MIN_KILLS = 4;
 const { names, ingest: ingestProc } = pipelineFixture('whcrash');
-const loopback = { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' };
-const gw = gatewayFixture(names, { env: loopback });
+const gw = gatewayFixture(names, { env: LOOPBACK_TARGETS });
+const dispatcher = dispatcherFixture(names, gw, {
+  WEBHOOK_RETRY_DELAYS: compressedSchedule(200),
+  DISPATCHER_SESSION_TIMEOUT_MS: '6000',
+});
 // One in ten first attempts fails, so retry tiers are in flight when the kills land too.
 const receiver = await webhookReceiver((_path, id, seen) => (seen === 0 && id.endsWith('0') ? 500 : 200));
-let dispatcher: ReturnType<typeof dispatcherService>;
-
-beforeAll(async () => {
-  dispatcher = dispatcherService(names, gw.databaseUrl(), {
-    ...loopback,
-    WEBHOOK_RETRY_DELAYS: '200ms,200ms,200ms,200ms,200ms',
-    DISPATCHER_SESSION_TIMEOUT_MS: '6000',
-  });
-  await dispatcher.start();
-});
-afterAll(async () => {
-  await dispatcher?.stop();
-  await receiver.close();
-});
+afterAll(() => receiver.close());
 
 describe('dispatcher killed with SIGKILL while events flow', () => {
   it('still delivers every matching event to every matching endpoint, duplicates with the same id and body', async () => {
@@ -53,9 +43,9 @@ describe('dispatcher killed with SIGKILL while events flow', () => {
     let kills = 0;
     while (sending || kills < MIN_KILLS) {
       await new Promise((r) => setTimeout(r, 300 + Math.random() * 1200));
-      await dispatcher.stop('SIGKILL');
+      await dispatcher.process().stop('SIGKILL');
       kills++;
-      await dispatcher.start();
+      await dispatcher.process().start();
     }
     await producer;
 

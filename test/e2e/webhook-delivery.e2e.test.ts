@@ -1,43 +1,26 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { dispatcherService } from '../support/stack.js';
+import { compressedSchedule, dispatcherFixture, LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
 
 const DELAY_MS = 400;
 const JITTER = 0.2;
 const { names, ingest: ingestProc } = pipelineFixture('whdel');
-const loopback = { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' };
-const gw = gatewayFixture(names, { env: loopback });
+const gw = gatewayFixture(names, { env: LOOPBACK_TARGETS });
 // The spec's schedule compressed to milliseconds; everything else as in production.
-const dispatcherEnv = {
-  ...loopback,
-  WEBHOOK_RETRY_DELAYS: Array.from({ length: 5 }, () => `${DELAY_MS}ms`).join(','),
+const dispatcher = dispatcherFixture(names, gw, {
+  WEBHOOK_RETRY_DELAYS: compressedSchedule(DELAY_MS),
   WEBHOOK_RETRY_JITTER: String(JITTER),
   WEBHOOK_TIMEOUT_MS: '2000',
-};
-let dispatcher: ReturnType<typeof dispatcherService>;
-let db: pg.Client;
-
+});
 // Paths ending in /dead always fail, /twice fail twice per event then succeed; anything else succeeds.
 const receiver = await webhookReceiver((path, _id, seen) =>
   path.endsWith('/dead') ? 500 : path.endsWith('/twice') && seen < 2 ? 503 : 204,
 );
-
-beforeAll(async () => {
-  dispatcher = dispatcherService(names, gw.databaseUrl(), dispatcherEnv);
-  await dispatcher.start();
-  db = new pg.Client({ connectionString: gw.databaseUrl() });
-  await db.connect();
-});
-afterAll(async () => {
-  await dispatcher?.stop();
-  await db?.end();
-  await receiver.close();
-});
+afterAll(() => receiver.close());
 
 async function tenantWithEndpoint(label: string, path: string, filter: string[] = []) {
   const tenant = `${names.tenant}-${label}`;
@@ -60,10 +43,12 @@ async function send(list: TestEvent[]) {
 
 const endpointRow = async (id: string) =>
   (
-    await db.query<{ active: boolean; consecutive_failures: number }>(
-      'SELECT active, consecutive_failures FROM webhook_endpoints WHERE id = $1',
-      [id],
-    )
+    await dispatcher
+      .db()
+      .query<{ active: boolean; consecutive_failures: number }>(
+        'SELECT active, consecutive_failures FROM webhook_endpoints WHERE id = $1',
+        [id],
+      )
   ).rows[0];
 
 describe('webhook delivery', () => {
@@ -153,10 +138,12 @@ describe('webhook delivery', () => {
       );
     }
     const rows = await waitFor('three recorded attempts', async () => {
-      const r = await db.query<{ attempt: number; succeeded: boolean; status_code: number }>(
-        'SELECT attempt, succeeded, status_code FROM webhook_delivery_attempts WHERE endpoint_id = $1 ORDER BY attempt',
-        [id],
-      );
+      const r = await dispatcher
+        .db()
+        .query<{ attempt: number; succeeded: boolean; status_code: number }>(
+          'SELECT attempt, succeeded, status_code FROM webhook_delivery_attempts WHERE endpoint_id = $1 ORDER BY attempt',
+          [id],
+        );
       return r.rows.length === 3 && r.rows;
     });
     expect(rows).toEqual([

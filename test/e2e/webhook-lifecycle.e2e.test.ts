@@ -1,41 +1,26 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { dispatcherService } from '../support/stack.js';
+import { compressedSchedule, dispatcherFixture, LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
 import { storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
 
 const DELAY_MS = 300;
 const { names, ingest: ingestProc, ch } = pipelineFixture('whlife');
-const loopback = { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' };
-const gw = gatewayFixture(names, { env: loopback });
-let dispatcher: ReturnType<typeof dispatcherService>;
-let db: pg.Client;
+const gw = gatewayFixture(names, { env: LOOPBACK_TARGETS });
+const dispatcher = dispatcherFixture(names, gw, {
+  WEBHOOK_RETRY_DELAYS: compressedSchedule(DELAY_MS),
+  WEBHOOK_RETRY_JITTER: '0.2',
+  WEBHOOK_TIMEOUT_MS: '3000',
+  WEBHOOK_AUTO_DISABLE_AFTER: '3',
+});
 const failing = new Set<string>();
 const receiver = await webhookReceiver((path, id) =>
   path.endsWith('/dead') || failing.has(id) ? 500 : path.endsWith('/hang') ? 'hang' : 200,
 );
-
-beforeAll(async () => {
-  dispatcher = dispatcherService(names, gw.databaseUrl(), {
-    ...loopback,
-    WEBHOOK_RETRY_DELAYS: Array.from({ length: 5 }, () => `${DELAY_MS}ms`).join(','),
-    WEBHOOK_RETRY_JITTER: '0.2',
-    WEBHOOK_TIMEOUT_MS: '3000',
-    WEBHOOK_AUTO_DISABLE_AFTER: '3',
-  });
-  await dispatcher.start();
-  db = new pg.Client({ connectionString: gw.databaseUrl() });
-  await db.connect();
-});
-afterAll(async () => {
-  await dispatcher?.stop();
-  await db?.end();
-  await receiver.close();
-});
+afterAll(() => receiver.close());
 
 async function endpoint(label: string, path: string) {
   const tenant = `${names.tenant}-${label}`;
@@ -57,9 +42,9 @@ async function send(list: ReturnType<typeof phiEvents>) {
 
 const failures = async (id: string) =>
   (
-    await db.query<{ n: number }>('SELECT consecutive_failures AS n FROM webhook_endpoints WHERE id = $1', [
-      id,
-    ])
+    await dispatcher
+      .db()
+      .query<{ n: number }>('SELECT consecutive_failures AS n FROM webhook_endpoints WHERE id = $1', [id])
   ).rows[0]?.n;
 const settle = () => new Promise((r) => setTimeout(r, DELAY_MS * 6 + 1500));
 
@@ -76,10 +61,12 @@ describe('webhook endpoint state', () => {
     more.forEach((e) => failing.add(e.event_id));
     await send(more);
     const row = await waitFor('auto-disabled at 3', async () => {
-      const r = await db.query<{ active: boolean; n: number }>(
-        'SELECT active, consecutive_failures AS n FROM webhook_endpoints WHERE id = $1',
-        [id],
-      );
+      const r = await dispatcher
+        .db()
+        .query<{ active: boolean; n: number }>(
+          'SELECT active, consecutive_failures AS n FROM webhook_endpoints WHERE id = $1',
+          [id],
+        );
       return r.rows[0]?.active === false && r.rows[0];
     });
     expect(row.n).toBe(3);
@@ -105,7 +92,9 @@ describe('webhook endpoint state', () => {
     const late = receiver.at(`/${label}/dead`).filter((r) => r.at > changedAt + 500);
     expect(late).toEqual([]);
     expect(receiver.at(`/${label}/dead`).length).toBeLessThanOrEqual(2);
-    const rows = await db.query('SELECT 1 FROM webhook_delivery_attempts WHERE endpoint_id = $1', [id]);
+    const rows = await dispatcher
+      .db()
+      .query('SELECT 1 FROM webhook_delivery_attempts WHERE endpoint_id = $1', [id]);
     if (label === 'delete') expect(rows.rowCount).toBe(0);
     else expect(rows.rowCount).toBeGreaterThanOrEqual(1);
   });

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretBox } from '@audit/shared';
+import { LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { TEST_WEBHOOK_SECRET_KEY } from '../support/stack.js';
@@ -9,10 +10,7 @@ import { storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
 const { names, ch } = pipelineFixture('whapi');
-// The receivers of these tests live on loopback: only that range is opened, every other stays refused.
-const gw = gatewayFixture(names, {
-  env: { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' },
-});
+const gw = gatewayFixture(names, { env: LOOPBACK_TARGETS });
 const other = `${names.tenant}-other`;
 const capped = `${names.tenant}-capped`;
 let writer: string;

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from './app.js';
-import { webhookStubs } from './test-support/webhook-stubs.js';
+import { STUB_PEPPER as PEPPER, stubAppOptions } from './test-support/stub-app-options.js';
 
-const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
 const key = generateApiKey('live');
 const stored: StoredApiKey = storedKeyFor(key, PEPPER);
 
@@ -14,20 +12,13 @@ function app(
   findEvent: () => Promise<null>,
   takeToken = async () => ({ allowed: true, remaining: 999 }),
 ) {
-  return buildApp({
-    logger: pino({ level: 'silent' }),
-    trustedProxies: [],
-    limits: { readPerMinute: 1000, writePerMinute: 200 },
-    takeToken,
-    auth: { pepper: PEPPER, env: 'live', findKey },
-    events: { findEvent, listPage: async () => [], listKeys: async () => [] },
-    auditLog: { publish: async () => [] },
-    auditTimeoutMs: 1000,
-    cursorSecret: 'cursor-secret-0123456789abcdef012345',
-    clock: Date.now,
-    readiness: {},
-    ...webhookStubs,
-  });
+  return buildApp(
+    stubAppOptions({
+      takeToken,
+      auth: { pepper: PEPPER, env: 'live', findKey },
+      events: { findEvent, listPage: async () => [], listKeys: async () => [] },
+    }),
+  );
 }
 
 const lookup = (a: Awaited<ReturnType<typeof app>>) =>

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
-import { webhookStubs } from '../test-support/webhook-stubs.js';
+import { STUB_PEPPER as PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
 import type { EventRow } from '../domain/audit-event.view.js';
 import { API_PREFIX, openApiDocument } from './openapi.document.js';
 
-const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
 const key = generateApiKey('live');
 const stored: StoredApiKey = storedKeyFor(key, PEPPER);
 const auth = { authorization: `Bearer ${formatApiKey(key)}` };
@@ -35,34 +33,27 @@ const row = (i: number): EventRow => ({
 
 function app(overrides: { key?: Partial<StoredApiKey> | 'down'; allowed?: boolean; rows?: number } = {}) {
   const rows = Array.from({ length: overrides.rows ?? 3 }, (_, i) => row(i));
-  return buildApp({
-    logger: pino({ level: 'silent' }),
-    trustedProxies: [],
-    limits: { readPerMinute: 1000, writePerMinute: 200 },
-    takeToken: async () => ({
-      allowed: overrides.allowed ?? true,
-      remaining: overrides.allowed === false ? 0 : 9,
-    }),
-    auth: {
-      pepper: PEPPER,
-      env: 'live',
-      findKey: async () => {
-        if (overrides.key === 'down') throw new Error('ECONNREFUSED');
-        return { ...stored, ...overrides.key };
+  return buildApp(
+    stubAppOptions({
+      takeToken: async () => ({
+        allowed: overrides.allowed ?? true,
+        remaining: overrides.allowed === false ? 0 : 9,
+      }),
+      auth: {
+        pepper: PEPPER,
+        env: 'live',
+        findKey: async () => {
+          if (overrides.key === 'down') throw new Error('ECONNREFUSED');
+          return { ...stored, ...overrides.key };
+        },
       },
-    },
-    events: {
-      findEvent: async (_t, id) => rows.find((r) => r.event_id === id) ?? null,
-      listPage: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
-      listKeys: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
-    },
-    auditLog: { publish: async () => [] },
-    auditTimeoutMs: 1000,
-    cursorSecret: 'cursor-secret-0123456789abcdef012345',
-    clock: Date.now,
-    readiness: {},
-    ...webhookStubs,
-  });
+      events: {
+        findEvent: async (_t, id) => rows.find((r) => r.event_id === id) ?? null,
+        listPage: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
+        listKeys: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
+      },
+    }),
+  );
 }
 
 type Case = [

@@ -1,0 +1,27 @@
+import pino from 'pino';
+import { allowList } from '@audit/shared';
+import type { GatewayAppOptions } from '../app.js';
+
+export const STUB_PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
+
+const unused = () => Promise.reject(new Error('not used by this test'));
+
+/** The gateway's dependencies as in-memory stand-ins, for tests of the HTTP layer; override what a test needs. */
+export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): GatewayAppOptions {
+  return {
+    logger: pino({ level: 'silent' }),
+    trustedProxies: [],
+    limits: { readPerMinute: 1000, writePerMinute: 200 },
+    takeToken: async () => ({ allowed: true, remaining: 999 }),
+    auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => null },
+    events: { findEvent: async () => null, listPage: async () => [], listKeys: async () => [] },
+    auditLog: { publish: async () => [] },
+    auditTimeoutMs: 1000,
+    cursorSecret: 'cursor-secret-0123456789abcdef012345',
+    clock: Date.now,
+    readiness: {},
+    webhooks: { create: unused, list: async () => [], disable: unused, remove: unused },
+    targets: { allowHttp: false, allowed: allowList([]), resolve: unused },
+    ...overrides,
+  };
+}
