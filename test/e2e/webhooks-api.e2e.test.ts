@@ -97,6 +97,10 @@ describe('POST /audit/webhooks', () => {
     [{ url: 'http://127.0.0.1/', description: 'x'.repeat(501) }, ['description']],
     [{ url: 'http://127.0.0.1/', secret: 'mine' }, ['secret']],
     [{ url: 42, active: false }, ['url', 'active']],
+    [{ url: 'http://127.0.0.1:9/h\took' }, ['url']],
+    [{ url: 'http://127.0.0.1:9/h ok' }, ['url']],
+    [{ url: 'http://127.0.0.1/', description: 'a\u0000b' }, ['description']],
+    [{ url: 'http://127.0.0.1/', description: '\ud800' }, ['description']],
   ])('refuses %j with a 422 naming %j, and creates nothing', async (body, fields) => {
     const before = (await listed(writer)).length;
     const res = await create(writer, body);
@@ -159,6 +163,7 @@ describe('disable and delete', () => {
     );
     const path = `/audit/webhooks/${endpoint.id}`;
     expect((await gw.send('DELETE', path, otherWriter)).status).toBe(403);
+    expect((await gw.send('DELETE', path, writer, { force: true })).status).toBe(422);
     const res = await gw.send('DELETE', path, writer);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
@@ -180,7 +185,9 @@ describe('disable and delete', () => {
 
 describe('audit trail of webhook changes', () => {
   it('writes admin.webhook.create, disable and delete events, never with the secret', async () => {
-    const { endpoint, secret } = await created(writer, { url: 'http://127.0.0.1:9/audited' });
+    const { endpoint, secret } = await created(writer, {
+      url: 'http://127.0.0.1:9/audited?token=s3cr3t-query',
+    });
     await gw.send('POST', `/audit/webhooks/${endpoint.id}/disable`, writer);
     await gw.send('DELETE', `/audit/webhooks/${endpoint.id}`, writer);
     const forEndpoint = async () =>
@@ -195,6 +202,12 @@ describe('audit trail of webhook changes', () => {
     for (const e of events) {
       expect(e).toMatchObject({ resource_type: 'webhook_endpoint', user_role: 'api_key', success: true });
       expect(JSON.stringify(e)).not.toContain(secret);
+      // Receivers put tokens in queries: the trail keeps origin and path, and a digest of the whole URL.
+      expect(JSON.stringify(e)).not.toContain('s3cr3t-query');
+      expect(e.details).toMatchObject({
+        target: 'http://127.0.0.1:9/audited',
+        url_sha256: expect.any(String),
+      });
     }
     const logs = readdirSync('.data/test-logs').filter((f) => f.startsWith(`${names.id}-gateway`));
     for (const f of logs) expect(readFileSync(`.data/test-logs/${f}`, 'utf8')).not.toContain(secret);

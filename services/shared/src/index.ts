@@ -44,3 +44,4 @@ export * from './webhooks/target-policy.js';
 export * from './webhooks/webhook-target.js';
 export * from './webhooks/webhooks.repository.js';
 export * from './config/webhook-env.js';
+export * from './audit-event/text.js';

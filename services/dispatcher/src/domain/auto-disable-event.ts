@@ -1,3 +1,5 @@
+import { describeTarget } from '@audit/shared';
+
 /** decisions.md: an automatic disable writes admin.webhook.auto_disable into the tenant's own trail. */
 export function autoDisableEvent(e: { id: string; tenantId: string; url: string }, failures: number) {
   return {
@@ -10,6 +12,6 @@ export function autoDisableEvent(e: { id: string; tenantId: string; url: string 
     phi_involved: false,
     success: true,
     user_agent: 'audit-dispatcher',
-    details: { endpoint_id: e.id, url: e.url, consecutive_failures: failures },
+    details: { endpoint_id: e.id, ...describeTarget(e.url), consecutive_failures: failures },
   };
 }

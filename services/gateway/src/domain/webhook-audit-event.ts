@@ -1,19 +1,19 @@
-import type { WebhookEndpointRecord } from '@audit/shared';
+import { describeTarget, type WebhookEndpointRecord } from '@audit/shared';
 import type { ApiCall } from './api-call.js';
 
 type Change = 'create' | 'disable' | 'delete';
 
-/** decisions.md: creation, disable and delete write admin.webhook.*; never the secret. */
+/** decisions.md: creation, disable and delete write admin.webhook.*; never the secret, nor the URL's query. */
 export function webhookAuditEvent(call: ApiCall, change: Change, endpoint: WebhookEndpointRecord) {
   const details =
     change === 'create'
       ? {
           endpoint_id: endpoint.id,
-          url: endpoint.url,
+          ...describeTarget(endpoint.url),
           event_filter: endpoint.event_filter,
           description: endpoint.description,
         }
-      : { endpoint_id: endpoint.id, url: endpoint.url, was_active: endpoint.active };
+      : { endpoint_id: endpoint.id, ...describeTarget(endpoint.url), was_active: endpoint.active };
   return {
     tenant_id: call.principal.tenantId,
     action: `admin.webhook.${change}`,

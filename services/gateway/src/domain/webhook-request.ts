@@ -3,6 +3,7 @@ import {
   FILTER_ENTRY_PATTERN,
   MAX_FILTER_ENTRIES,
   MAX_URL_LENGTH,
+  text,
   zodFieldErrors,
   type FieldError,
 } from '@audit/shared';
@@ -13,10 +14,10 @@ export const MAX_ENDPOINTS_PER_TENANT = 100;
 /** decisions.md "Webhooks": url required; filter and description optional; unknown fields refused. */
 export const createWebhookBodySchema = z
   .strictObject({
-    url: z
-      .string({ message: 'is required' })
+    url: text(MAX_URL_LENGTH)
       .min(1)
-      .max(MAX_URL_LENGTH)
+      // The URL parser drops tabs and line breaks silently: what is stored must be what is called.
+      .regex(/^[^\u0000-\u0020\u007f]*$/, 'must not contain spaces or control characters')
       .meta({ description: 'https only (plain http only where the operator allows it), no user-info.' }),
     event_filter: z
       .array(z.string().regex(FILTER_ENTRY_PATTERN, 'entries must be 1 to 100 characters of a-z 0-9 . _ -'), {
@@ -25,7 +26,10 @@ export const createWebhookBodySchema = z
       .max(MAX_FILTER_ENTRIES)
       .default([])
       .meta({ description: 'Action prefixes; empty (the default) means every action.', example: ['phi.'] }),
-    description: z.string().max(500).default('').meta({ description: 'A label.' }),
+    description: text(500)
+      .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
+      .default('')
+      .meta({ description: 'A label.' }),
   })
   .meta({ id: 'CreateWebhook' });
 

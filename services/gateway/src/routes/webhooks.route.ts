@@ -128,6 +128,8 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
     { config: { scope: 'webhooks:write' } },
     async (request, reply) => {
       const id = idOf(request);
+      const errors = checkEmptyBody(request.body);
+      if (errors.length > 0) throw new ValidationError('Delete takes no body.', errors);
       endpointOf(
         await opts.webhooks
           .remove(request.principal!.tenantId, id, audited(request, 'delete'))

@@ -75,7 +75,8 @@ export function allowList(cidrs: readonly string[]): BlockList {
 
 /** The refused range an address lies in (unless allowed), or null when a delivery may connect to it. */
 export function refusedRange(address: string, allowed: BlockList): string | null {
-  const plain = unmapped(address.replace(/^\[|\]$/g, ''));
+  // A zone id (fe80::1%eth0) names an interface, not another address: the address itself is what is checked.
+  const plain = unmapped(address.replace(/^\[|\]$/g, '').split('%')[0]!);
   const family = isIP(plain);
   if (family === 0) return 'not an IP address';
   const type = family === 4 ? 'ipv4' : 'ipv6';

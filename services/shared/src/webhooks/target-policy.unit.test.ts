@@ -27,6 +27,7 @@ describe('refusedRange', () => {
     ['::ffff:7f00:1', 'loopback'],
     ['0:0:0:0:0:ffff:7f00:1', 'loopback'],
     ['0:0:0:0:0:0:0:1', 'loopback'],
+    ['fe80::1%eth0', 'link-local'],
     ['::ffff:0:a9fe:a9fe', 'link-local (cloud metadata)'],
     ['::ffff:10.0.0.1', 'private'],
     ['64:ff9b::a00:1', 'NAT64'],

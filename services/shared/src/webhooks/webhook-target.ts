@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP, type BlockList } from 'node:net';
 import { refusedRange } from './target-policy.js';
@@ -61,4 +62,16 @@ export async function checkTarget(
       return { ok: false, reason: `host ${host} is or resolves to ${address}, a refused ${range} address` };
   }
   return { ok: true, value: addresses };
+}
+
+/**
+ * A webhook URL as the audit trail and logs may show it: origin and path, without the query or fragment, which
+ * receivers sometimes use for tokens; the digest still tells two URLs apart.
+ */
+export function describeTarget(url: string): { target: string; url_sha256: string } {
+  const parsed = new URL(url);
+  return {
+    target: `${parsed.origin}${parsed.pathname}`,
+    url_sha256: createHash('sha256').update(url).digest('hex'),
+  };
 }

@@ -134,7 +134,7 @@ export const webhooksRepository = {
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $1)
          RETURNING endpoint_id)
        UPDATE webhook_endpoints SET last_delivery_at = greatest(last_delivery_at, $4),
-         consecutive_failures = CASE WHEN $5 THEN 0 ELSE consecutive_failures END
+         consecutive_failures = CASE WHEN $5 AND active THEN 0 ELSE consecutive_failures END
        WHERE id IN (SELECT endpoint_id FROM attempt)`,
       [
         a.endpoint_id,
@@ -167,6 +167,8 @@ export const webhooksRepository = {
     );
     const before = rows[0];
     if (!before) return null;
+    // An inactive endpoint keeps the count that disabled it: late failures and successes no longer move it.
+    if (!before.active) return { failures: before.consecutive_failures, disabledNow: false };
     const failures = before.consecutive_failures + 1;
     const disabledNow = before.active && failures >= threshold;
     await db.query(
