@@ -91,7 +91,6 @@ describe('webhook endpoint state', () => {
     // An attempt already on the wire when the change committed may still land; nothing starts after it.
     const late = receiver.at(`/${label}/dead`).filter((r) => r.at > changedAt + 500);
     expect(late).toEqual([]);
-    expect(receiver.at(`/${label}/dead`).length).toBeLessThanOrEqual(2);
     const rows = await dispatcher
       .db()
       .query('SELECT 1 FROM webhook_delivery_attempts WHERE endpoint_id = $1', [id]);

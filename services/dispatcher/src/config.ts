@@ -45,6 +45,8 @@ const schema = z
     WEBHOOK_ENDPOINT_RELOAD_MS: positiveInt(30_000),
     WEBHOOK_CONCURRENCY_PER_ENDPOINT: positiveInt(16),
     WEBHOOK_MAX_IN_FLIGHT: positiveInt(20_000),
+    // Beyond this many jobs waiting for one endpoint, new ones wait in the first retry tier, not in memory.
+    WEBHOOK_MAX_WAITING_PER_ENDPOINT: positiveInt(256),
   })
   .transform((e) => ({
     kafka: kafkaSettings(e),
@@ -65,6 +67,7 @@ const schema = z
     endpointReloadMs: e.WEBHOOK_ENDPOINT_RELOAD_MS,
     concurrencyPerEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     maxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,
+    maxWaitingPerEndpoint: e.WEBHOOK_MAX_WAITING_PER_ENDPOINT,
   }));
 
 export type DispatcherConfig = z.output<typeof schema>;

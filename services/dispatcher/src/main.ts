@@ -16,7 +16,7 @@ import {
   systemClock,
   systemResolve,
 } from '@audit/shared';
-import { deliverer } from './adapters/deliverer.js';
+import { deferrer, deliverer } from './adapters/deliverer.js';
 import { deliveryState } from './adapters/delivery-state.js';
 import { dispatchHandler } from './adapters/dispatch.handler.js';
 import { endpointDirectory } from './adapters/endpoint-directory.js';
@@ -28,6 +28,7 @@ import { loadConfig } from './config.js';
 import { KeyedLanes } from './domain/keyed-lanes.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;
+const AUDIT_TIMEOUT_MS = 5000;
 
 const config = loadConfig(process.env);
 const logger = createLogger('dispatcher', config.logLevel);
@@ -62,11 +63,18 @@ const auditLog = auditPublisher({
   topic: topics.auditEvents.name,
   codec: auditEventCodec(),
   clock: systemClock,
+  // No longer than the deadline the auto-disable waits: a publish given up on must not land later.
+  queue: { maxQueuedBytes: 4 * 1024 * 1024, maxWaitMs: AUDIT_TIMEOUT_MS },
 });
 const deliver = deliverer({
   directory,
   send: (request) => client.send(request),
-  state: deliveryState({ pool, auditLog, auditTimeoutMs: 5000, autoDisableAfter: config.autoDisableAfter }),
+  state: deliveryState({
+    pool,
+    auditLog,
+    auditTimeoutMs: AUDIT_TIMEOUT_MS,
+    autoDisableAfter: config.autoDisableAfter,
+  }),
   producer,
   retryTopics: topics.webhookRetries.map((t) => t.name),
   deadLetterTopic: topics.webhookDeadLetter.name,
@@ -76,6 +84,19 @@ const deliver = deliverer({
   stopping: () => stopping,
   logger,
 });
+const delivery = {
+  lanes,
+  deliver,
+  defer: deferrer({
+    producer,
+    stopping: () => stopping,
+    retryTopics: topics.webhookRetries.map((t) => t.name),
+    policy: config.retry,
+    clock: systemClock,
+    logger,
+  }),
+  maxWaitingPerEndpoint: config.maxWaitingPerEndpoint,
+};
 
 const consumerSettings = {
   sessionTimeout: config.sessionTimeoutMs,
@@ -93,13 +114,14 @@ const events = await runTrackedConsumer({
   handle: dispatchHandler({
     codec: auditEventCodec(),
     matching: directory.matching,
-    lanes,
-    deliver,
+    created: directory.created,
+    ...delivery,
     clock: systemClock,
     logger,
   }),
 });
-const retryTopics = topics.webhookRetries.slice(0, config.retry.delaysMs.length).map((t) => t.name);
+// Every tier is read, also those a shortened WEBHOOK_RETRY_DELAYS no longer fills: nothing left there is stranded.
+const retryTopics = topics.webhookRetries.map((t) => t.name);
 const retries = await runTrackedConsumer({
   ...common,
   consumer: kafka.consumer({ groupId: `${config.groupId}-retries`, ...consumerSettings }),
@@ -107,7 +129,7 @@ const retries = await runTrackedConsumer({
   fromBeginning: true,
   concurrency: retryTopics.length * topics.auditEvents.partitions,
   logger: logger.child({ consumer: 'retries' }),
-  handle: retryHandler({ lanes, deliver, clock: systemClock, logger }),
+  handle: retryHandler({ ...delivery, clock: systemClock, logger }),
 });
 
 const app = createHttpServer(logger);

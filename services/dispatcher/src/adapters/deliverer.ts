@@ -23,13 +23,9 @@ export interface DelivererDeps {
 
 export type Outcome = 'delivered' | 'retry' | 'terminal' | 'dropped';
 
-/**
- * One attempt of one job, and everything it implies: the attempt recorded, then on failure the hand-off to
- * the next retry tier (or the dead-letter topic and the failure count). It resolves only once all of that is
- * stored, so the record that carried the job is never committed before its consequences are safe.
- */
-export function deliverer(deps: DelivererDeps) {
-  const handOff = (topic: string, job: DeliveryJob, log: Logger) =>
+const handOffWith =
+  (deps: Pick<DelivererDeps, 'producer' | 'stopping'>) =>
+  (topic: string, job: DeliveryJob, log: () => Logger) =>
     persistently(
       'retry hand-off',
       () =>
@@ -41,12 +37,45 @@ export function deliverer(deps: DelivererDeps) {
       log,
     );
 
-  return async function deliver(job: DeliveryJob): Promise<Outcome> {
-    const log = deps.logger.child({
-      endpoint_id: job.endpointId,
-      event_id: job.eventId,
-      attempt: job.attempt,
-    });
+/**
+ * A job an endpoint's full lane cannot take now: it waits in the first retry tier instead of in memory, with the
+ * same attempt number, so a dead endpoint's backlog neither grows without bound nor holds up other endpoints.
+ */
+export function deferrer(
+  deps: Pick<DelivererDeps, 'producer' | 'stopping' | 'retryTopics' | 'policy' | 'clock' | 'logger'>,
+) {
+  const handOff = handOffWith(deps);
+  return (job: DeliveryJob) =>
+    handOff(
+      deps.retryTopics[0]!,
+      {
+        ...job,
+        dueAt: deps.clock() + deps.policy.delaysMs[0]!,
+        lastError: job.lastError ?? 'deferred: endpoint backlog',
+      },
+      () => deps.logger,
+    );
+}
+
+/**
+ * One attempt of one job, and everything it implies: the attempt recorded, then on failure the hand-off to
+ * the next retry tier (or the dead-letter topic and the failure count). It resolves only once all of that is
+ * stored, so the record that carried the job is never committed before its consequences are safe.
+ * `attempted` is called as soon as the request is over (or was never made), before any of that is stored: the
+ * caller's per-endpoint lane limits requests on the wire, not bookkeeping.
+ */
+export function deliverer(deps: DelivererDeps) {
+  const handOff = handOffWith(deps);
+
+  return async function deliver(job: DeliveryJob, attempted: () => void = () => undefined): Promise<Outcome> {
+    // Made only when something is logged: a child logger per delivery showed in the profile (bench:webhooks).
+    let child: Logger | undefined;
+    const log = () =>
+      (child ??= deps.logger.child({
+        endpoint_id: job.endpointId,
+        event_id: job.eventId,
+        attempt: job.attempt,
+      }));
     const endpoint = deps.directory.get(job.endpointId);
     // Disabled, deleted, or (never) another tenant's: pending work for it is dropped, not sent.
     if (!endpoint || endpoint.tenantId !== job.tenantId) return 'dropped';
@@ -56,9 +85,10 @@ export function deliverer(deps: DelivererDeps) {
     const attemptedAt = deps.clock();
     const signature = signWebhook(job.body, endpoint.secret, Math.floor(attemptedAt / 1000));
     const result = await deps.send({ url: endpoint.url, body: job.body, signature });
+    attempted();
     const failedAt = deps.clock();
     const next = result.ok ? null : afterFailure(deps.policy, job.attempt, failedAt, deps.random());
-    await persistently(
+    const stored = await persistently(
       'attempt record',
       () =>
         deps.state.recordAttempt({
@@ -86,6 +116,9 @@ export function deliverer(deps: DelivererDeps) {
       );
       return 'retry';
     }
+    // A delivery redone after a crash or a rebalance may run twice; only the run that recorded the last attempt
+    // dead-letters it and counts it, so one delivery is one terminal failure, never more.
+    if (!stored) return 'terminal';
     await handOff(deps.deadLetterTopic, { ...job, lastError }, log);
     const disabled = await persistently(
       'terminal failure',
@@ -95,7 +128,7 @@ export function deliverer(deps: DelivererDeps) {
     );
     if (disabled) {
       deps.directory.forget(endpoint.id);
-      log.warn(
+      log().warn(
         { target: new URL(endpoint.url).origin },
         'endpoint disabled after consecutive terminal failures',
       );

@@ -1,16 +1,18 @@
 import type { AuditEventRecord, Codec, Logger } from '@audit/shared';
 import { auditEventRecordSchema } from '@audit/shared';
-import type { KeyedLanes } from '../domain/keyed-lanes.js';
 import { deliveryPayload } from '../domain/delivery-payload.js';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
-import type { Deliver } from './deliverer.js';
+import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 
-export interface DispatchDeps {
+// A creation's row commits right after its event reached Kafka; a creation rolled back is given up on after this.
+const CREATION_WAIT_MS = 10_000;
+
+export interface DispatchDeps extends StartDeliveryDeps {
   codec: Codec<AuditEventRecord>;
   matching: (tenantId: string, action: string, writtenAt: number) => ActiveEndpoint[];
-  lanes: KeyedLanes;
-  deliver: Deliver;
+  /** Resolves once the endpoint whose creation event was read is known (or after the wait, if it never is). */
+  created: (endpointId: string, timeoutMs: number) => Promise<void>;
   clock: () => number;
   logger: Logger;
 }
@@ -37,6 +39,11 @@ export function dispatchHandler(deps: DispatchDeps) {
       begin(0);
       return true;
     }
+    // An endpoint's creation event comes before every event meant for it in its tenant's partition: hold the
+    // partition until the endpoint is known, so an event written right after a 201 cannot miss it.
+    if (event.action === 'admin.webhook.create' && event.resource_type === 'webhook_endpoint') {
+      await deps.created(event.resource_id, CREATION_WAIT_MS);
+    }
     const matches = deps.matching(event.tenant_id, event.action, event.ingested_at);
     const finish = begin(matches.length);
     if (matches.length === 0) return true;
@@ -54,10 +61,7 @@ export function dispatchHandler(deps: DispatchDeps) {
         origin: { topic, partition, offset: message.offset },
         lastError: null,
       };
-      void deps.lanes.run(endpoint.id, async () => {
-        await deps.deliver(job);
-        finish();
-      });
+      startDelivery(deps, job, finish);
     }
     return true;
   };

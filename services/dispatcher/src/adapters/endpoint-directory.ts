@@ -30,6 +30,7 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
   let listener: pg.Client | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const followed = new Set<string>();
 
   const open = (row: Awaited<ReturnType<typeof webhooksRepository.listActive>>[number]): ActiveEndpoint[] => {
     try {
@@ -69,10 +70,22 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
     return reloading;
   }
 
-  function changed(id: string) {
+  const reloadLogged = () =>
+    reload().catch((err: unknown) => log.warn({ err: loggableError(err) }, 'endpoint reload failed'));
+
+  /** Leaves the index at once: pending work for it is dropped from here on. */
+  function forget(id: string) {
     generation += 1;
     index.remove(id);
-    reload().catch((err: unknown) => log.warn({ err: loggableError(err) }, 'endpoint reload failed'));
+    followed.delete(id);
+    void reloadLogged();
+  }
+
+  function announced(payload: string) {
+    const [id, change] = payload.split(':') as [string, string | undefined];
+    if (change !== 'create') return forget(id);
+    generation += 1;
+    void reloadLogged();
   }
 
   async function listen(): Promise<void> {
@@ -80,9 +93,9 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
       const client = new pg.Client({ connectionString: opts.databaseUrl });
       try {
         await client.connect();
-        client.on('notification', (n) => n.payload && changed(n.payload));
+        client.on('notification', (n) => n.payload && announced(n.payload));
         const lost = new Promise<void>((resolve) => {
-          client.once('error', () => resolve());
+          client.on('error', () => resolve());
           client.once('end', () => resolve());
         });
         await client.query(`LISTEN ${ENDPOINT_CHANGES_CHANNEL}`);
@@ -100,6 +113,25 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
     }
   }
 
+  /**
+   * The endpoint's creation event was read: every later event of its tenant is for it. Its row commits only
+   * after that event reached Kafka, so wait (bounded) until it is visible; a creation rolled back never is.
+   */
+  async function created(id: string, timeoutMs: number): Promise<void> {
+    followed.add(id);
+    const deadline = Date.now() + timeoutMs;
+    while (!index.get(id) && Date.now() < deadline) {
+      const row = await webhooksRepository.findActive(opts.pool, id).catch(() => null);
+      if (row) {
+        for (const e of open(row)) index.add(e);
+        // A reload that read before this row committed must not put back an index without it.
+        generation += 1;
+        return;
+      }
+      await sleep(50);
+    }
+  }
+
   return {
     /** Resolves once the first load is done: consuming before it would miss endpoints. */
     async start(): Promise<void> {
@@ -113,9 +145,10 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
     },
     get: (id: string) => index.get(id),
     matching: (tenantId: string, action: string, writtenAt: number) =>
-      index.matching(tenantId, action, writtenAt),
+      index.matching(tenantId, action, writtenAt, (id) => followed.has(id)),
+    created,
     /** The dispatcher's own change (an auto-disable) applies here at once, like an announced one. */
-    forget: changed,
+    forget,
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);

@@ -14,7 +14,16 @@ export async function startNewGroupAtEnd(admin: Admin, groupId: string, topic: s
   const partitions = ends
     .filter((e) => unset.includes(e.partition))
     .map((e) => ({ partition: e.partition, offset: e.high }));
-  await admin.setOffsets({ groupId, topic, partitions });
+  try {
+    await admin.setOffsets({ groupId, topic, partitions });
+  } catch (err) {
+    // Another instance started the same new group first: it is running, and its start point holds for all.
+    log.info(
+      { group: groupId, err: (err as Error).message },
+      'new group already started by another instance',
+    );
+    return;
+  }
   log.info(
     { group: groupId, topic, partitions: partitions.length },
     'new consumer group starts at the end of the topic',

@@ -18,6 +18,15 @@ function refusal(address: string, allowed: BlockList): RefusedTargetError | null
 }
 
 /**
+ * For a host that is an IP literal (brackets allowed): its refusal, or null when it may be reached; undefined for
+ * a name. A literal's answer never changes, so it can be kept.
+ */
+export function literalRefusal(host: string, allowed: BlockList): RefusedTargetError | null | undefined {
+  const plain = host.replace(/^\[|\]$/g, '');
+  return isIP(plain) === 0 ? undefined : refusal(plain, allowed);
+}
+
+/**
  * Every address the host stands for, provided none is refused (decisions.md "Webhooks"): a name answering with
  * a public and a private address is refused, since a connection could reach either.
  */

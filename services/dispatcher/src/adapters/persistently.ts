@@ -12,14 +12,15 @@ export async function persistently<T>(
   what: string,
   write: () => Promise<T>,
   stopping: () => boolean,
-  log: Logger,
+  /** Asked for only when there is something to log. */
+  log: () => Logger,
 ): Promise<T> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
     try {
       return await write();
     } catch (err) {
       if (stopping()) throw new StoppingError(`${what}: stopped while retrying`, { cause: err });
-      log.warn({ err: loggableError(err), retry_in_ms: delay }, `${what} failed; retrying`);
+      log().warn({ err: loggableError(err), retry_in_ms: delay }, `${what} failed; retrying`);
       await sleep(delay);
     }
   }

@@ -1,12 +1,9 @@
 import type { Logger } from '@audit/shared';
 import { jobFromRecord } from '../domain/delivery-job.js';
-import type { KeyedLanes } from '../domain/keyed-lanes.js';
-import type { Deliver } from './deliverer.js';
+import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 
-export interface RetryDeps {
-  lanes: KeyedLanes;
-  deliver: Deliver;
+export interface RetryDeps extends StartDeliveryDeps {
   clock: () => number;
   logger: Logger;
 }
@@ -34,10 +31,7 @@ export function retryHandler(deps: RetryDeps) {
       return false;
     }
     const finish = begin(1);
-    void deps.lanes.run(job.endpointId, async () => {
-      await deps.deliver(job);
-      finish();
-    });
+    startDelivery(deps, job, finish);
     return true;
   };
 }

@@ -1,8 +1,19 @@
+import { createHash } from 'node:crypto';
 import { describeTarget } from '@audit/shared';
+
+/**
+ * An endpoint is auto-disabled once at most (it is never re-enabled), so its event id is derived from the
+ * endpoint: a publish retried after a timeout lands as the same event, which the projector stores once.
+ */
+export function autoDisableEventId(endpointId: string): string {
+  const h = createHash('sha256').update(`admin.webhook.auto_disable:${endpointId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 /** decisions.md: an automatic disable writes admin.webhook.auto_disable into the tenant's own trail. */
 export function autoDisableEvent(e: { id: string; tenantId: string; url: string }, failures: number) {
   return {
+    event_id: autoDisableEventId(e.id),
     tenant_id: e.tenantId,
     action: 'admin.webhook.auto_disable',
     user_id: 'service:dispatcher',

@@ -33,13 +33,27 @@ export class EndpointIndex {
   }
 
   /**
-   * The tenant's endpoints whose filter matches the action. An event is for endpoints that existed when it was
-   * written (spec: "fires whenever an audit event is written"), so one read late never reaches a newer endpoint.
+   * The tenant's endpoints whose filter matches the action, among those the event was written after (spec:
+   * "fires whenever an audit event is written"). `follows(id)` says the endpoint's own creation event was read
+   * before this event in the tenant's partition: the order is then exact. Otherwise (an endpoint created before
+   * this process started reading) the clocks decide, so a dispatcher catching up never pushes older events to a
+   * newer endpoint.
    */
-  matching(tenantId: string, action: string, writtenAt: number): ActiveEndpoint[] {
+  matching(
+    tenantId: string,
+    action: string,
+    writtenAt: number,
+    follows: (id: string) => boolean,
+  ): ActiveEndpoint[] {
     return (this.byTenant.get(tenantId) ?? []).filter(
-      (e) => e.createdAt <= writtenAt && matchesFilter(e.filter, action),
+      (e) => (follows(e.id) || e.createdAt <= writtenAt) && matchesFilter(e.filter, action),
     );
+  }
+
+  add(endpoint: ActiveEndpoint): void {
+    this.remove(endpoint.id);
+    this.byId.set(endpoint.id, endpoint);
+    this.byTenant.set(endpoint.tenantId, [...(this.byTenant.get(endpoint.tenantId) ?? []), endpoint]);
   }
 
   remove(id: string): void {

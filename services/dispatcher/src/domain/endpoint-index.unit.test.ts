@@ -10,6 +10,8 @@ const ep = (id: string, tenantId: string, filter: string[], createdAt = 0): Acti
   createdAt,
 });
 
+const none = () => false;
+
 describe('EndpointIndex', () => {
   const index = new EndpointIndex([
     ep('wh_00000001', 'a', []),
@@ -19,23 +21,31 @@ describe('EndpointIndex', () => {
   ]);
 
   it("matches only the event's own tenant, by prefix", () => {
-    expect(index.matching('a', 'phi.read', 10_000).map((e) => e.id)).toEqual(['wh_00000001', 'wh_00000002']);
-    expect(index.matching('a', 'admin.key.create', 10_000).map((e) => e.id)).toEqual([
+    expect(index.matching('a', 'phi.read', 10_000, none).map((e) => e.id)).toEqual([
+      'wh_00000001',
+      'wh_00000002',
+    ]);
+    expect(index.matching('a', 'admin.key.create', 10_000, none).map((e) => e.id)).toEqual([
       'wh_00000001',
       'wh_00000003',
     ]);
-    expect(index.matching('c', 'phi.read', 10_000)).toEqual([]);
+    expect(index.matching('c', 'phi.read', 10_000, none)).toEqual([]);
   });
 
-  it('never matches an endpoint created after the event was written', () => {
-    expect(index.matching('a', 'admin.key.create', 4999).map((e) => e.id)).toEqual(['wh_00000001']);
+  it('never matches an endpoint created after the event was written, unless its creation was read first', () => {
+    expect(index.matching('a', 'admin.key.create', 4999, none).map((e) => e.id)).toEqual(['wh_00000001']);
+    const created = (id: string) => id === 'wh_00000003';
+    expect(index.matching('a', 'admin.key.create', 4999, created).map((e) => e.id)).toEqual([
+      'wh_00000001',
+      'wh_00000003',
+    ]);
   });
 
   it('forgets a removed endpoint at once', () => {
     const copy = new EndpointIndex([ep('wh_00000001', 'a', []), ep('wh_00000002', 'a', [])]);
     copy.remove('wh_00000001');
     expect(copy.get('wh_00000001')).toBeUndefined();
-    expect(copy.matching('a', 'phi.read', 1).map((e) => e.id)).toEqual(['wh_00000002']);
+    expect(copy.matching('a', 'phi.read', 1, none).map((e) => e.id)).toEqual(['wh_00000002']);
     copy.remove('wh_00000002');
     expect(copy.size).toBe(0);
   });

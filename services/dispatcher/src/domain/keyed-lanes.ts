@@ -1,30 +1,41 @@
+import { Fifo } from './fifo.js';
+
 /**
  * Work per key (an endpoint) with a concurrency limit per key: a slow or dead endpoint fills only its own lane,
- * so it never delays deliveries to the others. `size` counts queued and running work across all lanes.
+ * so it never delays deliveries to the others. A task may hand its place in the lane back before it ends (once
+ * its request is over, while its bookkeeping is still being stored); `size` counts queued and unfinished work
+ * across all lanes until each task ends, so back-pressure still covers that bookkeeping.
  */
 export class KeyedLanes {
-  private readonly lanes = new Map<string, { running: number; queue: (() => void)[] }>();
+  private readonly lanes = new Map<string, { running: number; queue: Fifo<() => void> }>();
   private waiters: { below: number; resolve: () => void }[] = [];
   size = 0;
 
   constructor(private readonly perKey: number) {}
 
-  run(key: string, task: () => Promise<void>): Promise<void> {
+  /** `task` may call `release` to free its place in the lane early; it is freed when the task ends otherwise. */
+  run(key: string, task: (release: () => void) => Promise<void>): Promise<void> {
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { running: 0, queue: [] }));
+    if (!lane) this.lanes.set(key, (lane = { running: 0, queue: new Fifo() }));
     const l = lane;
     this.size += 1;
     return new Promise<void>((resolve) => {
       const start = () => {
         l.running += 1;
-        void task()
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          l.running -= 1;
+          const next = l.queue.shift();
+          if (next) next();
+          else if (l.running === 0 && this.lanes.get(key) === l) this.lanes.delete(key);
+        };
+        void task(release)
           .catch(() => undefined)
           .finally(() => {
-            l.running -= 1;
+            release();
             this.size -= 1;
-            const next = l.queue.shift();
-            if (next) next();
-            else if (l.running === 0) this.lanes.delete(key);
             this.wake();
             resolve();
           });
@@ -34,6 +45,11 @@ export class KeyedLanes {
     });
   }
 
+  /** Work of this key waiting for a place in its lane (not running). */
+  waiting(key: string): number {
+    return this.lanes.get(key)?.queue.length ?? 0;
+  }
+
   /** Resolves once less than `below` pieces of work are queued or running (back-pressure for the consumers). */
   whenBelow(below: number): Promise<void> {
     if (this.size < below) return Promise.resolve();
@@ -41,6 +57,7 @@ export class KeyedLanes {
   }
 
   private wake() {
+    if (this.waiters.length === 0) return;
     this.waiters = this.waiters.filter((w) => (this.size < w.below ? (w.resolve(), false) : true));
   }
 }

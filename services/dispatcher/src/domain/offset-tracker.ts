@@ -1,3 +1,5 @@
+import { Fifo } from './fifo.js';
+
 export interface CommitPoint {
   topic: string;
   partition: number;
@@ -16,7 +18,7 @@ interface Pending {
 export class OffsetTracker {
   private readonly partitions = new Map<
     string,
-    { topic: string; partition: number; queue: Pending[]; next: bigint | null }
+    { topic: string; partition: number; queue: Fifo<Pending>; next: bigint | null }
   >();
   private readonly committed = new Map<string, bigint>();
 
@@ -24,12 +26,15 @@ export class OffsetTracker {
   begin(topic: string, partition: number, offset: string, pieces: number): () => void {
     const key = `${topic}\u0000${partition}`;
     let p = this.partitions.get(key);
-    if (!p) this.partitions.set(key, (p = { topic, partition, queue: [], next: null }));
+    if (!p) this.partitions.set(key, (p = { topic, partition, queue: new Fifo(), next: null }));
     const entry: Pending = { offset: BigInt(offset), remaining: pieces };
     p.queue.push(entry);
     const state = p;
     const settle = () => {
-      while (state.queue[0] && state.queue[0].remaining <= 0) state.next = state.queue.shift()!.offset + 1n;
+      for (let head = state.queue.peek(); head && head.remaining <= 0; head = state.queue.peek()) {
+        state.queue.shift();
+        state.next = head.offset + 1n;
+      }
     };
     settle();
     return () => {

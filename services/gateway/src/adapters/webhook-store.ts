@@ -49,7 +49,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
               ...input,
               secret_sealed: box.seal(secret, secretBinding(id, tenantId)),
             });
-            await repo.announce(db, id);
+            await repo.announce(db, id, 'create');
             await audit(endpoint);
             return { endpoint, secret };
           } catch (err) {
@@ -69,7 +69,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
       return inTransaction(pool, async (db): Promise<Owned<WebhookEndpointRecord>> => {
         const found = await owned(db, tenantId, id);
         if (!found.found) return found;
-        await repo.announce(db, id);
+        await repo.announce(db, id, 'disable');
         await audit(found.value);
         return { found: true, value: (await repo.disable(db, id))! };
       });
@@ -80,7 +80,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
         const found = await owned(db, tenantId, id);
         if (!found.found) return found;
         await repo.remove(db, id);
-        await repo.announce(db, id);
+        await repo.announce(db, id, 'delete');
         await audit(found.value);
         return { found: true, value: null };
       });

@@ -30,8 +30,10 @@ const COLUMNS =
 // Namespaces our advisory locks (the first key of the two-key form) away from any other user of the database.
 const TENANT_LOCK_CLASS = 7;
 
-/** Postgres channel on which every endpoint change is announced (payload: the endpoint id), at commit. */
+/** Postgres channel on which every endpoint change is announced (payload `id:change`), at commit. */
 export const ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoints';
+
+export type EndpointChange = 'create' | 'disable' | 'delete' | 'auto_disable';
 
 export interface DeliveryAttempt {
   endpoint_id: string;
@@ -113,9 +115,9 @@ export const webhooksRepository = {
     return rows[0] ?? null;
   },
 
-  /** Tells every dispatcher, once the transaction commits, that this endpoint changed. */
-  async announce(db: Queryable, id: string): Promise<void> {
-    await db.query('SELECT pg_notify($1, $2)', [ENDPOINT_CHANGES_CHANNEL, id]);
+  /** Tells every dispatcher, once the transaction commits, that this endpoint changed and how (`id:change`). */
+  async announce(db: Queryable, id: string, change: EndpointChange): Promise<void> {
+    await db.query('SELECT pg_notify($1, $2)', [ENDPOINT_CHANGES_CHANNEL, `${id}:${change}`]);
   },
 
   async listActive(db: Queryable): Promise<StoredWebhookEndpoint[]> {
@@ -125,31 +127,12 @@ export const webhooksRepository = {
     return rows;
   },
 
-  /** Records an attempt; false when the endpoint is gone (deleted meanwhile: its history went with it). */
-  async recordAttempt(db: Queryable, a: DeliveryAttempt): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `WITH attempt AS (
-         INSERT INTO webhook_delivery_attempts
-           (endpoint_id, event_id, attempt, attempted_at, succeeded, terminal, status_code, error, latency_ms, replay)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $1)
-         RETURNING endpoint_id)
-       UPDATE webhook_endpoints SET last_delivery_at = greatest(last_delivery_at, $4),
-         consecutive_failures = CASE WHEN $5 AND active THEN 0 ELSE consecutive_failures END
-       WHERE id IN (SELECT endpoint_id FROM attempt)`,
-      [
-        a.endpoint_id,
-        a.event_id,
-        a.attempt,
-        a.attempted_at,
-        a.succeeded,
-        a.terminal,
-        a.status_code,
-        a.error,
-        a.latency_ms,
-        a.replay,
-      ],
+  async findActive(db: Queryable, id: string): Promise<StoredWebhookEndpoint | null> {
+    const { rows } = await db.query<StoredWebhookEndpoint>(
+      `SELECT ${COLUMNS}, secret_sealed FROM webhook_endpoints WHERE id = $1 AND active`,
+      [id],
     );
-    return (rowCount ?? 0) > 0;
+    return rows[0] ?? null;
   },
 
   /**

@@ -1,0 +1,24 @@
+import type { DeliveryJob } from '../domain/delivery-job.js';
+import type { KeyedLanes } from '../domain/keyed-lanes.js';
+import type { Deliver } from './deliverer.js';
+
+export interface StartDeliveryDeps {
+  lanes: KeyedLanes;
+  deliver: Deliver;
+  defer: (job: DeliveryJob) => Promise<unknown>;
+  /** Jobs that may wait in one endpoint's lane; beyond, they wait in Kafka. */
+  maxWaitingPerEndpoint: number;
+}
+
+/** Runs the job in its endpoint's lane, or defers it when that lane is full; `finish` once its effects are stored. */
+export function startDelivery(deps: StartDeliveryDeps, job: DeliveryJob, finish: () => void): void {
+  if (deps.lanes.waiting(job.endpointId) >= deps.maxWaitingPerEndpoint) {
+    // Not finished when the hand-off gives up (the process is stopping): the record is then read again.
+    void deps.defer(job).then(finish, () => undefined);
+    return;
+  }
+  void deps.lanes.run(job.endpointId, async (release) => {
+    await deps.deliver(job, release);
+    finish();
+  });
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import type { DeliveryJob } from '../domain/delivery-job.js';
+import { KeyedLanes } from '../domain/keyed-lanes.js';
+import { startDelivery } from './start-delivery.js';
+
+const job = (endpointId: string, n: number) =>
+  ({ endpointId, eventId: `e${n}`, attempt: 1 }) as unknown as DeliveryJob;
+
+describe('startDelivery', () => {
+  it("defers an endpoint's jobs beyond its waiting limit, and never another endpoint's", async () => {
+    const lanes = new KeyedLanes(1);
+    let open!: () => void;
+    const stuck = new Promise<void>((r) => (open = r));
+    const delivered: string[] = [];
+    const deferred: string[] = [];
+    const finished: string[] = [];
+    const deps = {
+      lanes,
+      maxWaitingPerEndpoint: 2,
+      deliver: async (j: DeliveryJob) => {
+        if (j.endpointId === 'dead') await stuck;
+        delivered.push(j.eventId);
+        return 'delivered' as const;
+      },
+      defer: async (j: DeliveryJob) => void deferred.push(j.eventId),
+    };
+    for (let n = 0; n < 6; n++) startDelivery(deps, job('dead', n), () => finished.push(`dead${n}`));
+    startDelivery(deps, job('healthy', 9), () => finished.push('healthy9'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(deferred).toEqual(['e3', 'e4', 'e5']);
+    expect(delivered).toEqual(['e9']);
+    expect(finished.sort()).toEqual(['dead3', 'dead4', 'dead5', 'healthy9']);
+    open();
+    await lanes.whenBelow(1);
+    expect(delivered.sort()).toEqual(['e0', 'e1', 'e2', 'e9']);
+  });
+});
