@@ -45,7 +45,8 @@ const schema = z
     WEBHOOK_ENDPOINT_RELOAD_MS: positiveInt(30_000),
     WEBHOOK_CONCURRENCY_PER_ENDPOINT: positiveInt(16),
     WEBHOOK_MAX_IN_FLIGHT: positiveInt(20_000),
-    // Beyond this many jobs waiting for one endpoint, new ones wait in the first retry tier, not in memory.
+    // Beyond this many jobs waiting for an endpoint none of whose requests ended for a second, new ones wait in
+    // the first retry tier instead of in memory.
     WEBHOOK_MAX_WAITING_PER_ENDPOINT: positiveInt(256),
   })
   .transform((e) => ({

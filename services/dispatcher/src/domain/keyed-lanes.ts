@@ -7,16 +7,22 @@ import { Fifo } from './fifo.js';
  * across all lanes until each task ends, so back-pressure still covers that bookkeeping.
  */
 export class KeyedLanes {
-  private readonly lanes = new Map<string, { running: number; queue: Fifo<() => void> }>();
+  private readonly lanes = new Map<
+    string,
+    { running: number; queue: Fifo<() => void>; progressAt: number }
+  >();
   private waiters: { below: number; resolve: () => void }[] = [];
   size = 0;
 
-  constructor(private readonly perKey: number) {}
+  constructor(
+    private readonly perKey: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** `task` may call `release` to free its place in the lane early; it is freed when the task ends otherwise. */
   run(key: string, task: (release: () => void) => Promise<void>): Promise<void> {
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { running: 0, queue: new Fifo() }));
+    if (!lane) this.lanes.set(key, (lane = { running: 0, queue: new Fifo(), progressAt: this.clock() }));
     const l = lane;
     this.size += 1;
     return new Promise<void>((resolve) => {
@@ -27,6 +33,7 @@ export class KeyedLanes {
           if (released) return;
           released = true;
           l.running -= 1;
+          l.progressAt = this.clock();
           const next = l.queue.shift();
           if (next) next();
           else if (l.running === 0 && this.lanes.get(key) === l) this.lanes.delete(key);
@@ -45,9 +52,13 @@ export class KeyedLanes {
     });
   }
 
-  /** Work of this key waiting for a place in its lane (not running). */
-  waiting(key: string): number {
-    return this.lanes.get(key)?.queue.length ?? 0;
+  /**
+   * The key's lane is stuck: at least `waiting` pieces of work wait, and none of its running work has ended for
+   * `stalledMs`. A busy but healthy endpoint finishes work all the time, so it is never called stuck.
+   */
+  stuck(key: string, waiting: number, stalledMs: number): boolean {
+    const lane = this.lanes.get(key);
+    return !!lane && lane.queue.length >= waiting && this.clock() - lane.progressAt >= stalledMs;
   }
 
   /** Resolves once less than `below` pieces of work are queued or running (back-pressure for the consumers). */

@@ -2,15 +2,18 @@ import { MAX_FUTURE_SKEW_MS, sqlValue, type ClickHouseClient } from '@audit/shar
 import { EVENT_COLUMNS, type EventRow } from '../domain/audit-event.view.js';
 import type { PagePosition } from '../domain/cursor.js';
 import type { EventFilters } from '../domain/list-query.js';
+import { pageDensities } from '../domain/page-density.js';
 
 // ClickHouse 18.16 cannot read in sort order, so a page never asks for "the newest N of the tenant": it reads a
 // time window just below where the page starts, and widens the window (x4) only while the page is not full.
 const FIRST_WINDOW_MS = 60 * 60 * 1000;
 const WINDOW_GROWTH = 4;
-// Once a tenant's density under some filters is known, the first window is sized to hold the page with this much
-// room: one query then usually answers the page, and reads little more than it returns.
+// An empty window says the events are sparse here (or the history has ended): the next one grows faster, so a
+// filter that matches nothing reaches the start of the history in a few queries, not a dozen.
+const EMPTY_WINDOW_GROWTH = 16;
+// Once the density where a page begins is known, its first window is sized to hold the page with this much room:
+// one query then usually answers the page, and reads little more than it returns.
 const WINDOW_MARGIN = 1.5;
-const REMEMBERED_DENSITIES = 10_000;
 
 function filterConditions(f: EventFilters): string[] {
   const conditions: string[] = [];
@@ -24,44 +27,26 @@ async function rows<T>(client: ClickHouseClient, query: string): Promise<T[]> {
   return (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 }
 
-/** Events per millisecond last seen for a tenant and filters (the time bounds aside), for a bounded set of them. */
-function densityMemory() {
-  const densities = new Map<string, number>();
-  const keyOf = (tenantId: string, f: EventFilters) =>
-    JSON.stringify([tenantId, f.action, f.resource_type, f.phi_involved]);
-  return {
-    get: (tenantId: string, f: EventFilters) => densities.get(keyOf(tenantId, f)),
-    set(tenantId: string, f: EventFilters, density: number) {
-      const key = keyOf(tenantId, f);
-      densities.delete(key);
-      if (densities.size >= REMEMBERED_DENSITIES) densities.delete(densities.keys().next().value!);
-      densities.set(key, density);
-    },
-  };
-}
-
 /** Reads of the audit_events projection. Every value is validated by the caller and quoted by sqlValue. */
 export function eventsReader(client: ClickHouseClient) {
-  const densities = densityMemory();
+  const densities = pageDensities();
   return {
     /**
      * One event by id within one tenant, without scanning the tenant: the by-id table gives its timestamp, the
-     * timestamp and id pin the row in audit_events' primary key. LIMIT 1 also hides a duplicate a server crash
-     * could leave until ClickHouse merges it away.
+     * timestamp and id pin the row in audit_events' primary key (ClickHouse uses the subquery's set as an index
+     * condition), in one round trip. LIMIT 1 also hides a duplicate a server crash could leave until ClickHouse
+     * merges it away.
      */
     async findEvent(tenantId: string, eventId: string): Promise<EventRow | null> {
       const tenant = sqlValue(tenantId);
       const id = sqlValue(eventId);
-      const [located] = await rows<{ ts: string }>(
-        client,
-        `SELECT ts FROM audit_event_ids
-         WHERE tenant_id = ${tenant} AND id_hash = cityHash64(${id}) AND event_id = ${id} LIMIT 1`,
-      );
-      if (!located) return null;
       const [row] = await rows<EventRow>(
         client,
         `SELECT ${EVENT_COLUMNS} FROM audit_events
-         WHERE tenant_id = ${tenant} AND ts = ${sqlValue(BigInt(located.ts))} AND event_id = ${id} LIMIT 1`,
+         WHERE tenant_id = ${tenant} AND event_id = ${id} AND ts IN (
+           SELECT ts FROM audit_event_ids WHERE tenant_id = ${tenant} AND id_hash = cityHash64(${id}) AND event_id = ${id}
+         )
+         LIMIT 1`,
       );
       return row ?? null;
     },
@@ -132,7 +117,7 @@ export function eventsReader(client: ClickHouseClient) {
     const found: T[] = [];
     let hi = top;
     let window = FIRST_WINDOW_MS;
-    const density = densities.get(tenantId, filters);
+    const density = densities.guess(tenantId, filters, position, top);
     if (density !== undefined && hi > lo) {
       window = Math.ceil((WINDOW_MARGIN * want) / density);
       const from = Math.max(lo, hi - window);
@@ -142,17 +127,18 @@ export function eventsReader(client: ClickHouseClient) {
     }
     const rest = want - found.length;
     const stamps: number[] = [];
-    for (; stamps.length < rest && hi > lo; window *= WINDOW_GROWTH) {
+    while (stamps.length < rest && hi > lo) {
       const from = Math.max(lo, hi - window);
       const probed = await select<{ ts: string }>('ts', from, hi, rest - stamps.length, 'ts DESC');
       stamps.push(...probed.map((r) => Number(r.ts)));
       hi = from;
+      window *= probed.length === 0 ? EMPTY_WINDOW_GROWTH : WINDOW_GROWTH;
     }
     if (stamps.length > 0) found.push(...(await select<T>(columns, stamps.at(-1)!, stamps[0]! + 1, rest)));
 
-    const oldest = found.at(-1);
-    if (found.length === want) densities.set(tenantId, filters, want / (top - Number(oldest!.ts)));
-    else if (found.length > 0 && top > lo) densities.set(tenantId, filters, found.length / (top - lo));
+    // Only a full page measures a density: a short one may have read back to the tenant's first event, or to 1970.
+    if (found.length === want)
+      densities.learn(tenantId, filters, position, want, Number(found.at(-1)!.ts), top);
     return found;
   }
 }

@@ -17,7 +17,7 @@ export const createWebhookBodySchema = z
     url: text(MAX_URL_LENGTH)
       .min(1)
       // The URL parser drops tabs and line breaks silently: what is stored must be what is called.
-      .regex(/^[^\u0000-\u0020\u007f]*$/, 'must not contain spaces or control characters')
+      .regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters')
       .meta({ description: 'https only (plain http only where the operator allows it), no user-info.' }),
     event_filter: z
       .array(z.string().regex(FILTER_ENTRY_PATTERN, 'entries must be 1 to 100 characters of a-z 0-9 . _ -'), {
@@ -27,7 +27,7 @@ export const createWebhookBodySchema = z
       .default([])
       .meta({ description: 'Action prefixes; empty (the default) means every action.', example: ['phi.'] }),
     description: text(500)
-      .regex(/^[^\u0000]*$/, 'must not contain NUL characters')
+      .refine((d) => !d.includes(String.fromCharCode(0)), 'must not contain NUL characters')
       .default('')
       .meta({ description: 'A label.' }),
   })

@@ -1,0 +1,376 @@
+// npm run bench:read — list, lookup and export through a real gateway process, on a tenant with 10 million events
+// among 20 million, each beside the same SQL sent straight to ClickHouse; and what auth and rate limiting add.
+import { loadavg } from 'node:os';
+import {
+  createClickHouse,
+  deleteTopics,
+  sqlValue,
+  topics,
+  type ClickHouseClient,
+  type ClickHouseSettings,
+} from '@audit/shared';
+import { eventsReader, type EventsReader } from '../services/gateway/src/adapters/events.reader.js';
+import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
+import type { EventFilters } from '../services/gateway/src/domain/list-query.js';
+import { runCli } from '../services/ops/src/cli.js';
+import { uniqueNames } from '../test/support/names.js';
+import { freshPostgres } from '../test/support/postgres.js';
+import { CLICKHOUSE_URL, gatewayService, KAFKA_BROKERS, testKafka } from '../test/support/stack.js';
+import { ensureDataset, FILTER_VALUES, TARGET_TENANT, type Dataset } from './lib/bulk-load.js';
+import { gatewayOverhead } from './lib/gateway-overhead.js';
+import { httpClient, type HttpClient, type Timed } from './lib/http-timing.js';
+import { rssSampler } from './lib/process-rss.js';
+import { captureQueries, labelledClient, labelStats } from './lib/query-log.js';
+import { fmt, summarize } from './lib/stats.js';
+
+const EVENTS = Number(process.env.BENCH_READ_EVENTS ?? 20_000_000);
+const SAMPLES = Number(process.env.BENCH_READ_SAMPLES ?? 200);
+const EXPORTS = Number(process.env.BENCH_READ_EXPORTS ?? 10);
+const RELOAD = process.argv.includes('--reload') || process.env.BENCH_READ_RELOAD === '1';
+const WARMUP = 10;
+const DEEP_PAGE = 100;
+// Per minute: no 429 interferes with the timings, yet every request still takes a token from Postgres.
+const UNLIMITED = 100_000_000;
+const PEPPER = 'bench-pepper-0123456789abcdef0123456789';
+const CURSOR_SECRET = 'bench-cursor-0123456789abcdef0123456789';
+const API = '/api/v2/public';
+
+const settings: ClickHouseSettings = {
+  url: CLICKHOUSE_URL,
+  database: process.env.BENCH_READ_DATABASE ?? 'bench_read',
+  user: 'default',
+  password: '',
+};
+
+const results: string[] = [];
+const report = (line: string) => {
+  results.push(line);
+  console.log(line);
+};
+const ms = (n: number) => fmt(n, 1);
+type Summary = ReturnType<typeof summarize>;
+const timing = (s: Summary) => `p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  max ${ms(s.max)} ms`;
+
+interface ListCase {
+  name: string;
+  query: Record<string, string>;
+  filters: EventFilters;
+  /** p99 goal at limit 100 (issue 3); none is set for limit 1000. */
+  goalMs: number;
+}
+
+interface Page {
+  events: { event_id: string; timestamp: string }[];
+  page: { returned: number; next_cursor: string | null; has_more: boolean };
+}
+
+/** A weekday office hour in the middle of the year: a narrow window, at the data's usual density. */
+function officeHour(dataset: Dataset): { since: number; until: number } {
+  const day = new Date(dataset.startMs + 26 * 7 * 86_400_000);
+  while (day.getUTCDay() !== 3) day.setUTCDate(day.getUTCDate() + 1);
+  const since = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), 14);
+  return { since, until: since + 3_600_000 };
+}
+
+function listCases(dataset: Dataset): ListCase[] {
+  const { commonAction, rareAction, absentAction, commonResourceType, rareResourceType } = FILTER_VALUES;
+  const share = (per10k: number) => `${fmt(per10k / 100, 2)} %`;
+  const window = officeHour(dataset);
+  return [
+    { name: 'no filter', query: {}, filters: {}, goalMs: 50 },
+    ...[commonAction, rareAction, absentAction].map((a) => ({
+      name: `action=${a.value} (${share(a.per10k)})`,
+      query: { action: a.value },
+      filters: { action: a.value },
+      goalMs: 150,
+    })),
+    ...[commonResourceType, rareResourceType].map((r) => ({
+      name: `resource_type=${r.value} (${share(r.per10k)})`,
+      query: { resource_type: r.value },
+      filters: { resource_type: r.value },
+      goalMs: 150,
+    })),
+    ...[true, false].map((phi) => ({
+      name: `phi_involved=${phi}`,
+      query: { phi_involved: String(phi) },
+      filters: { phi_involved: phi },
+      goalMs: 150,
+    })),
+    {
+      name: 'since/until: 1 h',
+      query: { since: new Date(window.since).toISOString(), until: new Date(window.until).toISOString() },
+      filters: window,
+      goalMs: 50,
+    },
+  ];
+}
+
+async function mintKey(databaseUrl: string, topicPrefix: string): Promise<string> {
+  let out = '';
+  const env = { DATABASE_URL: databaseUrl, KAFKA_BROKERS, TOPIC_PREFIX: topicPrefix, API_KEY_PEPPER: PEPPER };
+  const argv = ['keys', 'create', '--tenant', TARGET_TENANT, '--scopes', 'audit:read,audit:export', '--json'];
+  const code = await runCli(argv, { ...env, LOG_LEVEL: 'error' }, { out: (t) => (out += t), err: () => {} });
+  if (code !== 0) throw new Error(`ops keys create exited with ${code}`);
+  return (JSON.parse(out) as { key: string }).key;
+}
+
+async function describeData(ch: ClickHouseClient, dataset: Dataset) {
+  const parts = await (
+    await ch.query({
+      query: `SELECT table, count() AS parts, sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts
+        WHERE database = ${sqlValue(settings.database)} AND active GROUP BY table ORDER BY table`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ table: string; parts: string; rows: string; bytes: string }>();
+  for (const p of parts) {
+    console.log(
+      `  ${p.table}: ${fmt(Number(p.rows))} rows in ${p.parts} parts, ${fmt(Number(p.bytes) / 2 ** 20)} MiB on disk`,
+    );
+  }
+  console.log(`  the data ends ${fmt((Date.now() - dataset.endMs) / 3_600_000, 1)} h before now`);
+}
+
+interface Bench {
+  get(path: string): Promise<Timed>;
+  http: HttpClient;
+  auth: Record<string, string>;
+  reader: EventsReader;
+  labelled: ReturnType<typeof labelledClient>;
+  ch: ClickHouseClient;
+  gatewayPid: number;
+}
+
+/** The cursor and position of page 100, or of the last page when there are fewer. */
+async function deepPage(b: Bench, query: (cursor: string | null) => string) {
+  let body = JSON.parse((await b.get(query(null))).body) as Page;
+  let page = 1;
+  let cursor: string | null = null;
+  let position: PagePosition | null = null;
+  while (page < DEEP_PAGE && body.page.has_more) {
+    const last = body.events.at(-1)!;
+    cursor = body.page.next_cursor;
+    position = { ts: Date.parse(last.timestamp), id: last.event_id };
+    page++;
+    if (page < DEEP_PAGE) body = JSON.parse((await b.get(query(cursor))).body) as Page;
+  }
+  return { page, cursor, position };
+}
+
+async function measureLists(b: Bench, dataset: Dataset) {
+  const measured: { label: string; line: string; gw: Summary; goalMs?: number }[] = [];
+  for (const [c, listCase] of listCases(dataset).entries()) {
+    for (const limit of [100, 1000]) {
+      const query = (cursor: string | null) =>
+        `/audit/events?${new URLSearchParams({ ...listCase.query, limit: String(limit), ...(cursor ? { cursor } : {}) })}`;
+      const deep = await deepPage(b, query);
+      const depths = [{ page: 1, cursor: null, position: null }, ...(deep.page > 1 ? [deep] : [])];
+      for (const depth of depths) {
+        const label = `L${c}x${limit}x${depth.page}`;
+        const gw: number[] = [];
+        const direct: number[] = [];
+        let returned = 0;
+        for (let i = -WARMUP; i < SAMPLES; i++) {
+          b.labelled.label(i < 0 ? 'warm' : label);
+          const res = await b.get(query(depth.cursor));
+          const t = performance.now();
+          const rows = await b.reader.listPage(
+            TARGET_TENANT,
+            listCase.filters,
+            depth.position,
+            limit + 1,
+            Date.now(),
+          );
+          const took = performance.now() - t;
+          if (i < 0) continue;
+          gw.push(res.totalMs);
+          direct.push(took);
+          if (i === 0) {
+            returned = (JSON.parse(res.body) as Page).page.returned;
+            if (returned !== Math.min(rows.length, limit))
+              throw new Error(`${label}: gateway and SQL disagree`);
+          }
+        }
+        const where =
+          depth.page === 1
+            ? 'first page'
+            : depth.page === DEEP_PAGE
+              ? 'page 100'
+              : `page ${depth.page} (last)`;
+        const g = summarize(gw);
+        const line = `list  ${listCase.name.padEnd(33)} limit ${String(limit).padStart(4)}  ${where.padEnd(15)} ${fmt(returned).padStart(5)} rows  gateway ${timing(g)}  | SQL ${timing(summarize(direct))}`;
+        console.log(line);
+        measured.push({ label, line, gw: g, ...(limit === 100 ? { goalMs: listCase.goalMs } : {}) });
+      }
+    }
+  }
+  const stats = await labelStats(b.ch, b.labelled.run);
+  for (const { label, line, gw, goalMs } of measured) {
+    const s = stats.get(label)!;
+    const goal =
+      goalMs === undefined ? '' : `  goal p99 ≤ ${goalMs} ms: ${gw.p99 <= goalMs ? 'met' : 'MISSED'}`;
+    report(
+      `${line}  | ${fmt(s.queries / SAMPLES, 1)} queries, ${fmt(s.readRows / SAMPLES)} rows read per page${goal}`,
+    );
+  }
+}
+
+/** Random existing ids: the by-id table is ordered by the id's hash, so a range of hashes is a random draw. */
+async function measureLookups(b: Bench) {
+  const wanted = SAMPLES + WARMUP;
+  const hashes = ((2n ** 64n / BigInt(EVENTS / 2)) * BigInt(wanted) * 2n).toString();
+  const result = await b.ch.query({
+    query: `SELECT event_id FROM audit_event_ids
+      WHERE tenant_id = ${sqlValue(TARGET_TENANT)} AND id_hash < ${hashes} LIMIT ${wanted}`,
+    format: 'JSONEachRow',
+  });
+  const ids = (await result.json<{ event_id: string }>()).map((r) => r.event_id);
+  const gw: number[] = [];
+  const direct: number[] = [];
+  for (const [i, id] of ids.entries()) {
+    b.labelled.label(i < WARMUP ? 'warm' : 'lookup');
+    const res = await b.get(`/audit/events/${id}`);
+    const t = performance.now();
+    if (!(await b.reader.findEvent(TARGET_TENANT, id))) throw new Error(`lookup: ${id} not found`);
+    if (i < WARMUP) continue;
+    direct.push(performance.now() - t);
+    gw.push(res.totalMs);
+  }
+  const read = (await labelStats(b.ch, b.labelled.run)).get('lookup')!;
+  const g = summarize(gw);
+  report(
+    `lookup  ${g.n} random ids  gateway ${timing(g)}  | SQL ${timing(summarize(direct))}  | ${fmt(read.queries / g.n, 1)} queries, ${fmt(read.readRows / g.n)} rows read per lookup  goal p99 ≤ 20 ms: ${g.p99 <= 20 ? 'met' : 'MISSED'}`,
+  );
+}
+
+const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MiB`;
+
+/** 10,000 rows: TTFB and total at the client, the gateway's peak RSS growth, and its SQL replayed straight. */
+async function measureExports(b: Bench) {
+  const exportOnce = (format: string) =>
+    b.http.request(`${API}/audit/export?format=${format}`, {
+      method: 'POST',
+      headers: { ...b.auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
+  for (const format of ['json', 'ndjson']) {
+    const ttfb: number[] = [];
+    const total: number[] = [];
+    const growth: number[] = [];
+    let bytes = 0;
+    for (let i = -2; i < EXPORTS; i++) {
+      const sampler = rssSampler(b.gatewayPid);
+      const res = await exportOnce(format);
+      const rss = sampler.stop();
+      if (res.status !== 200 || res.headers['x-service-truncated'] !== 'true') {
+        throw new Error(`export ${format}: ${res.status} ${res.body.slice(0, 200)}`);
+      }
+      const count =
+        format === 'json'
+          ? (JSON.parse(res.body) as { count: number }).count
+          : res.body.split('\n').filter(Boolean).length;
+      if (count !== 10_000) throw new Error(`export ${format}: ${count} events`);
+      // Memory counts from the process's very first export on; times only after the warm-up.
+      growth.push(rss.growth);
+      bytes = res.bytes;
+      if (i < 0) continue;
+      ttfb.push(res.ttfbMs);
+      total.push(res.totalMs);
+    }
+    const captured = await captureQueries(b.ch, sqlValue(TARGET_TENANT), () => exportOnce(format));
+    const replay: number[] = [];
+    for (let i = 0; i < EXPORTS; i++) {
+      const t = performance.now();
+      for (const q of captured) await (await b.ch.query({ query: q.query, format: 'JSONEachRow' })).json();
+      replay.push(performance.now() - t);
+    }
+    const t = summarize(total);
+    const g = summarize(growth);
+    const met = t.p99 <= 500 && g.max < 2 * bytes;
+    report(
+      `export ${format.padEnd(6)} 10,000 rows, ${mib(bytes)}  TTFB p50 ${ms(summarize(ttfb).p50)} ms  total ${timing(t)}  RSS growth p50 ${mib(g.p50)} max ${mib(g.max)} (${fmt(g.max / bytes, 2)}× payload, warm-up included)  | same SQL: ${captured.length} queries, ${fmt(captured.reduce((n, q) => n + q.read_rows, 0))} rows read, ${timing(summarize(replay))}  goal ≤ 500 ms, RSS growth < 2× payload: ${met ? 'met' : 'MISSED'}`,
+    );
+  }
+}
+
+async function measureOverhead(b: Bench, databaseUrl: string, key: string) {
+  const rows = await eventsReader(b.ch).listPage(TARGET_TENANT, {}, null, 101, Date.now());
+  const o = await gatewayOverhead({
+    databaseUrl,
+    pepper: PEPPER,
+    cursorSecret: CURSOR_SECRET,
+    key,
+    tenant: TARGET_TENANT,
+    rows,
+    readPerMinute: UNLIMITED,
+    samples: 5 * SAMPLES,
+  });
+  report(
+    `overhead  auth + rate limit, timed around the hook's work: ${timing(o.hook)} (of which take_rate_token ${timing(o.takeToken)})  goal p99 ≤ 1 ms: ${o.hook.p99 <= 1 ? 'met' : 'MISSED'}`,
+  );
+  report(
+    `overhead  list (limit 100, stub rows) over HTTP with auth + rate limit ${timing(o.full)}  | without ${timing(o.bare)}  | difference p50 ${ms(o.full.p50 - o.bare.p50)} ms, p99 ${ms(o.full.p99 - o.bare.p99)} ms`,
+  );
+}
+
+async function main() {
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  console.log(`bench:read on ${settings.database} at ${new Date().toISOString()}; load average ${load()}`);
+  const dataset = await ensureDataset(settings, EVENTS, RELOAD, report);
+  const ch = createClickHouse(settings);
+  await describeData(ch, dataset);
+
+  const base = uniqueNames('benchread');
+  const postgres = await freshPostgres(base);
+  const names = { ...base, database: settings.database };
+  const gateway = gatewayService(names, {
+    DATABASE_URL: postgres.url,
+    API_KEY_PEPPER: PEPPER,
+    CURSOR_SECRET,
+    RATE_LIMIT_READ_PER_MIN: String(UNLIMITED),
+    RATE_LIMIT_WRITE_PER_MIN: String(UNLIMITED),
+    LOG_LEVEL: 'warn',
+  });
+  const labelled = labelledClient(createClickHouse(settings));
+  let http: HttpClient | undefined;
+  try {
+    await gateway.start();
+    const key = await mintKey(postgres.url, names.topicPrefix);
+    const auth = { authorization: `Bearer ${key}` };
+    http = httpClient(gateway.url);
+    const client = http;
+    const b: Bench = {
+      async get(path) {
+        const res = await client.request(`${API}${path}`, { headers: auth });
+        if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.body.slice(0, 200)}`);
+        return res;
+      },
+      http,
+      auth,
+      reader: eventsReader(labelled.client),
+      labelled,
+      ch,
+      gatewayPid: gateway.pid!,
+    };
+    console.log(`gateway pid ${gateway.pid}; ${SAMPLES} sequential samples per case after ${WARMUP} warm-up`);
+    await measureLists(b, dataset);
+    await measureLookups(b);
+    await measureExports(b);
+    await measureOverhead(b, postgres.url, key);
+  } finally {
+    http?.close();
+    await gateway.stop();
+    await postgres.drop();
+    await deleteTopics(
+      testKafka(),
+      Object.values(topics(names.topicPrefix, 1)).map((t) => t.name),
+    );
+    await labelled.client.close();
+    await ch.close();
+  }
+  console.log(`\nSummary (load average at the end ${load()})\n${results.map((l) => `  ${l}`).join('\n')}`);
+}
+
+await main();

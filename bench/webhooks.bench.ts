@@ -1,0 +1,382 @@
+// npm run bench:webhooks — ingest API → Kafka → dispatcher → a local receiver, with a raw undici loop to the same
+// receiver as the baseline, measured in the same run.
+import { loadavg } from 'node:os';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { SIGNATURE_HEADER, signWebhook, sleep, validateBatch } from '@audit/shared';
+import { deliveryPayload } from '../services/dispatcher/src/domain/delivery-payload.js';
+import { runCli } from '../services/ops/src/cli.js';
+import { makeEvent, type TestEvent } from '../test/support/events.js';
+import { uniqueNames } from '../test/support/names.js';
+import { freshPostgres } from '../test/support/postgres.js';
+import {
+  cleanUp,
+  dispatcherService,
+  gatewayService,
+  ingestService,
+  KAFKA_BROKERS,
+  testKafka,
+} from '../test/support/stack.js';
+import { commandCpuSeconds } from './lib/command-cpu.js';
+import { runPool } from './lib/pool.js';
+import { cpuSeconds } from './lib/process-cpu.js';
+import { receiverProcess, type Receiver } from './lib/receiver-process.js';
+import { fmt, summarize } from './lib/stats.js';
+import { machineShare, systemTicks } from './lib/system-cpu.js';
+
+const EVENTS_ONE = Number(process.env.BENCH_WH_EVENTS ?? 20_000);
+const FANOUT_ENDPOINTS = 50;
+const FANOUT_EVENTS = Number(process.env.BENCH_WH_FANOUT_EVENTS ?? 1_000);
+const WARMUP_EVENTS = 2_000;
+const BASELINE_REQUESTS = Number(process.env.BENCH_WH_BASELINE_REQUESTS ?? 50_000);
+// Requests in flight to one receiver: the dispatcher's per-endpoint lane (WEBHOOK_CONCURRENCY_PER_ENDPOINT, 16 by
+// default) bounds the 1-endpoint runs; its keep-alive pool per origin (32 connections, webhook.client.ts) bounds
+// the fan-out, whose 50 endpoints share one origin here. The baseline loop runs at both.
+const PER_ENDPOINT = Number(process.env.WEBHOOK_CONCURRENCY_PER_ENDPOINT ?? 16);
+const PER_ORIGIN = 32;
+// The dispatcher's default: a lane defers beyond this only while none of its requests ends (a stuck endpoint), so a
+// healthy receiver taking a burst is measured as it is served in production.
+const MAX_WAITING_PER_ENDPOINT = process.env.WEBHOOK_MAX_WAITING_PER_ENDPOINT ?? '256';
+const INGEST_BATCH = 1000;
+const INGEST_CLIENTS = 4;
+const RATE_PER_S = 500;
+const RATE_SECONDS = 15;
+const RATE_BATCH = 10;
+const DELIVERY_TIMEOUT_MS = 180_000;
+const GOAL_RATE = 2_000;
+const GOAL_RATIO = 50;
+const GOAL_P99_MS = 1_000;
+
+const PEPPER = 'bench-pepper-0123456789abcdef0123456789';
+const CURSOR_SECRET = 'bench-cursor-0123456789abcdef0123456789';
+const UNLIMITED = '100000000';
+const loopback = { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' };
+
+const names = uniqueNames('benchwh');
+const rows: { measure: string; result: string; goal: string }[] = [];
+const report = (measure: string, result: string, goal = '') => {
+  rows.push({ measure, result, goal });
+  console.log(`${measure.padEnd(46)} ${result}${goal ? `  (goal ${goal})` : ''}`);
+};
+
+// makeEvent's fields with a note in `details` that brings the delivery payload to about 1 KB.
+const PAD = 'n'.repeat(620);
+const benchEvents = (tenant: string, count: number, from = 0): TestEvent[] =>
+  Array.from({ length: count }, (_, i) => {
+    const e = makeEvent(tenant, from + i);
+    return { ...e, details: { ...e.details, note: PAD } };
+  });
+
+/** The delivery payload the dispatcher would send for one of these events, and its signature. */
+function samplePayload(tenant: string, secret: string): { body: Buffer; signature: string } {
+  const result = validateBatch(benchEvents(tenant, 1), { clock: Date.now });
+  if (!result.ok) throw new Error('bench events must be valid');
+  const body = deliveryPayload(result.records[0]!);
+  return { body, signature: signWebhook(body, secret, Math.floor(Date.now() / 1000)) };
+}
+
+async function main() {
+  const postgres = await freshPostgres(names);
+  const receiver = await receiverProcess();
+  const gateway = gatewayService(names, {
+    DATABASE_URL: postgres.url,
+    API_KEY_PEPPER: PEPPER,
+    CURSOR_SECRET,
+    RATE_LIMIT_READ_PER_MIN: UNLIMITED,
+    RATE_LIMIT_WRITE_PER_MIN: UNLIMITED,
+    LOG_LEVEL: 'warn',
+    ...loopback,
+  });
+  const ingest = ingestService(names, { LOG_LEVEL: 'warn' });
+  const dispatcher = dispatcherService(names, postgres.url, {
+    ...loopback,
+    LOG_LEVEL: 'warn',
+    WEBHOOK_MAX_WAITING_PER_ENDPOINT: MAX_WAITING_PER_ENDPOINT,
+  });
+  const db = new pg.Pool({ connectionString: postgres.url, max: 2 });
+  try {
+    await gateway.start();
+    await ingest.start();
+    await run({ receiver, gateway, ingest, dispatcher, db, databaseUrl: postgres.url });
+  } finally {
+    await dispatcher.stop();
+    await gateway.stop();
+    await ingest.stop();
+    await receiver.stop();
+    await db.end();
+    await postgres.drop();
+    await cleanUp(names);
+    const admin = testKafka().admin();
+    await admin.connect();
+    await admin
+      .deleteGroups([`dispatcher-${names.id}`, `dispatcher-${names.id}-retries`])
+      .catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+interface Parts {
+  receiver: Receiver;
+  gateway: ReturnType<typeof gatewayService>;
+  ingest: ReturnType<typeof ingestService>;
+  dispatcher: ReturnType<typeof dispatcherService>;
+  db: pg.Pool;
+  databaseUrl: string;
+}
+
+async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: Parts) {
+  const [load1] = loadavg();
+  console.log(
+    `bench:webhooks on ${names.id}; WEBHOOK_CONCURRENCY_PER_ENDPOINT ${PER_ENDPOINT}, WEBHOOK_MAX_WAITING_PER_ENDPOINT ${MAX_WAITING_PER_ENDPOINT}; load average before: ${fmt(load1!, 2)} (2-core goals: ≥ ${fmt(GOAL_RATE)} deliveries/s and ≥ ${GOAL_RATIO} % of the baseline; event → first attempt p99 < ${fmt(GOAL_P99_MS)} ms at ${RATE_PER_S} events/s)`,
+  );
+
+  // CPU of everything this run drives (its own processes, and the shared Postgres and Kafka), to tell its load
+  // from the rest of the machine's.
+  const oursSeconds = () => {
+    let seconds = commandCpuSeconds('postgres') + commandCpuSeconds('java');
+    for (const pid of [process.pid, receiver.pid, dispatcher.pid, ingest.pid, gateway.pid]) {
+      try {
+        seconds += pid === undefined ? 0 : cpuSeconds(pid);
+      } catch {
+        // a process stopped meanwhile (the dispatcher, for the backlog run)
+      }
+    }
+    return seconds;
+  };
+  const snapshot = () => ({ ticks: systemTicks(), ours: oursSeconds() });
+  const machine = (from: ReturnType<typeof snapshot>) => {
+    const { busy, rest } = machineShare(from.ticks, systemTicks(), oursSeconds() - from.ours);
+    return `machine ${fmt(busy)} % busy (${fmt(rest)} % by other work)`;
+  };
+
+  async function mint(tenant: string): Promise<string> {
+    let out = '';
+    const env = {
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS,
+      TOPIC_PREFIX: names.topicPrefix,
+      API_KEY_PEPPER: PEPPER,
+      LOG_LEVEL: 'error',
+    };
+    const argv = ['keys', 'create', '--tenant', tenant, '--scopes', 'audit:read,webhooks:write', '--json'];
+    const code = await runCli(argv, env, { out: (t) => (out += t), err: (t) => process.stderr.write(t) });
+    if (code !== 0) throw new Error(`ops keys create exited with ${code}`);
+    return (JSON.parse(out) as { key: string }).key;
+  }
+
+  async function createEndpoint(key: string, path: string): Promise<{ id: string; secret: string }> {
+    const res = await fetch(`${gateway.url}/api/v2/public/audit/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url(path), event_filter: [] }),
+    });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`endpoint creation answered ${res.status}: ${text}`);
+    const created = JSON.parse(text) as { endpoint: { id: string }; secret: string };
+    return { id: created.endpoint.id, secret: created.secret };
+  }
+
+  const ingestUrl = `${ingest.url}/internal/v1/events`;
+  const post = (body: string) =>
+    fetch(ingestUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${names.ingestToken}`, 'content-type': 'application/json' },
+      body,
+    }).then(async (res) => {
+      if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+    });
+
+  async function ingestAll(tenant: string, count: number): Promise<void> {
+    const bodies: string[] = [];
+    for (let i = 0; i < count; i += INGEST_BATCH) {
+      bodies.push(JSON.stringify(benchEvents(tenant, Math.min(INGEST_BATCH, count - i), i)));
+    }
+    await runPool(bodies.length, INGEST_CLIENTS, (i) => post(bodies[i]!));
+  }
+
+  async function delivered(target: number) {
+    const deadline = performance.now() + DELIVERY_TIMEOUT_MS;
+    for (;;) {
+      const stats = await receiver.stats();
+      if (stats.count >= target) return stats;
+      if (performance.now() > deadline) {
+        throw new Error(`only ${stats.count} of ${target} deliveries arrived in ${DELIVERY_TIMEOUT_MS} ms`);
+      }
+      await sleep(25);
+    }
+  }
+
+  const attempts = async (endpointIds: string[]) =>
+    (
+      await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE endpoint_id = ANY($1)',
+        [endpointIds],
+      )
+    ).rows[0]!.n;
+
+  async function recorded(endpointIds: string[], target: number): Promise<void> {
+    const deadline = performance.now() + DELIVERY_TIMEOUT_MS;
+    for (;;) {
+      const n = await attempts(endpointIds);
+      if (n >= target) return;
+      if (performance.now() > deadline) throw new Error(`only ${n} of ${target} attempts recorded`);
+      await sleep(50);
+    }
+  }
+
+  // Tenants and endpoints first: the dispatcher's new group starts at the topic's end, so the gateway's own
+  // admin.webhook.create events (which filter [] would match) are behind it.
+  const one = { tenant: `${names.tenant}-one`, ids: [] as string[] };
+  const fan = { tenant: `${names.tenant}-fan`, ids: [] as string[] };
+  const lat = { tenant: `${names.tenant}-lat`, ids: [] as string[] };
+  const first = await createEndpoint(await mint(one.tenant), '/one');
+  one.ids.push(first.id);
+  const fanKey = await mint(fan.tenant);
+  for (let i = 0; i < FANOUT_ENDPOINTS; i++) fan.ids.push((await createEndpoint(fanKey, `/fan/${i}`)).id);
+  lat.ids.push((await createEndpoint(await mint(lat.tenant), '/lat')).id);
+  await dispatcher.start();
+
+  // 1. Baseline: the same payload, signed once, POSTed by a bare undici pool (keep-alive, as many connections
+  // as requests in flight) to the same receiver.
+  const { body, signature } = samplePayload(one.tenant, first.secret);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'bench',
+    [SIGNATURE_HEADER]: signature,
+  };
+  async function baseline(concurrency: number): Promise<number> {
+    const pool = new Pool(receiver.origin, { connections: concurrency });
+    const loop = (n: number) =>
+      runPool(n, concurrency, async () => {
+        const res = await pool.request({ path: '/baseline', method: 'POST', headers, body });
+        await res.body.dump();
+        if (res.statusCode !== 204) throw new Error(`receiver answered ${res.statusCode}`);
+      });
+    await loop(5_000);
+    const cpu0 = process.cpuUsage();
+    const receiver0 = cpuSeconds(receiver.pid);
+    const at0 = snapshot();
+    const started = performance.now();
+    await loop(BASELINE_REQUESTS);
+    const rate = BASELINE_REQUESTS / ((performance.now() - started) / 1000);
+    const cpu = process.cpuUsage(cpu0);
+    const receiverCpu = cpuSeconds(receiver.pid) - receiver0;
+    await pool.close();
+    report(
+      `baseline: undici loop, ${concurrency} in flight`,
+      `${fmt(rate)} requests/s; client ${fmt((cpu.user + cpu.system) / BASELINE_REQUESTS)} µs CPU/request, receiver ${fmt((receiverCpu * 1e6) / BASELINE_REQUESTS)} µs`,
+    );
+    console.log(`  ${fmt(BASELINE_REQUESTS)} requests of ${body.length} bytes; ${machine(at0)}`);
+    return rate;
+  }
+  const baselines = new Map<number, number>();
+  for (const c of new Set([PER_ENDPOINT, PER_ORIGIN])) baselines.set(c, await baseline(c));
+
+  // Warm-up of the dispatcher's code paths (JIT, connections, Postgres pool), not measured.
+  await receiver.reset();
+  await ingestAll(one.tenant, WARMUP_EVENTS);
+  await delivered(WARMUP_EVENTS);
+  await recorded(one.ids, WARMUP_EVENTS);
+
+  // 2 and 3. Throughput, deliveries/s from the first to the last delivery the receiver got. Live: events
+  // ingested in requests of 1000 while the dispatcher runs (ingest and Kafka share the two cores with it); CPU from
+  // just before ingesting to the last attempt recorded. Backlog: the dispatcher stopped (its group committed),
+  // the events ingested, the dispatcher started again onto them: its own pace, cold JIT included; CPU from its
+  // readiness on, per delivery made since.
+  async function throughput(label: string, tenant: string, ids: string[], events: number, backlog = false) {
+    const inFlight = ids.length === 1 ? Math.min(PER_ENDPOINT, PER_ORIGIN) : PER_ORIGIN;
+    const base = baselines.get(inFlight)!;
+    const deliveries = events * ids.length;
+    await receiver.reset();
+    const before = await attempts(ids);
+    if (backlog) await dispatcher.stop();
+    let cpu0 = backlog ? 0 : cpuSeconds(dispatcher.pid!);
+    let pg0 = commandCpuSeconds('postgres');
+    let at0 = snapshot();
+    const started = performance.now();
+    await ingestAll(tenant, events);
+    const ingested = performance.now();
+    let early = 0;
+    if (backlog) {
+      await dispatcher.start();
+      cpu0 = cpuSeconds(dispatcher.pid!);
+      pg0 = commandCpuSeconds('postgres');
+      at0 = snapshot();
+      early = (await receiver.stats()).count;
+    }
+    const stats = await delivered(deliveries);
+    await recorded(ids, before + deliveries);
+    const cpu = cpuSeconds(dispatcher.pid!) - cpu0;
+    const pgCpu = commandCpuSeconds('postgres') - pg0;
+    const rate = (stats.count - 1) / ((stats.lastAt - stats.firstAt) / 1000);
+    const measured = deliveries - early;
+    const missed = [
+      ...(rate >= GOAL_RATE ? [] : [`below ${fmt(GOAL_RATE)}/s`]),
+      ...((100 * rate) / base >= GOAL_RATIO ? [] : [`below ${GOAL_RATIO} %`]),
+    ];
+    report(
+      label,
+      `${fmt(rate)} deliveries/s = ${fmt((100 * rate) / base)} % of the baseline at ${inFlight} in flight; ${fmt((cpu * 1e6) / measured)} µs CPU/delivery (+ Postgres ${fmt((pgCpu * 1e6) / measured)} µs)${missed.length ? ` — MISSED: ${missed.join(', ')}` : ''}`,
+      `≥ ${fmt(GOAL_RATE)}/s and ≥ ${GOAL_RATIO} %`,
+    );
+    console.log(
+      `  ${fmt(events)} events (ingested in ${fmt(ingested - started)} ms${backlog ? ', dispatcher stopped' : ''}) → ${fmt(deliveries)} deliveries; first→last ${fmt(stats.lastAt - stats.firstAt)} ms; ${machine(at0)}`,
+    );
+  }
+  await throughput('1 endpoint, live', one.tenant, one.ids, EVENTS_ONE);
+  await throughput('1 endpoint, backlog', one.tenant, one.ids, EVENTS_ONE, true);
+  await throughput(
+    `fan-out: ${FANOUT_ENDPOINTS} endpoints of one tenant`,
+    fan.tenant,
+    fan.ids,
+    FANOUT_EVENTS,
+  );
+
+  // 4. Latency at a fixed rate: request sent to ingest → the receiver has the delivery (includes ingest, Kafka,
+  // the dispatcher's fetch wait and the delivery itself).
+  const requests = (RATE_PER_S * RATE_SECONDS) / RATE_BATCH;
+  const intervalMs = (1000 * RATE_BATCH) / RATE_PER_S;
+  const batches = Array.from({ length: requests }, (_, k) =>
+    benchEvents(lat.tenant, RATE_BATCH, k * RATE_BATCH),
+  );
+  const bodies = batches.map((b) => JSON.stringify(b));
+  const sentAt = new Map<string, number>();
+  await receiver.reset(true);
+  const at0 = snapshot();
+  const t = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let k = 0; k < requests; k++) {
+    const due = t + k * intervalMs;
+    if (due > performance.now()) await sleep(due - performance.now());
+    const now = Date.now();
+    for (const e of batches[k]!) sentAt.set(e.event_id, now);
+    inflight.push(post(bodies[k]!));
+  }
+  const sendSeconds = (performance.now() - t) / 1000;
+  await Promise.all(inflight);
+  await delivered(sentAt.size);
+  const load = machine(at0);
+  const latencies = (await receiver.arrivals()).flatMap(([id, at]) => {
+    const sent = sentAt.get(id);
+    return sent === undefined ? [] : [at - sent];
+  });
+  const l = summarize(latencies);
+  report(
+    `event → first attempt at ${RATE_PER_S} events/s`,
+    `p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms${l.p99 < GOAL_P99_MS ? '' : ' — MISSED'}`,
+    `p99 < ${fmt(GOAL_P99_MS)} ms`,
+  );
+  console.log(
+    `  ${fmt(l.n)} events in ${fmt(sendSeconds, 1)} s (${RATE_BATCH} per request every ${intervalMs} ms); ${load}`,
+  );
+
+  const [load1After] = loadavg();
+  console.log(`\nload average after: ${fmt(load1After!, 2)}\n`);
+  const widths = [46, Math.max(...rows.map((r) => r.result.length)), 24];
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(line(['measure', 'result', 'goal']));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line([r.measure, r.result, r.goal]));
+}
+
+await main();
