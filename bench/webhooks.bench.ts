@@ -15,6 +15,7 @@ import {
   gatewayService,
   ingestService,
   KAFKA_BROKERS,
+  LOOPBACK_TARGETS,
   testKafka,
 } from '../test/support/stack.js';
 import { commandCpuSeconds } from './lib/command-cpu.js';
@@ -50,7 +51,6 @@ const GOAL_P99_MS = 1_000;
 const PEPPER = 'bench-pepper-0123456789abcdef0123456789';
 const CURSOR_SECRET = 'bench-cursor-0123456789abcdef0123456789';
 const UNLIMITED = '100000000';
-const loopback = { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' };
 
 const names = uniqueNames('benchwh');
 const rows: { measure: string; result: string; goal: string }[] = [];
@@ -85,11 +85,11 @@ async function main() {
     RATE_LIMIT_READ_PER_MIN: UNLIMITED,
     RATE_LIMIT_WRITE_PER_MIN: UNLIMITED,
     LOG_LEVEL: 'warn',
-    ...loopback,
+    ...LOOPBACK_TARGETS,
   });
   const ingest = ingestService(names, { LOG_LEVEL: 'warn' });
   const dispatcher = dispatcherService(names, postgres.url, {
-    ...loopback,
+    ...LOOPBACK_TARGETS,
     LOG_LEVEL: 'warn',
     WEBHOOK_MAX_WAITING_PER_ENDPOINT: MAX_WAITING_PER_ENDPOINT,
   });

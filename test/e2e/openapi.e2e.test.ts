@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
+import { LOOPBACK_TARGETS } from '../support/stack.js';
 import { openApiContract, type Observed } from '../support/openapi-contract.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';

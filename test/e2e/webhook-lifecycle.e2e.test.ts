@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
+import { LOOPBACK_TARGETS } from '../support/stack.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { compressedSchedule, dispatcherFixture, LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
+import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';

@@ -2,10 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretBox } from '@audit/shared';
-import { LOOPBACK_TARGETS } from '../support/dispatcher-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { TEST_WEBHOOK_SECRET_KEY } from '../support/stack.js';
+import { TEST_WEBHOOK_SECRET_KEY, LOOPBACK_TARGETS } from '../support/stack.js';
 import { storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -2,10 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { gatewayFixture } from './gateway-fixture.js';
 import type { TestNames } from './names.js';
-import { dispatcherService } from './stack.js';
-
-/** The receivers of the webhook tests live on loopback: only that range is opened, every other stays refused. */
-export const LOOPBACK_TARGETS = { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' };
+import { dispatcherService, LOOPBACK_TARGETS } from './stack.js';
 
 /** A retry schedule of five equal delays, in milliseconds. */
 export const compressedSchedule = (delayMs: number) =>

@@ -52,6 +52,9 @@ export function projectorService(names: TestNames, extra: Record<string, string>
   return new ServiceProcess('projector', serviceEnv(names, { PROJECTOR_PORT: String(port), ...extra }), port);
 }
 
+/** Webhook receivers of tests and benchmarks live on loopback: only that range is opened, every other stays refused. */
+export const LOOPBACK_TARGETS = { WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true' };
+
 /** The dispatcher on the test's topics, Postgres database and own consumer groups. */
 export function dispatcherService(names: TestNames, databaseUrl: string, extra: Record<string, string> = {}) {
   const port = nextPort++;

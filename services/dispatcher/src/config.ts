@@ -8,6 +8,7 @@ import {
   positiveInt,
   postgresEnv,
   webhookEnv,
+  webhookSettings,
   WEBHOOK_RETRY_TIERS,
   type Env,
 } from '@audit/shared';
@@ -57,11 +58,7 @@ const schema = z
     port: e.DISPATCHER_PORT,
     groupId: e.DISPATCHER_GROUP_ID,
     sessionTimeoutMs: e.DISPATCHER_SESSION_TIMEOUT_MS,
-    webhooks: {
-      secretKey: e.WEBHOOK_SECRET_KEY,
-      allowCidrs: e.WEBHOOK_ALLOW_TARGET_CIDRS,
-      allowHttp: e.WEBHOOK_ALLOW_HTTP,
-    },
+    webhooks: webhookSettings(e),
     retry: { delaysMs: e.WEBHOOK_RETRY_DELAYS, jitter: e.WEBHOOK_RETRY_JITTER },
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     autoDisableAfter: e.WEBHOOK_AUTO_DISABLE_AFTER,

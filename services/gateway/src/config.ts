@@ -13,6 +13,7 @@ import {
   postgresEnv,
   secret,
   webhookEnv,
+  webhookSettings,
   type Env,
 } from '@audit/shared';
 
@@ -53,11 +54,7 @@ const schema = z
     auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
     limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
-    webhooks: {
-      secretKey: e.WEBHOOK_SECRET_KEY,
-      allowCidrs: e.WEBHOOK_ALLOW_TARGET_CIDRS,
-      allowHttp: e.WEBHOOK_ALLOW_HTTP,
-    },
+    webhooks: webhookSettings(e),
   }));
 
 export type GatewayConfig = z.output<typeof schema>;

@@ -45,3 +45,4 @@ export * from './webhooks/webhook-target.js';
 export * from './webhooks/webhooks.repository.js';
 export * from './config/webhook-env.js';
 export * from './audit-event/text.js';
+export * from './webhooks/delivery-attempts.repository.js';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import {
+  deliveryAttemptsRepository,
   inTransaction,
   webhooksRepository as repo,
   withDeadline,
@@ -14,76 +15,10 @@ import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 const MAX_ATTEMPTS_PER_WRITE = 1000;
 
 /**
- * Many attempts in one statement: each stored only for an
- * endpoint that still exists (one deleted meanwhile took its history with it) and only once (an attempt already
- * recorded, by a delivery redone after a crash, is left as it was when a unique index says so), then
- * `last_delivery_at` moved forward and `consecutive_failures` reset by a success, for what was stored. The
- * endpoint rows are locked first, in id order, so two writers (two dispatcher processes) never lock them
- * crosswise, and a delete cannot slip in between check and insert. The attempts travel as one JSON array (one
- * JSON.stringify, rather than ten array parameters escaped element by element); the statement is prepared once
- * per connection. Answers, per attempt in order, whether this write stored it.
- */
-const RECORD_ATTEMPTS = {
-  name: 'dispatcher-record-attempts-v2',
-  text: `
-  WITH input AS (
-    SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (endpoint_id text, event_id uuid, attempt smallint,
-      attempted_at timestamptz, succeeded boolean, terminal boolean, status_code smallint, error text,
-      latency_ms integer, replay boolean)) WITH ORDINALITY AS a (endpoint_id, event_id, attempt, attempted_at,
-      succeeded, terminal, status_code, error, latency_ms, replay, n)
-  ), locked AS (
-    SELECT id FROM webhook_endpoints WHERE id IN (SELECT endpoint_id FROM input) ORDER BY id FOR NO KEY UPDATE
-  ), stored AS (
-    INSERT INTO webhook_delivery_attempts
-      (endpoint_id, event_id, attempt, attempted_at, succeeded, terminal, status_code, error, latency_ms, replay)
-    SELECT i.endpoint_id, i.event_id, i.attempt, i.attempted_at, i.succeeded, i.terminal, i.status_code, i.error,
-           i.latency_ms, i.replay
-    FROM input i JOIN locked ON locked.id = i.endpoint_id ORDER BY i.n
-    ON CONFLICT DO NOTHING
-    RETURNING endpoint_id, event_id, attempt, replay, attempted_at, succeeded
-  ), health AS (
-    UPDATE webhook_endpoints e SET last_delivery_at = greatest(e.last_delivery_at, s.last_at),
-      consecutive_failures = CASE WHEN s.succeeded AND e.active THEN 0 ELSE e.consecutive_failures END
-    FROM (SELECT endpoint_id, max(attempted_at) AS last_at, bool_or(succeeded) AS succeeded
-          FROM stored GROUP BY endpoint_id) s
-    WHERE e.id = s.endpoint_id
-  )
-  SELECT endpoint_id, event_id::text AS event_id, attempt, replay FROM stored`,
-};
-
-const attemptKey = (a: { endpoint_id: string; event_id: string; attempt: number; replay: boolean }) =>
-  `${a.endpoint_id}|${a.event_id}|${a.attempt}|${a.replay}`;
-
-/**
  * Postgres refused a value (SQLSTATE class 22, data exception, e.g. an event id from a retry record that is not a
  * UUID) or a constraint (class 23): one attempt's fault, not the database's state.
  */
 const refusedValue = (err: unknown) => /^2[23]/.test(String((err as { code?: unknown } | null)?.code ?? ''));
-
-async function recordAttempts(pool: pg.Pool, attempts: readonly DeliveryAttempt[]): Promise<boolean[]> {
-  // Dates become ISO 8601 text in JSON, which timestamptz reads exactly (millisecond precision, UTC).
-  const { rows } = await pool.query<{
-    endpoint_id: string;
-    event_id: string;
-    attempt: number;
-    replay: boolean;
-  }>({
-    ...RECORD_ATTEMPTS,
-    values: [JSON.stringify(attempts)],
-  });
-  // One input stores at most one row: as many rows as attempts means every one was stored (the usual case).
-  if (rows.length === attempts.length) return attempts.map(() => true);
-  // Each stored row answers for one attempt of its key (the first, when one write carried the same one twice).
-  const stored = new Map<string, number>();
-  for (const r of rows) stored.set(attemptKey(r), (stored.get(attemptKey(r)) ?? 0) + 1);
-  return attempts.map((a) => {
-    const key = attemptKey({ ...a, event_id: a.event_id.toLowerCase() });
-    const left = stored.get(key) ?? 0;
-    if (left === 0) return false;
-    stored.set(key, left - 1);
-    return true;
-  });
-}
 
 export interface DeliveryStateOptions {
   pool: pg.Pool;
@@ -97,7 +32,7 @@ export function deliveryState(opts: DeliveryStateOptions) {
   // One write in flight; attempts finished meanwhile share the next one (a round trip per attempt capped
   // deliveries at a few hundred per second per endpoint, all updating the same endpoint row).
   const attempts = new CoalescingWriter<DeliveryAttempt, boolean>(
-    (batch) => recordAttempts(opts.pool, batch),
+    (batch) => deliveryAttemptsRepository.record(opts.pool, batch),
     {
       maxBatch: MAX_ATTEMPTS_PER_WRITE,
       isolate: refusedValue,

@@ -2,6 +2,7 @@ import pg from 'pg';
 import {
   ENDPOINT_CHANGES_CHANNEL,
   loggableError,
+  secretBinding,
   sleep,
   webhooksRepository,
   type Logger,
@@ -34,7 +35,7 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
 
   const open = (row: Awaited<ReturnType<typeof webhooksRepository.listActive>>[number]): ActiveEndpoint[] => {
     try {
-      const secret = opts.box.open(row.secret_sealed, `${row.id}|${row.tenant_id}`);
+      const secret = opts.box.open(row.secret_sealed, secretBinding(row.id, row.tenant_id));
       return [
         {
           id: row.id,

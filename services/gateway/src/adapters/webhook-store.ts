@@ -3,6 +3,7 @@ import type pg from 'pg';
 import {
   EndpointIdTakenError,
   inTransaction,
+  secretBinding,
   webhooksRepository as repo,
   type SecretBox,
   type WebhookEndpointRecord,
@@ -15,9 +16,6 @@ export type AuditChange = (endpoint: WebhookEndpointRecord) => Promise<void>;
 export type Owned<T> = { found: true; value: T } | { found: false; reason: 'missing' | 'foreign' };
 
 const ID_ATTEMPTS = 5;
-
-/** The associated data of a sealed secret: the ciphertext opens only on its own endpoint row. */
-export const secretBinding = (id: string, tenantId: string) => `${id}|${tenantId}`;
 
 /** Webhook endpoint changes in Postgres, each in one transaction with its audit event. */
 export function webhookStore(pool: pg.Pool, box: SecretBox) {

@@ -5,6 +5,9 @@ import {
   ForbiddenError,
   RateLimitedError,
   UnauthorizedError,
+  ValidationError,
+  withDeadline,
+  type AuditPublisher,
   type Scope,
 } from '@audit/shared';
 import { authenticate, type AuthDeps, type Principal } from '../domain/authenticate.js';
@@ -43,6 +46,30 @@ export interface PublicApiAuthOptions {
 export const unavailable = (dependency: string) => (err: unknown) => {
   throw err instanceof AppError ? err : new DependencyUnavailableError(dependency, 5, { cause: err });
 };
+
+/**
+ * Publishes one of the gateway's own audit events (export, webhook changes) within the deadline: a change that
+ * waits for it never happens unaudited, and Kafka slow or down is a 503, not a hung request.
+ */
+export function auditWriter(opts: { auditLog: Pick<AuditPublisher, 'publish'>; auditTimeoutMs: number }) {
+  return (event: unknown): Promise<void> =>
+    withDeadline(
+      opts.auditLog.publish([event]),
+      opts.auditTimeoutMs,
+      () => new DependencyUnavailableError('kafka'),
+    ).then(() => undefined, unavailable('kafka'));
+}
+
+/** Routes without query parameters still name any they are given: a typo must not pass unnoticed (422). */
+export function refuseUnknownQuery(query: unknown): void {
+  const unknown = Object.keys((query as object | undefined) ?? {});
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      'Unknown query parameters.',
+      unknown.map((field) => ({ field, message: 'unknown parameter' })),
+    );
+  }
+}
 
 export function apiCallOf(request: FastifyRequest): ApiCall {
   const userAgent = request.headers['user-agent'];

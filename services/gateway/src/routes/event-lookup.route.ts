@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError, UUID_PATTERN, ValidationError } from '@audit/shared';
+import { NotFoundError, UUID_PATTERN } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { toAuditEventView } from '../domain/audit-event.view.js';
-import { unavailable } from '../plugins/public-api.plugin.js';
+import { refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { auditEventSchema } from '../schemas/read-api.schema.js';
 
 // Missing, another tenant's, and not a UUID at all: one identical answer (decisions.md).
@@ -13,13 +13,7 @@ export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader
     '/audit/events/:event_id',
     { config: { scope: 'audit:read' } },
     async (request) => {
-      const unknown = Object.keys(request.query ?? {});
-      if (unknown.length > 0) {
-        throw new ValidationError(
-          'Unknown query parameters.',
-          unknown.map((field) => ({ field, message: 'unknown parameter' })),
-        );
-      }
+      refuseUnknownQuery(request.query);
       const id = request.params.event_id;
       if (!UUID_PATTERN.test(id)) throw notFound();
       const row = await events

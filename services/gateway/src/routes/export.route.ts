@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  DependencyUnavailableError,
-  ValidationError,
-  withDeadline,
-  type AuditPublisher,
-  type Clock,
-} from '@audit/shared';
+import { ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { toAuditEventView, type EventRow } from '../domain/audit-event.view.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
@@ -16,7 +10,7 @@ import { exportAuditEvent } from '../domain/export-event.js';
 import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
 import { parseExportRequest, type EventFilters, type ExportFormat } from '../domain/list-query.js';
-import { apiCallOf, unavailable } from '../plugins/public-api.plugin.js';
+import { apiCallOf, auditWriter, unavailable } from '../plugins/public-api.plugin.js';
 
 // Rows per read: a full row carries up to 64 KiB of details, so a chunk stays within a few tens of MiB.
 const CHUNK = 500;
@@ -77,12 +71,7 @@ async function* body(format: ExportFormat, events: AsyncIterable<AuditEventView>
 }
 
 export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
-  const audit = (event: ReturnType<typeof exportAuditEvent>) =>
-    withDeadline(
-      opts.auditLog.publish([event]),
-      opts.auditTimeoutMs,
-      () => new DependencyUnavailableError('kafka'),
-    );
+  const audit = auditWriter(opts);
 
   app.post<{ Querystring: Record<string, unknown> }>(
     '/audit/export',
@@ -90,9 +79,7 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
       config: {
         scope: 'audit:export',
         onScopeDenied: (request: FastifyRequest) =>
-          audit(exportAuditEvent(apiCallOf(request), { success: false, exportId: randomUUID() })).then(
-            () => undefined,
-          ),
+          audit(exportAuditEvent(apiCallOf(request), { success: false, exportId: randomUUID() })),
       },
     },
     async (request, reply) => {
@@ -115,7 +102,7 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
           format,
           plan,
         }),
-      ).catch(unavailable('kafka'));
+      );
       // The envelope reports what was sent; the stream holds to the cap even if events arrive meanwhile.
       const outcome: StreamOutcome = { count: 0, truncated: plan.truncated };
       const events = range

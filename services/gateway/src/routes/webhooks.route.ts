@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   AppError,
-  DependencyUnavailableError,
   ForbiddenError,
   NotFoundError,
   ValidationError,
   checkTarget,
   parseWebhookUrl,
-  withDeadline,
   type AuditPublisher,
   type Resolve,
   type TargetRules,
@@ -21,7 +19,7 @@ import {
   checkEmptyBody,
   parseCreateWebhook,
 } from '../domain/webhook-request.js';
-import { apiCallOf, unavailable } from '../plugins/public-api.plugin.js';
+import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import {
   createdWebhookSchema,
   listedWebhookView,
@@ -51,36 +49,21 @@ function endpointOf<T>(result: Owned<T>): T {
   throw noSuchEndpoint();
 }
 
-function refuseUnknownQuery(request: FastifyRequest) {
-  const unknown = Object.keys((request.query as object | undefined) ?? {});
-  if (unknown.length > 0) {
-    throw new ValidationError(
-      'Unknown query parameters.',
-      unknown.map((field) => ({ field, message: 'unknown parameter' })),
-    );
-  }
-}
-
 export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions): void {
   // A store failure that is not ours to explain (Postgres, or Kafka for the audit event) is a 503.
+  const audit = auditWriter(opts);
   const audited =
     (request: FastifyRequest, change: 'create' | 'disable' | 'delete') => (endpoint: WebhookEndpointRecord) =>
-      withDeadline(
-        opts.auditLog.publish([webhookAuditEvent(apiCallOf(request), change, endpoint)]),
-        opts.auditTimeoutMs,
-        () => new DependencyUnavailableError('kafka'),
-      )
-        .catch(unavailable('kafka'))
-        .then(() => undefined);
+      audit(webhookAuditEvent(apiCallOf(request), change, endpoint));
 
   const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
-    refuseUnknownQuery(request);
+    refuseUnknownQuery(request.query);
     if (!WEBHOOK_ID_PATTERN.test(request.params.id)) throw noSuchEndpoint();
     return request.params.id;
   };
 
   app.post('/audit/webhooks', { config: { scope: 'webhooks:write' } }, async (request, reply) => {
-    refuseUnknownQuery(request);
+    refuseUnknownQuery(request.query);
     const parsed = parseCreateWebhook(request.body);
     if (!parsed.ok) throw new ValidationError('Invalid webhook endpoint.', parsed.errors);
     const url = parseWebhookUrl(parsed.value.url, opts.targets);
@@ -104,7 +87,7 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
   });
 
   app.get('/audit/webhooks', { config: { scope: 'audit:read' } }, async (request) => {
-    refuseUnknownQuery(request);
+    refuseUnknownQuery(request.query);
     const endpoints = await opts.webhooks.list(request.principal!.tenantId).catch(unavailable('postgres'));
     return webhookListSchema.parse({ endpoints: endpoints.map(listedWebhookView) });
   });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { exportBodySchema, exportQuerySchema, listQuerySchema } from '../domain/list-query.js';
 import { createWebhookBodySchema } from '../domain/webhook-request.js';
-import { json, operation, rateLimitHeaders } from './openapi.responses.js';
+import { json, operation } from './openapi.responses.js';
 import { auditEventSchema, exportEnvelopeSchema, listResponseSchema } from './read-api.schema.js';
 import { createdWebhookSchema, webhookEndpointSchema, webhookListSchema } from './webhooks.schema.js';
 
@@ -38,7 +38,6 @@ export function openApiDocument() {
             ok: {
               description: 'One page.',
               ...json(listResponseSchema),
-              headers: z.object(rateLimitHeaders),
             },
           }),
         },
@@ -49,7 +48,7 @@ export function openApiDocument() {
             requestParams: {
               path: z.object({ event_id: z.string().meta({ description: 'The event id (a UUID).' }) }),
             },
-            ok: { description: 'The event.', ...json(auditEventSchema), headers: z.object(rateLimitHeaders) },
+            ok: { description: 'The event.', ...json(auditEventSchema) },
           }),
         },
         '/audit/export': {
@@ -66,12 +65,9 @@ export function openApiDocument() {
                 'application/json': { schema: exportEnvelopeSchema },
                 'application/x-ndjson': { schema: auditEventSchema },
               },
-              headers: z.object({
-                'X-Service-Truncated': z
-                  .enum(['true', 'false'])
-                  .meta({ description: 'The cap was reached.' }),
-                ...rateLimitHeaders,
-              }),
+            },
+            okHeaders: {
+              'X-Service-Truncated': z.enum(['true', 'false']).meta({ description: 'The cap was reached.' }),
             },
           }),
         },
@@ -84,7 +80,6 @@ export function openApiDocument() {
             ok: {
               description: 'The endpoint and its secret.',
               ...json(createdWebhookSchema),
-              headers: z.object(rateLimitHeaders),
             },
           }),
           get: operation('audit:read', [403, 422], {
@@ -93,7 +88,6 @@ export function openApiDocument() {
             ok: {
               description: 'The endpoints.',
               ...json(webhookListSchema),
-              headers: z.object(rateLimitHeaders),
             },
           }),
         },
@@ -105,7 +99,6 @@ export function openApiDocument() {
             ok: {
               description: 'The endpoint, inactive.',
               ...json(webhookEndpointSchema),
-              headers: z.object(rateLimitHeaders),
             },
           }),
         },
@@ -115,7 +108,7 @@ export function openApiDocument() {
             summary: 'Delete an endpoint and its delivery history.',
             requestParams: { path: webhookIdParam },
             okStatus: 204,
-            ok: { description: 'Deleted.', headers: z.object(rateLimitHeaders) },
+            ok: { description: 'Deleted.' },
           }),
         },
       },

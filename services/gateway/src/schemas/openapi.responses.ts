@@ -71,16 +71,18 @@ export const operation = (
   scope: Scope,
   statuses: (keyof typeof responses)[],
   op: Omit<ZodOpenApiOperationObject, 'responses' | 'security'> & {
-    ok: ZodOpenApiResponseObject;
+    ok: Omit<ZodOpenApiResponseObject, 'headers'>;
     okStatus?: 200 | 201 | 204;
+    /** Headers of the success answer besides the rate-limit ones, which every authenticated answer carries. */
+    okHeaders?: Record<string, z.ZodType>;
   },
 ): ZodOpenApiOperationObject => {
-  const { ok, okStatus = 200, ...rest } = op;
+  const { ok, okStatus = 200, okHeaders = {}, ...rest } = op;
   return {
     ...rest,
     security: [{ apiKey: [scope] }],
     responses: {
-      [okStatus]: ok,
+      [okStatus]: { ...ok, headers: z.object({ ...okHeaders, ...rateLimitHeaders }) },
       ...Object.fromEntries(([401, ...statuses, 429, 503] as const).map((s) => [s, responses[s]])),
     },
   };

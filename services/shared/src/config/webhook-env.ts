@@ -34,3 +34,11 @@ export const webhookEnv = {
   WEBHOOK_ALLOW_TARGET_CIDRS: cidrList,
   WEBHOOK_ALLOW_HTTP: booleanFlag(false),
 };
+
+export function webhookSettings(e: z.output<z.ZodObject<typeof webhookEnv>>) {
+  return {
+    secretKey: e.WEBHOOK_SECRET_KEY,
+    allowCidrs: e.WEBHOOK_ALLOW_TARGET_CIDRS,
+    allowHttp: e.WEBHOOK_ALLOW_HTTP,
+  };
+}

@@ -33,3 +33,6 @@ export function secretBox(key: Buffer) {
 }
 
 export type SecretBox = ReturnType<typeof secretBox>;
+
+/** The associated data of an endpoint's sealed secret: it opens only on its own row (endpoint id and tenant). */
+export const secretBinding = (endpointId: string, tenantId: string) => `${endpointId}|${tenantId}`;
