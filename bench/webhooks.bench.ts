@@ -31,10 +31,10 @@ const FANOUT_EVENTS = Number(process.env.BENCH_WH_FANOUT_EVENTS ?? 1_000);
 const WARMUP_EVENTS = 2_000;
 const BASELINE_REQUESTS = Number(process.env.BENCH_WH_BASELINE_REQUESTS ?? 50_000);
 // Requests in flight to one receiver: the dispatcher's per-endpoint lane (WEBHOOK_CONCURRENCY_PER_ENDPOINT, 16 by
-// default) bounds the 1-endpoint runs; its keep-alive pool per origin (32 connections, webhook.client.ts) bounds
-// the fan-out, whose 50 endpoints share one origin here. The baseline loop runs at both.
+// default, and as many connections per endpoint, webhook.client.ts) bounds them; the fan-out's 50 endpoints share
+// one origin here, but not their connections. The baseline loop runs at both.
 const PER_ENDPOINT = Number(process.env.WEBHOOK_CONCURRENCY_PER_ENDPOINT ?? 16);
-const PER_ORIGIN = 32;
+const FANOUT_IN_FLIGHT = FANOUT_ENDPOINTS * PER_ENDPOINT;
 // The dispatcher's default: a lane defers beyond this only while none of its requests ends (a stuck endpoint), so a
 // healthy receiver taking a burst is measured as it is served in production.
 const MAX_WAITING_PER_ENDPOINT = process.env.WEBHOOK_MAX_WAITING_PER_ENDPOINT ?? '256';
@@ -270,7 +270,7 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
     return rate;
   }
   const baselines = new Map<number, number>();
-  for (const c of new Set([PER_ENDPOINT, PER_ORIGIN])) baselines.set(c, await baseline(c));
+  for (const c of new Set([PER_ENDPOINT, FANOUT_IN_FLIGHT])) baselines.set(c, await baseline(c));
 
   // Warm-up of the dispatcher's code paths (JIT, connections, Postgres pool), not measured.
   await receiver.reset();
@@ -284,7 +284,7 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
   // the events ingested, the dispatcher started again onto them: its own pace, cold JIT included; CPU from its
   // readiness on, per delivery made since.
   async function throughput(label: string, tenant: string, ids: string[], events: number, backlog = false) {
-    const inFlight = ids.length === 1 ? Math.min(PER_ENDPOINT, PER_ORIGIN) : PER_ORIGIN;
+    const inFlight = ids.length === 1 ? PER_ENDPOINT : FANOUT_IN_FLIGHT;
     const base = baselines.get(inFlight)!;
     const deliveries = events * ids.length;
     await receiver.reset();

@@ -14,8 +14,8 @@ import {
   registerHealth,
   secretBox,
   systemClock,
-  systemResolve,
 } from '@audit/shared';
+import { cachedResolve } from './adapters/cached-resolve.js';
 import { deferrer, deliverer } from './adapters/deliverer.js';
 import { deliveryState } from './adapters/delivery-state.js';
 import { dispatchHandler } from './adapters/dispatch.handler.js';
@@ -55,7 +55,8 @@ let stopping = false;
 const client = webhookClient({
   timeoutMs: config.timeoutMs,
   rules: { allowHttp: config.webhooks.allowHttp, allowed: allowList(config.webhooks.allowCidrs) },
-  resolve: systemResolve,
+  resolve: cachedResolve({ timeoutMs: config.timeoutMs }),
+  connectionsPerEndpoint: config.concurrencyPerEndpoint,
 });
 const lanes = new KeyedLanes(config.concurrencyPerEndpoint);
 const auditLog = auditPublisher({

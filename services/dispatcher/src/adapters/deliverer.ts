@@ -84,7 +84,7 @@ export function deliverer(deps: DelivererDeps) {
 
     const attemptedAt = deps.clock();
     const signature = signWebhook(job.body, endpoint.secret, Math.floor(attemptedAt / 1000));
-    const result = await deps.send({ url: endpoint.url, body: job.body, signature });
+    const result = await deps.send({ endpointId: endpoint.id, url: endpoint.url, body: job.body, signature });
     attempted();
     const failedAt = deps.clock();
     const next = result.ok ? null : afterFailure(deps.policy, job.attempt, failedAt, deps.random());
@@ -116,13 +116,21 @@ export function deliverer(deps: DelivererDeps) {
       );
       return 'retry';
     }
-    // A delivery redone after a crash or a rebalance may run twice; only the run that recorded the last attempt
-    // dead-letters it and counts it, so one delivery is one terminal failure, never more.
-    if (!stored) return 'terminal';
+    // A delivery redone after a crash or a rebalance may run twice. The run that recorded the last attempt
+    // dead-letters it and counts it; a redo (which found it recorded) does so only if that was never finished.
+    // Counting is marked on the attempt, so one delivery is one terminal failure, never more.
+    const key = {
+      endpoint_id: job.endpointId,
+      event_id: job.eventId,
+      attempt: job.attempt,
+      replay: job.replay,
+    };
+    if (!stored && (await persistently('terminal check', () => deps.state.settled(key), deps.stopping, log)))
+      return 'terminal';
     await handOff(deps.deadLetterTopic, { ...job, lastError }, log);
     const disabled = await persistently(
       'terminal failure',
-      () => deps.state.terminalFailure(endpoint),
+      () => deps.state.terminalFailure(endpoint, key),
       deps.stopping,
       log,
     );

@@ -122,11 +122,7 @@ describe('deliveryState.recordAttempt (attempts written together)', () => {
     expect(rows.map((r: { event_id: string }) => r.event_id)).toEqual(good.map((a) => a.event_id));
   });
 
-  it('stores an attempt recorded before only once, and says so, where the unique index exists', async (ctx) => {
-    const { rows: index } = await pool.query(
-      "SELECT 1 FROM pg_indexes WHERE indexname = 'webhook_delivery_attempts_once'",
-    );
-    if (index.length === 0) return ctx.skip();
+  it('stores an attempt recorded before only once, and says so', async () => {
     await endpoint('wh_0000000f', 3);
     const first = attempt('wh_0000000f', 3_000, false);
     expect(await state.recordAttempt(first)).toBe(true);
@@ -151,5 +147,56 @@ describe('deliveryState.recordAttempt (attempts written together)', () => {
     ]);
     // Nothing stored by the redone success: the endpoint's health is as the stored attempts left it.
     expect(await row('wh_0000000f')).toEqual({ consecutive_failures: 3, last_delivery_at: new Date(4_000) });
+  });
+});
+
+describe('deliveryState.terminalFailure (settled once)', () => {
+  const terminal = (endpointId: string, at: number): DeliveryAttempt => ({
+    ...attempt(endpointId, at, false, 6),
+    terminal: true,
+  });
+  const keyOf = (a: DeliveryAttempt) => ({
+    endpoint_id: a.endpoint_id,
+    event_id: a.event_id,
+    attempt: a.attempt,
+    replay: a.replay,
+  });
+  const target = { tenantId: 'tenant-a', url: 'https://example.com/hook' };
+
+  it('counts one terminal attempt once, however many runs of its delivery settle it', async () => {
+    await endpoint('wh_00000010', 2);
+    const last = terminal('wh_00000010', 5_000);
+    expect(await state.recordAttempt(last)).toBe(true);
+    expect(await state.settled(keyOf(last))).toBe(false);
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => state.terminalFailure({ ...target, id: 'wh_00000010' }, keyOf(last))),
+    );
+    expect(runs).toEqual([false, false, false]);
+    expect(await state.settled(keyOf(last))).toBe(true);
+    expect((await row('wh_00000010'))?.consecutive_failures).toBe(3);
+  });
+
+  it('lets a redo settle an attempt whose first run stopped after recording it', async () => {
+    await endpoint('wh_00000011', 9);
+    const last = terminal('wh_00000011', 6_000);
+    // The first run recorded the attempt and then died: nothing was counted.
+    expect(await state.recordAttempt(last)).toBe(true);
+    expect(await state.recordAttempt(last)).toBe(false);
+    expect(await state.settled(keyOf(last))).toBe(false);
+    expect(await state.terminalFailure({ ...target, id: 'wh_00000011' }, keyOf(last))).toBe(true);
+    const { rows } = await pool.query(
+      'SELECT active, consecutive_failures FROM webhook_endpoints WHERE id = $1',
+      ['wh_00000011'],
+    );
+    expect(rows[0]).toEqual({ active: false, consecutive_failures: 10 });
+  });
+
+  it('counts nothing for an attempt never recorded, or whose endpoint is gone', async () => {
+    await endpoint('wh_00000012', 1);
+    const never = terminal('wh_00000012', 7_000);
+    expect(await state.terminalFailure({ ...target, id: 'wh_00000012' }, keyOf(never))).toBe(false);
+    expect((await row('wh_00000012'))?.consecutive_failures).toBe(1);
+    const gone = terminal('wh_00000013', 8_000);
+    expect(await state.terminalFailure({ ...target, id: 'wh_00000013' }, keyOf(gone))).toBe(false);
   });
 });

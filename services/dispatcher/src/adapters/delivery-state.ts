@@ -4,6 +4,7 @@ import {
   inTransaction,
   webhooksRepository as repo,
   withDeadline,
+  type AttemptKey,
   type AuditPublisher,
   type DeliveryAttempt,
 } from '@audit/shared';
@@ -45,12 +46,20 @@ export function deliveryState(opts: DeliveryStateOptions) {
      */
     recordAttempt: (attempt: DeliveryAttempt) => attempts.add(attempt),
 
+    /** Whether the terminal attempt's failure was counted already (by an earlier run of the same delivery). */
+    settled: (key: AttemptKey) => deliveryAttemptsRepository.isSettled(opts.pool, key),
+
     /**
-     * Counts a terminal failure; at the threshold the endpoint turns inactive in the same transaction that
-     * publishes admin.webhook.auto_disable, so neither happens without the other. True when this call disabled it.
+     * Counts the terminal attempt's failure, once however often it is called; at the threshold the endpoint turns
+     * inactive in the same transaction that publishes admin.webhook.auto_disable, so neither happens without the
+     * other. True when this call disabled it.
      */
-    terminalFailure(endpoint: Pick<ActiveEndpoint, 'id' | 'tenantId' | 'url'>): Promise<boolean> {
+    terminalFailure(
+      endpoint: Pick<ActiveEndpoint, 'id' | 'tenantId' | 'url'>,
+      key: AttemptKey,
+    ): Promise<boolean> {
       return inTransaction(opts.pool, async (db) => {
+        if (!(await deliveryAttemptsRepository.settle(db, key))) return false;
         const result = await repo.addTerminalFailure(db, endpoint.id, opts.autoDisableAfter);
         if (!result?.disabledNow) return false;
         await repo.announce(db, endpoint.id, 'auto_disable');

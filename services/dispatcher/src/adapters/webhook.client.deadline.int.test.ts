@@ -35,7 +35,7 @@ describe('webhookClient deadline', () => {
       res.write('partial');
     });
     const started = performance.now();
-    const result = await client(300).send({ url, body, signature });
+    const result = await client(300).send({ endpointId: 'wh_test', url, body, signature });
     expect(result).toMatchObject({ ok: false, status: 200, error: 'timeout after 300 ms' });
     expect(performance.now() - started).toBeLessThan(2000);
   });
@@ -44,7 +44,7 @@ describe('webhookClient deadline', () => {
     const hanging: Resolve = () => new Promise(() => undefined);
     const c = webhookClient({ timeoutMs: 200, rules, resolve: hanging });
     open.push(c);
-    const result = await c.send({ url: 'http://hangs.example/hook', body, signature });
+    const result = await c.send({ endpointId: 'wh_test', url: 'http://hangs.example/hook', body, signature });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 200 ms' });
   });
 
@@ -52,7 +52,9 @@ describe('webhookClient deadline', () => {
     const url = await receiver((_req, res) => res.writeHead(204).end());
     const c = client(150);
     for (let i = 0; i < 5; i++) {
-      const results = await Promise.all(Array.from({ length: 20 }, () => c.send({ url, body, signature })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => c.send({ endpointId: 'wh_test', url, body, signature })),
+      );
       expect(results.every((r) => r.ok)).toBe(true);
       await new Promise((r) => setTimeout(r, 60));
     }

@@ -16,8 +16,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((o) => o.close()));
 });
 
-function client(timeoutMs = 5000) {
-  const c = webhookClient({ timeoutMs, rules, resolve: noNames });
+function client(timeoutMs = 5000, connectionsPerEndpoint?: number) {
+  const c = webhookClient({ timeoutMs, rules, resolve: noNames, connectionsPerEndpoint });
   open.push(c);
   return c;
 }
@@ -33,7 +33,12 @@ const answer = (status: number, headers: Record<string, string> = {}): Handler =
 describe('webhookClient delivery', () => {
   it('POSTs the exact body bytes with the signature and succeeds on a 2xx', async () => {
     const target = await receiver(answer(204));
-    const result = await client().send({ url: `${target.url}/hook?v=1`, body, signature });
+    const result = await client().send({
+      endpointId: 'wh_test',
+      url: `${target.url}/hook?v=1`,
+      body,
+      signature,
+    });
     expect(result).toMatchObject({ ok: true, status: 204 });
     const [got] = target.received;
     expect(got?.method).toBe('POST');
@@ -51,14 +56,14 @@ describe('webhookClient delivery', () => {
   it('fails on a redirect and never follows it', async () => {
     const elsewhere = await receiver(answer(200));
     const target = await receiver(answer(302, { location: `${elsewhere.url}/stolen` }));
-    const result = await client().send({ url: target.url, body, signature });
+    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, signature });
     expect(result).toMatchObject({ ok: false, status: 302, error: 'status 302 (redirect, not followed)' });
     expect(elsewhere.connections()).toBe(0);
   });
 
   it('fails on a 500', async () => {
     const target = await receiver(answer(500));
-    expect(await client().send({ url: target.url, body, signature })).toMatchObject({
+    expect(await client().send({ endpointId: 'wh_test', url: target.url, body, signature })).toMatchObject({
       ok: false,
       status: 500,
       error: 'status 500',
@@ -67,14 +72,14 @@ describe('webhookClient delivery', () => {
 
   it('fails with a timeout when the receiver never answers', async () => {
     const target = await receiver(() => {});
-    const result = await client(300).send({ url: target.url, body, signature });
+    const result = await client(300).send({ endpointId: 'wh_test', url: target.url, body, signature });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 300 ms' });
   });
 
   it('fails with connection refused when nothing listens', async () => {
     const target = await receiver(answer(200));
     await target.close();
-    const result = await client().send({ url: target.url, body, signature });
+    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, signature });
     expect(result).toMatchObject({ ok: false, status: null, error: 'connection refused' });
   });
 
@@ -96,7 +101,7 @@ describe('webhookClient delivery', () => {
       };
       pump();
     });
-    const result = await client().send({ url: target.url, body, signature });
+    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, signature });
     expect(result).toMatchObject({ ok: true, status: 200 });
     await socketClosed;
     // What the kernel buffered on both sides may be a few MB; draining would have taken all 256.
@@ -107,7 +112,7 @@ describe('webhookClient delivery', () => {
     const target = await receiver(answer(200));
     const c = client();
     for (let i = 0; i < 5; i++) {
-      expect((await c.send({ url: target.url, body, signature })).ok).toBe(true);
+      expect((await c.send({ endpointId: 'wh_test', url: target.url, body, signature })).ok).toBe(true);
       // undici hands a connection back to its pool one event-loop turn after the response ends (on purpose:
       // a server may close it anyway); a send in that same turn would open a second connection.
       await setImmediate();
@@ -131,16 +136,38 @@ describe('webhookClient delivery', () => {
       const fastTarget = where === 'the same origin' ? slowTarget : await receiver(handle);
       const c = client();
       const finished: string[] = [];
-      const slow = c.send({ url: `${slowTarget.url}/slow`, body, signature }).then((r) => {
-        finished.push('slow');
-        return r;
-      });
+      const slow = c
+        .send({ endpointId: 'wh_test', url: `${slowTarget.url}/slow`, body, signature })
+        .then((r) => {
+          finished.push('slow');
+          return r;
+        });
       await slowArrived;
-      expect(await c.send({ url: `${fastTarget.url}/fast`, body, signature })).toMatchObject({ ok: true });
+      expect(
+        await c.send({ endpointId: 'wh_test', url: `${fastTarget.url}/fast`, body, signature }),
+      ).toMatchObject({ ok: true });
       finished.push('fast');
       release();
       expect(await slow).toMatchObject({ ok: true });
       expect(finished).toEqual(['fast', 'slow']);
     },
   );
+
+  it("keeps an endpoint's connections its own: one that hangs on all of them leaves another of its host free", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const target = await receiver((req, res) => {
+      if (req.url === '/hangs') void released.then(() => res.writeHead(200).end());
+      else res.writeHead(200).end();
+    });
+    const c = client(5000, 2);
+    const hanging = Array.from({ length: 4 }, () =>
+      c.send({ endpointId: 'wh_hangs', url: `${target.url}/hangs`, body, signature }),
+    );
+    const healthy = await c.send({ endpointId: 'wh_healthy', url: `${target.url}/ok`, body, signature });
+    expect(healthy).toMatchObject({ ok: true });
+    expect(target.connections()).toBe(3);
+    release();
+    expect((await Promise.all(hanging)).every((r) => r.ok)).toBe(true);
+  });
 });

@@ -55,7 +55,12 @@ describe('webhookClient target guard', () => {
     'https://loopback.test:PORT/',
     'https://127.0.0.1:PORT/',
   ])('refuses %s without connecting', async (template) => {
-    const result = await client().send({ url: template.replace('PORT', String(port)), body, signature });
+    const result = await client().send({
+      endpointId: 'wh_test',
+      url: template.replace('PORT', String(port)),
+      body,
+      signature,
+    });
     expect(result).toMatchObject({ ok: false, status: null });
     expect(result.ok || result.error).toMatch(/^refused target: \S+ \(loopback\)$/);
     expect(servers.counter.connections()).toBe(0);
@@ -82,7 +87,9 @@ describe('webhookClient target guard', () => {
     const c = client(rebinding(honest));
     const results = [];
     for (let i = 0; i < 5; i++)
-      results.push(await c.send({ url: `http://rebind.test:${port}/`, body, signature }));
+      results.push(
+        await c.send({ endpointId: 'wh_test', url: `http://rebind.test:${port}/`, body, signature }),
+      );
     // Two honest answers let the first delivery through (pre-check and connect); every later one is refused.
     expect(results.map((r) => r.ok)).toEqual([honest === 2, false, false, false, false]);
     expect(results.at(-1)).toMatchObject({ error: 'refused target: 127.0.0.1 (loopback)' });
@@ -92,13 +99,23 @@ describe('webhookClient target guard', () => {
   it('fails at the timeout when the resolver never answers', async () => {
     const c = webhookClient({ timeoutMs: 300, rules, resolve: () => new Promise(() => {}) });
     clients.push(c);
-    const result = await c.send({ url: `http://stuck.test:${port}/`, body, signature });
+    const result = await c.send({
+      endpointId: 'wh_test',
+      url: `http://stuck.test:${port}/`,
+      body,
+      signature,
+    });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 300 ms' });
   });
 
   it('delivers to a name resolving to an allowed address, with the name as Host', async () => {
     const before = servers.receiver.received.length;
-    const result = await client().send({ url: `http://allowed.test:${port}/hook`, body, signature });
+    const result = await client().send({
+      endpointId: 'wh_test',
+      url: `http://allowed.test:${port}/hook`,
+      body,
+      signature,
+    });
     expect(result).toMatchObject({ ok: true, status: 200 });
     expect(servers.receiver.received.slice(before)).toMatchObject([
       { headers: { host: `allowed.test:${port}` } },
@@ -114,7 +131,12 @@ describe('webhookClient target guard', () => {
     });
     await new Promise<void>((resolve) => tls.listen(0, '127.0.0.2', resolve));
     const tlsPort = (tls.address() as { port: number }).port;
-    const result = await client().send({ url: `https://allowed.test:${tlsPort}/`, body, signature });
+    const result = await client().send({
+      endpointId: 'wh_test',
+      url: `https://allowed.test:${tlsPort}/`,
+      body,
+      signature,
+    });
     await new Promise((resolve) => tls.close(resolve));
     expect(result).toMatchObject({ ok: false, status: null });
     expect(names).toEqual(['allowed.test']);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
-import { Agent } from 'undici';
+import { Pool } from 'undici';
 import { parseWebhookUrl, SIGNATURE_HEADER, type Resolve, type TargetRules } from '@audit/shared';
 import { errorFailure, statusFailure } from './attempt-failure.js';
 import {
@@ -11,6 +11,8 @@ import {
 } from './guarded-connector.js';
 
 export interface DeliveryRequest {
+  /** Whose connections carry it: each endpoint has its own. */
+  endpointId: string;
   /** The endpoint URL as stored (validated at creation, checked again here). */
   url: string;
   /** The exact payload bytes, signed by the caller. */
@@ -29,8 +31,8 @@ export interface WebhookClientOptions {
   rules: TargetRules;
   resolve: Resolve;
   maxResponseBytes?: number;
-  /** Keep-alive pool size per origin. */
-  connectionsPerOrigin?: number;
+  /** Keep-alive connections per endpoint: as many as its lane lets requests run at once. */
+  connectionsPerEndpoint?: number;
 }
 
 export interface WebhookClient {
@@ -42,6 +44,8 @@ export interface WebhookClient {
 const USER_AGENT = 'audit-trail-service-webhooks/1';
 // Parsed targets kept per URL text; past this many the cache starts over (endpoints are few, URLs rarely change).
 const MAX_CACHED_TARGETS = 10_000;
+// An endpoint's connections unused for this long are closed (a disabled or deleted endpoint's too).
+const IDLE_POOL_MS = 60_000;
 
 /** A stored URL as the client needs it, parsed once. */
 type Target =
@@ -107,14 +111,43 @@ class Deadline extends EventEmitter {
   }
 }
 
-/** POSTs signed deliveries (decisions.md "Delivery"); one pool per origin, so a slow receiver delays no other. */
+/** An endpoint's own keep-alive connections, and how many requests use them now. */
+interface EndpointPool {
+  pool: Pool;
+  inUse: number;
+  lastUsed: number;
+}
+
+/**
+ * POSTs signed deliveries (decisions.md "Delivery"). Each endpoint has its own connections, not one pool per
+ * origin: endpoints of one host that hang would otherwise take every connection to it, and hold up its others.
+ */
 export function webhookClient(options: WebhookClientOptions): WebhookClient {
   const { timeoutMs, rules, resolve } = options;
   const maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
-  const agent = new Agent({
-    connections: options.connectionsPerOrigin ?? 32,
-    connect: guardedConnector(rules.allowed, resolve, timeoutMs),
-  });
+  const connect = guardedConnector(rules.allowed, resolve, timeoutMs);
+  const pools = new Map<string, EndpointPool>();
+  const sweeper = setInterval(() => closeIdle(performance.now() - IDLE_POOL_MS), IDLE_POOL_MS).unref();
+
+  function poolFor(endpointId: string, origin: string): EndpointPool {
+    const key = `${endpointId} ${origin}`;
+    let found = pools.get(key);
+    if (!found) {
+      const pool = new Pool(origin, { connections: options.connectionsPerEndpoint ?? 16, connect });
+      found = { pool, inUse: 0, lastUsed: 0 };
+      pools.set(key, found);
+    }
+    return found;
+  }
+
+  function closeIdle(before: number): void {
+    for (const [key, entry] of pools) {
+      if (entry.inUse > 0 || entry.lastUsed > before) continue;
+      pools.delete(key);
+      void entry.pool.close();
+    }
+  }
+
   const targets = new Map<string, Target>();
 
   // The same text under the same rules always parses the same way: parsing and a literal's check are done once.
@@ -144,6 +177,8 @@ export function webhookClient(options: WebhookClientOptions): WebhookClient {
       return { ok: false, status: null, error: `refused url: ${url.reason}`, latencyMs: latencyMs() };
 
     const deadline = new Deadline(timeoutMs);
+    const pool = poolFor(request.endpointId, url.origin);
+    pool.inUse += 1;
     let status: number | null = null;
     try {
       // Checked at every delivery, even one a kept-alive connection would carry; the connector checks again
@@ -153,8 +188,7 @@ export function webhookClient(options: WebhookClientOptions): WebhookClient {
       if (url.literal === undefined) {
         await deadline.race(checkedAddresses(url.hostname, rules.allowed, resolve));
       }
-      const response = await agent.request({
-        origin: url.origin,
+      const response = await pool.pool.request({
         path: url.path,
         method: 'POST',
         headers: {
@@ -175,8 +209,17 @@ export function webhookClient(options: WebhookClientOptions): WebhookClient {
       return { ok: false, status, error: text, latencyMs: latencyMs() };
     } finally {
       deadline.clear();
+      pool.inUse -= 1;
+      pool.lastUsed = performance.now();
     }
   }
 
-  return { send, close: () => agent.close() };
+  async function close(): Promise<void> {
+    clearInterval(sweeper);
+    const all = [...pools.values()];
+    pools.clear();
+    await Promise.all(all.map((entry) => entry.pool.close()));
+  }
+
+  return { send, close };
 }

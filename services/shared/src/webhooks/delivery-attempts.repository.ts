@@ -41,8 +41,11 @@ const RECORD_ATTEMPTS = {
   SELECT endpoint_id, event_id::text AS event_id, attempt, replay FROM stored`,
 };
 
-const attemptKey = (a: { endpoint_id: string; event_id: string; attempt: number; replay: boolean }) =>
-  `${a.endpoint_id}|${a.event_id}|${a.attempt}|${a.replay}`;
+/** Which attempt: on the normal path one row at most (0004); a replayed one, that of each replay run. */
+export type AttemptKey = Pick<DeliveryAttempt, 'endpoint_id' | 'event_id' | 'attempt' | 'replay'>;
+
+const attemptKey = (a: AttemptKey) => `${a.endpoint_id}|${a.event_id}|${a.attempt}|${a.replay}`;
+const keyValues = (a: AttemptKey) => [a.endpoint_id, a.event_id, a.attempt, a.replay];
 
 /** Delivery history in Postgres. */
 export const deliveryAttemptsRepository = {
@@ -70,5 +73,27 @@ export const deliveryAttemptsRepository = {
       stored.set(key, left - 1);
       return true;
     });
+  },
+  /**
+   * Marks the terminal attempt settled; true when this call did (the caller then counts it), false when it was
+   * settled before or is gone with its endpoint. Meant for the transaction that counts it.
+   */
+  async settle(db: Queryable, key: AttemptKey): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `UPDATE webhook_delivery_attempts SET settled = true
+       WHERE endpoint_id = $1 AND event_id = $2 AND attempt = $3 AND replay = $4 AND terminal AND NOT settled`,
+      keyValues(key),
+    );
+    return (rowCount ?? 0) > 0;
+  },
+
+  /** Whether the terminal attempt was settled (false too when it was never recorded, or its endpoint is gone). */
+  async isSettled(db: Queryable, key: AttemptKey): Promise<boolean> {
+    const { rows } = await db.query(
+      `SELECT 1 FROM webhook_delivery_attempts
+       WHERE endpoint_id = $1 AND event_id = $2 AND attempt = $3 AND replay = $4 AND terminal AND settled LIMIT 1`,
+      keyValues(key),
+    );
+    return rows.length > 0;
   },
 };
