@@ -46,3 +46,4 @@ export * from './webhooks/webhooks.repository.js';
 export * from './config/webhook-env.js';
 export * from './audit-event/text.js';
 export * from './webhooks/delivery-attempts.repository.js';
+export * from './webhooks/delivery-job.js';

@@ -1,6 +1,5 @@
 import type { Producer } from 'kafkajs';
-import { signWebhook, sleep, type Clock, type Logger } from '@audit/shared';
-import { jobHeaders, type DeliveryJob } from '../domain/delivery-job.js';
+import { jobHeaders, signWebhook, sleep, type Clock, type DeliveryJob, type Logger } from '@audit/shared';
 import { afterFailure, type RetryPolicy } from '../domain/retry-schedule.js';
 import type { DeliveryState } from './delivery-state.js';
 import type { EndpointDirectory } from './endpoint-directory.js';

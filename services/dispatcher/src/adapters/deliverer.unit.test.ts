@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, type AttemptKey, type DeliveryAttempt } from '@audit/shared';
-import type { DeliveryJob } from '../domain/delivery-job.js';
+import { createLogger, type AttemptKey, type DeliveryAttempt, type DeliveryJob } from '@audit/shared';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 import type { DeliveryState } from './delivery-state.js';
 import { deliverer } from './deliverer.js';

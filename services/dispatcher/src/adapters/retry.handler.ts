@@ -1,5 +1,4 @@
-import type { Logger } from '@audit/shared';
-import { jobFromRecord } from '../domain/delivery-job.js';
+import { jobFromRecord, type Logger } from '@audit/shared';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 

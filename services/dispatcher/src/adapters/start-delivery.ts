@@ -1,4 +1,4 @@
-import type { DeliveryJob } from '../domain/delivery-job.js';
+import type { DeliveryJob } from '@audit/shared';
 import type { KeyedLanes } from '../domain/keyed-lanes.js';
 import type { Deliver } from './deliverer.js';
 
