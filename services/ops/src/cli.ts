@@ -1,131 +1,33 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import {
-  auditEventCodec,
-  auditPublisher,
-  bootstrapKafka,
-  createLogger,
-  loggableError,
-  DurableProducer,
-  migratePostgres,
-  systemClock,
-  type Env,
-  type Logger,
-} from '@audit/shared';
+import { createLogger, type Env } from '@audit/shared';
+import { OPTIONS, type Print } from './cli-values.js';
 import { CliError } from './commands/cli-error.js';
-import { checkPrefix, keysCommands, type KeysContext } from './commands/keys.command.js';
+import { dlqCli } from './commands/dlq.cli.js';
+import { keysCli } from './commands/keys.cli.js';
+import { lagCommand } from './commands/lag.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
-import { loadConfig, type OpsConfig } from './config.js';
-import { parseKeyRequest } from './domain/key-request.js';
-import { formatKeyLine, formatMinted } from './output.js';
-
-const HELP = `Usage: npm run --silent ops -- <command> [options] [--json]
-
-Commands:
-  migrate                                     apply ClickHouse and Postgres migrations, create missing topics
-  keys create --tenant T --scopes a,b [--ip-allow CIDR,...] [--label L]
-                                              mint a key; the full key is printed once
-  keys list [--tenant T]                      keys without their secrets
-  keys revoke --prefix P                      revoke a key (401 for it within seconds)
-  keys rotate --prefix P                      a new key with the same tenant, scopes and allow-list
-  help                                        this text
-
-Scopes: audit:read, audit:export, webhooks:write. Every command prints JSON with --json.
-Exit codes: 0 done, 1 failed, 2 wrong usage.
-`;
-
-const OPTIONS = {
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false },
-  tenant: { type: 'string' },
-  scopes: { type: 'string' },
-  'ip-allow': { type: 'string' },
-  label: { type: 'string' },
-  prefix: { type: 'string' },
-} as const;
+import { statusCommand } from './commands/status.command.js';
+import { loadConfig } from './config.js';
+import { KAFKA_READ_DEADLINE_MS, withKafka } from './contexts.js';
+import { HELP, type HelpTopic } from './help.js';
+import { formatAge, formatTable } from './output.js';
 
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
 }
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+const PROGRESS_EVERY_MS = 1000;
 
-async function withPool<T>(
-  config: OpsConfig,
-  logger: Logger,
-  run: (pool: pg.Pool) => Promise<T>,
-): Promise<T> {
-  await migratePostgres(config.databaseUrl);
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2, connectionTimeoutMillis: 5000 });
-  pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
-  try {
-    return await run(pool);
-  } finally {
-    await pool.end();
-  }
-}
-
-/** Postgres, Kafka and the pepper: what a key change needs (and only a key change). */
-async function withKeysContext<T>(config: OpsConfig, logger: Logger, run: (ctx: KeysContext) => Promise<T>) {
-  const pepper = config.apiKeyPepper;
-  if (!pepper) {
-    throw new CliError(
-      'API_KEY_PEPPER is required for key changes (in a checkout, `npm start` creates one)',
-      2,
-    );
-  }
-  return withPool(config, logger, async (pool) => {
-    const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-ops');
-    const producer = new DurableProducer(kafka);
-    try {
-      await producer.connect();
-      const publisher = auditPublisher({
-        producer,
-        topic: topics.auditEvents.name,
-        codec: auditEventCodec(),
-        clock: systemClock,
-      });
-      const operator = { id: config.operatorId ?? `operator:${userInfo().username}` };
-      return await run({ pool, publisher, pepper, env: config.apiKeyEnv, operator });
-    } finally {
-      await producer.disconnect();
-    }
-  });
-}
-
-async function keys(sub: string | undefined, values: Values, config: OpsConfig, logger: Logger, io: CliIo) {
-  const print = (json: unknown, human: string) => io.out(values.json ? JSON.stringify(json) : human);
-  switch (sub) {
-    case 'create': {
-      const parsed = parseKeyRequest(values);
-      if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
-      const minted = await withKeysContext(config, logger, (ctx) => keysCommands.create(ctx, parsed.request));
-      return print(minted, formatMinted(minted));
-    }
-    case 'list': {
-      const list = await withPool(config, logger, (pool) => keysCommands.list(pool, values.tenant));
-      return print(list, list.map(formatKeyLine).join('\n') || 'no keys');
-    }
-    case 'revoke': {
-      const prefix = checkPrefix(values.prefix);
-      const { record, changed } = await withKeysContext(config, logger, (ctx) =>
-        keysCommands.revoke(ctx, prefix),
-      );
-      return print({ ...record, changed }, `${record.prefix} ${changed ? 'revoked' : 'was already revoked'}`);
-    }
-    case 'rotate': {
-      const prefix = checkPrefix(values.prefix);
-      const minted = await withKeysContext(config, logger, (ctx) => keysCommands.rotate(ctx, prefix));
-      return print(
-        minted,
-        `${formatMinted(minted)}\nthe old key ${minted.rotated_from} stays live until revoked`,
-      );
-    }
-    default:
-      throw new CliError(`unknown keys command: ${sub ?? '(none)'}\n\n${HELP}`, 2);
-  }
+/** Progress of a long read on stderr, at most once a second, so stdout stays the command's output. */
+function progressTo(io: CliIo) {
+  let last = 0;
+  return (done: number, total: number) => {
+    const now = Date.now();
+    if (done < total && now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    if (total >= 1000) io.err(`… ${done.toLocaleString('en')} of ${total.toLocaleString('en')}`);
+  };
 }
 
 /** Returns the exit code; every command prints JSON with --json and a short human text otherwise. */
@@ -135,31 +37,78 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
     try {
       parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
     } catch (err) {
-      throw new CliError(`${(err as Error).message}\n\n${HELP}`, 2);
+      throw new CliError(`${(err as Error).message}\n\n${HELP.main}`, 2);
     }
     const { positionals, values } = parsed;
     const [command, sub] = positionals;
-    if (!command || command === 'help' || values.help) {
-      io.out(HELP);
+    if (!command || command === 'help') {
+      io.out(HELP.main);
+      return 0;
+    }
+    if (!(command in HELP) || command === 'main')
+      throw new CliError(`unknown command: ${command}\n\n${HELP.main}`, 2);
+    if (values.help) {
+      io.out(HELP[command as HelpTopic]);
       return 0;
     }
     const config = loadConfig(env);
     // Results are the command's output; only problems are logged (to stderr).
     const logger = createLogger('ops', config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
-    if (command === 'migrate') {
-      const result = await migrateCommand(config, logger);
-      io.out(
-        values.json
-          ? JSON.stringify(result)
-          : `clickhouse: ${result.clickhouse.join(', ') || 'up to date'}\npostgres: ${result.postgres.join(', ') || 'up to date'}\ntopics: ${result.topics.join(', ')}`,
-      );
-      return 0;
+    const print: Print = (json, human) => io.out(values.json ? JSON.stringify(json) : human);
+    switch (command as Exclude<HelpTopic, 'main'>) {
+      case 'migrate': {
+        const r = await migrateCommand(config, logger);
+        print(
+          r,
+          `clickhouse: ${r.clickhouse.join(', ') || 'up to date'}\npostgres: ${r.postgres.join(', ') || 'up to date'}\ntopics: ${r.topics.join(', ')}`,
+        );
+        return 0;
+      }
+      case 'keys':
+        await keysCli(sub, values, config, logger, print);
+        return 0;
+      case 'dlq':
+        await dlqCli(sub, values, config, logger, print, progressTo(io));
+        return 0;
+      case 'lag': {
+        const report = await withKafka(config, logger, (kafka, topics) =>
+          lagCommand(kafka, topics, { now: Date.now, deadlineMs: KAFKA_READ_DEADLINE_MS }),
+        );
+        const rows = report.partitions.map((p) => [
+          p.group,
+          p.topic,
+          p.partition,
+          p.committed,
+          p.end,
+          p.lag,
+          formatAge(p.oldest_age_ms),
+        ]);
+        print(
+          report,
+          formatTable(['group', 'topic', 'partition', 'committed', 'end', 'lag', 'oldest'], rows),
+        );
+        return 0;
+      }
+      case 'status': {
+        const rows = await statusCommand({
+          databaseUrl: config.databaseUrl,
+          clickhouse: config.clickhouse,
+          brokers: config.kafka.brokers,
+          services: config.services,
+        });
+        print(
+          {
+            components: rows.filter((r) => r.kind === 'component'),
+            services: rows.filter((r) => r.kind === 'service'),
+          },
+          formatTable(
+            ['name', 'address', 'state', 'detail'],
+            rows.map((r) => [r.name, r.address, r.state, r.detail]),
+          ),
+        );
+        return rows.every((r) => r.state === 'up') ? 0 : 1;
+      }
     }
-    if (command === 'keys') {
-      await keys(sub, values, config, logger, io);
-      return 0;
-    }
-    throw new CliError(`unknown command: ${command}\n\n${HELP}`, 2);
   } catch (err) {
     if (err instanceof CliError) {
       io.err(`error: ${err.message}`);

@@ -7,6 +7,7 @@ import {
   kafkaSettings,
   loggingEnv,
   parseEnv,
+  port,
   postgresEnv,
   secret,
   type Env,
@@ -22,6 +23,15 @@ const schema = z
     API_KEY_PEPPER: secret(32).optional(),
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
     OPERATOR_ID: z.string().min(1).max(256).optional(),
+    // Where `status` finds the services: the same variables and defaults the services listen by.
+    GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
+    GATEWAY_PORT: port(8080),
+    INGEST_HOST: z.string().min(1).default('127.0.0.1'),
+    INGEST_PORT: port(8081),
+    PROJECTOR_HOST: z.string().min(1).default('127.0.0.1'),
+    PROJECTOR_PORT: port(8082),
+    DISPATCHER_HOST: z.string().min(1).default('127.0.0.1'),
+    DISPATCHER_PORT: port(8083),
   })
   .transform((e) => ({
     kafka: kafkaSettings(e),
@@ -31,6 +41,12 @@ const schema = z
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,
     operatorId: e.OPERATOR_ID,
+    services: {
+      gateway: { host: e.GATEWAY_HOST, port: e.GATEWAY_PORT },
+      ingest: { host: e.INGEST_HOST, port: e.INGEST_PORT },
+      projector: { host: e.PROJECTOR_HOST, port: e.PROJECTOR_PORT },
+      dispatcher: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
+    },
   }));
 
 export type OpsConfig = z.output<typeof schema>;

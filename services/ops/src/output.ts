@@ -14,3 +14,30 @@ export function formatMinted(k: MintedKey): string {
     `prefix: ${k.prefix}  tenant: ${k.tenant_id}  scopes: ${k.scopes.join(',')}`,
   ].join('\n');
 }
+
+/** Rows as aligned columns under a header line. */
+export function formatTable(columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const cells = [
+    columns,
+    ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c)))),
+  ];
+  const widths = columns.map((_, i) => Math.max(...cells.map((r) => (r[i] as string).length)));
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (c as string).padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const SECOND = 1000;
+/** An age as a person reads it: 850 ms, 42 s, 7 min, 3.5 h. */
+export function formatAge(ms: number | null): string {
+  if (ms === null) return '-';
+  if (ms < SECOND) return `${ms} ms`;
+  if (ms < 60 * SECOND) return `${Math.round(ms / SECOND)} s`;
+  if (ms < 3600 * SECOND) return `${Math.round(ms / 60 / SECOND)} min`;
+  return `${(ms / 3600 / SECOND).toFixed(1)} h`;
+}

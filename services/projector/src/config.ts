@@ -24,6 +24,7 @@ const schema = z
     PROJECTOR_FLUSH_IDLE_MS: positiveInt(5),
     PROJECTOR_FLUSH_MIN_INTERVAL_MS: z.coerce.number().int().min(0).default(100),
     PROJECTOR_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
+    SCHEMAS_DIR: z.string().min(1).optional(),
   })
   .transform((e) => ({
     kafka: kafkaSettings(e),
@@ -37,6 +38,7 @@ const schema = z
     flushIdleMs: e.PROJECTOR_FLUSH_IDLE_MS,
     flushMinIntervalMs: e.PROJECTOR_FLUSH_MIN_INTERVAL_MS,
     sessionTimeoutMs: e.PROJECTOR_SESSION_TIMEOUT_MS,
+    schemasDir: e.SCHEMAS_DIR,
   }));
 
 export type ProjectorConfig = z.output<typeof schema>;

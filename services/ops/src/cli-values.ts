@@ -1,0 +1,26 @@
+import { parseArgs } from 'node:util';
+
+export const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+  tenant: { type: 'string' },
+  scopes: { type: 'string' },
+  'ip-allow': { type: 'string' },
+  label: { type: 'string' },
+  prefix: { type: 'string' },
+  queue: { type: 'string' },
+  all: { type: 'boolean', default: false },
+  limit: { type: 'string' },
+  endpoint: { type: 'string' },
+  partition: { type: 'string' },
+  offset: { type: 'string' },
+  to: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+} as const;
+
+export type CliValues = ReturnType<
+  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
+>['values'];
+
+/** Prints the JSON form with --json, the human one otherwise. */
+export type Print = (json: unknown, human: string) => void;

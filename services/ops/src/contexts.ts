@@ -1,0 +1,98 @@
+import { userInfo } from 'node:os';
+import type { Kafka } from 'kafkajs';
+import pg from 'pg';
+import {
+  auditEventCodec,
+  auditPublisher,
+  bootstrapKafka,
+  DurableProducer,
+  loggableError,
+  migratePostgres,
+  systemClock,
+  type Logger,
+  type Topics,
+} from '@audit/shared';
+import { CliError } from './commands/cli-error.js';
+import type { DlqContext } from './commands/dlq.command.js';
+import type { KeysContext } from './commands/keys.command.js';
+import type { OpsConfig } from './config.js';
+
+// Reading a topic or probing a group waits this long at most before the command fails.
+export const KAFKA_READ_DEADLINE_MS = 60_000;
+
+export const operatorOf = (config: OpsConfig) => config.operatorId ?? `operator:${userInfo().username}`;
+
+export async function withPool<T>(config: OpsConfig, logger: Logger, run: (pool: pg.Pool) => Promise<T>) {
+  await migratePostgres(config.databaseUrl);
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2, connectionTimeoutMillis: 5000 });
+  pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
+  try {
+    return await run(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+export async function withKafka<T>(
+  config: OpsConfig,
+  logger: Logger,
+  run: (kafka: Kafka, topics: Topics, producer: DurableProducer) => Promise<T>,
+) {
+  const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-ops');
+  const producer = new DurableProducer(kafka);
+  try {
+    await producer.connect();
+    return await run(kafka, topics, producer);
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Postgres, Kafka and the pepper: what a key change needs (and only a key change). */
+export async function withKeysContext<T>(
+  config: OpsConfig,
+  logger: Logger,
+  run: (ctx: KeysContext) => Promise<T>,
+) {
+  const pepper = config.apiKeyPepper;
+  if (!pepper) {
+    throw new CliError(
+      'API_KEY_PEPPER is required for key changes (in a checkout, `npm start` creates one)',
+      2,
+    );
+  }
+  return withPool(config, logger, (pool) =>
+    withKafka(config, logger, (_kafka, topics, producer) => {
+      const publisher = auditPublisher({
+        producer,
+        topic: topics.auditEvents.name,
+        codec: auditEventCodec(),
+        clock: systemClock,
+      });
+      return run({ pool, publisher, pepper, env: config.apiKeyEnv, operator: { id: operatorOf(config) } });
+    }),
+  );
+}
+
+export async function withDlqContext<T>(
+  config: OpsConfig,
+  logger: Logger,
+  progress: DlqContext['progress'],
+  run: (ctx: DlqContext) => Promise<T>,
+) {
+  return withPool(config, logger, (pool) =>
+    withKafka(config, logger, (kafka, topics, producer) =>
+      run({
+        kafka,
+        topics,
+        pool,
+        producer,
+        codec: auditEventCodec(),
+        operator: operatorOf(config),
+        now: systemClock,
+        deadlineMs: KAFKA_READ_DEADLINE_MS,
+        progress,
+      }),
+    ),
+  );
+}

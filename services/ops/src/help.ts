@@ -1,0 +1,60 @@
+const COMMON = `Every command prints JSON with --json and a short human text otherwise; --help after any command explains it.
+Exit codes: 0 done, 1 failed (status: something is down), 2 wrong usage.`;
+
+export const HELP = {
+  main: `Usage: npm run --silent ops -- <command> [options] [--json]
+
+Commands:
+  migrate                  apply ClickHouse and Postgres migrations, create missing topics
+  keys create|list|revoke|rotate
+                           API keys (ops keys --help)
+  status                   every component and service: up, not ready or down, with its address
+  lag                      per consumer group and partition: committed offset, end, lag, oldest unprocessed age
+  dlq list|show|redrive    the projector's and the dispatcher's dead letters (ops dlq --help)
+  help                     this text
+
+${COMMON}
+`,
+  migrate: `Usage: ops migrate [--json]
+
+Applies the ClickHouse and Postgres migrations not applied yet and creates missing Kafka topics. Re-runnable;
+every service does the same at start.
+`,
+  keys: `Usage: ops keys <create|list|revoke|rotate> [options] [--json]
+
+  keys create --tenant T --scopes a,b [--ip-allow CIDR,...] [--label L]
+                           mint a key; the full key is printed once
+  keys list [--tenant T]   keys without their secrets
+  keys revoke --prefix P   revoke a key (401 for it within seconds)
+  keys rotate --prefix P   a new key with the same tenant, scopes and allow-list; the old one stays live until revoked
+
+Scopes: audit:read, audit:export, webhooks:write. Every change writes its audit event.
+`,
+  status: `Usage: ops status [--json]
+
+Probes Postgres, ClickHouse and Kafka, and each service's /readyz (addresses from GATEWAY_HOST/PORT,
+INGEST_HOST/PORT, PROJECTOR_HOST/PORT, DISPATCHER_HOST/PORT). A service is "up" when ready, "not_ready" with the
+failing checks named, "down" when it does not answer. Exit code 1 when anything is not up.
+`,
+  lag: `Usage: ops lag [--json]
+
+For every consumer group with offsets on this deployment's topics (the projector, the dispatcher and its retry
+tiers): per partition the committed offset, the end offset, the lag, and the age of the oldest record not yet
+processed. On a retry tier the lag is the number of deliveries waiting for their retry.
+`,
+  dlq: `Usage: ops dlq <list|show|redrive> --queue projector|webhooks [options] [--json]
+
+  dlq list [--all] [--tenant T] [--endpoint ID] [--limit N]
+           dead letters still pending (--all: also those redriven), with origin and error; default limit 100
+  dlq show --offset N [--partition P]
+           one dead letter whole: headers, key, value (decoded when possible)
+  dlq redrive [--tenant T] [--endpoint ID] [--offset N [--partition P]] [--to ID] [--limit N] [--dry-run]
+           sends pending dead letters back through the normal path and notes them as redriven:
+           projector records to the audit topic (stored once the cause is fixed; idempotent on the event id),
+           deliveries to the first retry tier as a new run of attempts recorded as replays.
+           An inactive endpoint is never re-enabled: --endpoint OLD --to NEW sends OLD's deliveries to its
+           replacement NEW (same tenant, active).
+`,
+} as const;
+
+export type HelpTopic = keyof typeof HELP;
