@@ -3,8 +3,7 @@
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { SIGNATURE_HEADER, signWebhook, sleep, validateBatch } from '@audit/shared';
-import { deliveryPayload } from '../services/dispatcher/src/domain/delivery-payload.js';
+import { deliveryPayload, SIGNATURE_HEADER, signWebhook, sleep, validateBatch } from '@audit/shared';
 import { runCli } from '../services/ops/src/cli.js';
 import { makeEvent, type TestEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';

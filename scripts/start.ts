@@ -96,6 +96,9 @@ for (const { name, child } of children) {
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
+// The gateway's metrics have a listener of their own, off the public port.
+const gatewayMetrics = `${env.GATEWAY_METRICS_HOST ?? '127.0.0.1'}:${env.GATEWAY_METRICS_PORT ?? '9080'}`;
+
 try {
   const lines: string[] = [];
   for (const s of children) {
@@ -111,6 +114,7 @@ try {
       ...lines,
       '  ingest token: INGEST_TOKEN (from your environment or .data/secrets.env)',
       '  health: GET /healthz and /readyz on each port. Ctrl-C stops the services; `npm run stack -- down` the components.',
+      `  metrics: GET /metrics on the ingest, projector and dispatcher ports; the gateway's at http://${gatewayMetrics}/metrics`,
       '',
     ].join('\n'),
   );

@@ -5,7 +5,7 @@ import { auditEventCodec, parseApiKey, topics, type AuditEventRecord } from '@au
 import { runCli } from '../../services/ops/src/cli.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, KAFKA_BROKERS, testKafka } from '../support/stack.js';
+import { cleanUp, CLICKHOUSE_URL, KAFKA_BROKERS, testKafka } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 const names = uniqueNames('opskeys');
@@ -21,6 +21,8 @@ async function opsWith(overrides: Record<string, string | undefined>, ...argv: s
   const env = {
     DATABASE_URL: postgres.url,
     KAFKA_BROKERS,
+    CLICKHOUSE_URL,
+    CLICKHOUSE_DATABASE: names.database,
     TOPIC_PREFIX: names.topicPrefix,
     API_KEY_PEPPER: PEPPER,
     OPERATOR_ID: 'operator:test',

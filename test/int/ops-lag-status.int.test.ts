@@ -20,6 +20,7 @@ async function ops(extra: Record<string, string>, ...argv: string[]) {
     DATABASE_URL: postgres.url,
     KAFKA_BROKERS,
     CLICKHOUSE_URL,
+    CLICKHOUSE_DATABASE: names.database,
     TOPIC_PREFIX: names.topicPrefix,
     LOG_LEVEL: 'error',
     ...extra,

@@ -39,6 +39,7 @@ export function gatewayFixture(
 
   return {
     url: (which = 0) => gateways[which]!.url,
+    metricsUrl: (which = 0) => gateways[which]!.metricsUrl,
     async ops(...argv: string[]): Promise<string> {
       let out = '';
       expect(await runCli(argv, opsEnv(), { out: (t) => (out += t), err: () => undefined })).toBe(0);

@@ -17,6 +17,8 @@ export class ServiceProcess {
     readonly name: ServiceName,
     private readonly env: Record<string, string>,
     readonly port: number,
+    /** Where `/metrics` is served: the health port, except for the gateway. */
+    readonly metricsPort = port,
   ) {}
 
   get pid(): number | undefined {
@@ -25,6 +27,10 @@ export class ServiceProcess {
 
   get url() {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  get metricsUrl() {
+    return `http://127.0.0.1:${this.metricsPort}/metrics`;
   }
 
   async start(): Promise<void> {

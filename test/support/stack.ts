@@ -71,10 +71,17 @@ export function dispatcherService(names: TestNames, databaseUrl: string, extra: 
 /** Seals webhook secrets in tests; a test that checks sealing reads it from here. */
 export const TEST_WEBHOOK_SECRET_KEY = '5e'.repeat(32);
 
+/** The gateway serves its metrics on a listener of its own: each process gets its own port for it. */
 export function gatewayService(names: TestNames, extra: Record<string, string> = {}) {
   const port = nextPort++;
-  const env = { GATEWAY_PORT: String(port), WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY, ...extra };
-  return new ServiceProcess('gateway', serviceEnv(names, env), port);
+  const metricsPort = nextPort++;
+  const env = {
+    GATEWAY_PORT: String(port),
+    GATEWAY_METRICS_PORT: String(metricsPort),
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
+    ...extra,
+  };
+  return new ServiceProcess('gateway', serviceEnv(names, env), port, metricsPort);
 }
 
 export function testClickHouse(names: TestNames) {

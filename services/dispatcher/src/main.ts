@@ -4,20 +4,26 @@ import {
   auditEventCodec,
   auditPublisher,
   bootstrapKafka,
+  consumerLagSource,
   createHttpServer,
   createLogger,
+  createMetrics,
   DurableProducer,
   loggableError,
   migratePostgres,
   onShutdown,
+  registerConsumerLag,
   registerErrorHandling,
   registerHealth,
+  registerHttpMetrics,
+  registerMetricsRoute,
   secretBox,
   systemClock,
 } from '@audit/shared';
 import { cachedResolve } from './adapters/cached-resolve.js';
 import { deferrer, deliverer } from './adapters/deliverer.js';
 import { deliveryState } from './adapters/delivery-state.js';
+import { dispatcherMetrics } from './adapters/dispatcher.metrics.js';
 import { dispatchHandler } from './adapters/dispatch.handler.js';
 import { endpointDirectory } from './adapters/endpoint-directory.js';
 import { startNewGroupAtEnd } from './adapters/group-start.js';
@@ -51,6 +57,22 @@ const directory = endpointDirectory({
 });
 await directory.start();
 
+// Every tier is read, also those a shortened WEBHOOK_RETRY_DELAYS no longer fills: nothing left there is stranded.
+const retryTopics = topics.webhookRetries.map((t) => t.name);
+const retriesGroup = `${config.groupId}-retries`;
+const metrics = createMetrics('dispatcher');
+// One lag source for both gauges: a scrape asks Kafka once.
+const lag = consumerLagSource(
+  admin,
+  [
+    { groupId: config.groupId, topics: [topics.auditEvents.name] },
+    { groupId: retriesGroup, topics: retryTopics },
+  ],
+  logger,
+);
+registerConsumerLag(metrics, lag);
+const meter = dispatcherMetrics(metrics, { lag, retriesGroup, retryTopics });
+
 let stopping = false;
 const client = webhookClient({
   timeoutMs: config.timeoutMs,
@@ -77,13 +99,14 @@ const deliver = deliverer({
     autoDisableAfter: config.autoDisableAfter,
   }),
   producer,
-  retryTopics: topics.webhookRetries.map((t) => t.name),
+  retryTopics,
   deadLetterTopic: topics.webhookDeadLetter.name,
   policy: config.retry,
   clock: systemClock,
   random: Math.random,
   stopping: () => stopping,
   logger,
+  meter,
 });
 const delivery = {
   lanes,
@@ -91,12 +114,13 @@ const delivery = {
   defer: deferrer({
     producer,
     stopping: () => stopping,
-    retryTopics: topics.webhookRetries.map((t) => t.name),
+    retryTopics,
     policy: config.retry,
     clock: systemClock,
     logger,
   }),
   maxWaitingPerEndpoint: config.maxWaitingPerEndpoint,
+  meter,
 };
 
 const consumerSettings = {
@@ -121,11 +145,9 @@ const events = await runTrackedConsumer({
     logger,
   }),
 });
-// Every tier is read, also those a shortened WEBHOOK_RETRY_DELAYS no longer fills: nothing left there is stranded.
-const retryTopics = topics.webhookRetries.map((t) => t.name);
 const retries = await runTrackedConsumer({
   ...common,
-  consumer: kafka.consumer({ groupId: `${config.groupId}-retries`, ...consumerSettings }),
+  consumer: kafka.consumer({ groupId: retriesGroup, ...consumerSettings }),
   topics: retryTopics,
   fromBeginning: true,
   concurrency: retryTopics.length * topics.auditEvents.partitions,
@@ -134,6 +156,7 @@ const retries = await runTrackedConsumer({
 });
 
 const app = createHttpServer(logger);
+registerHttpMetrics(app, metrics);
 registerErrorHandling(app);
 registerHealth(app, {
   postgres: () => pool.query('SELECT 1'),
@@ -142,6 +165,8 @@ registerHealth(app, {
     if (!events.joined() || !retries.joined()) throw new Error('consumer groups not joined yet');
   },
 });
+// The internal health listener: unauthenticated like the health endpoints.
+registerMetricsRoute(app, metrics);
 await app.listen({ host: config.host, port: config.port });
 logger.info({ host: config.host, port: config.port }, 'dispatcher running');
 

@@ -4,13 +4,16 @@ import {
   NotFoundError,
   registerErrorHandling,
   registerHealth,
+  registerHttpMetrics,
   registerJsonBodyParser,
   type AuditPublisher,
   type Clock,
   type Logger,
   type ReadinessCheck,
+  type Registry,
 } from '@audit/shared';
 import type { EventsReader } from './adapters/events.reader.js';
+import { publicApiMetrics } from './adapters/public-api.metrics.js';
 import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/public-api.plugin.js';
 import { eventListRoute } from './routes/event-list.route.js';
 import { exportRoute } from './routes/export.route.js';
@@ -19,8 +22,10 @@ import { openApiRoute } from './routes/openapi.route.js';
 import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
 import { API_PREFIX } from './schemas/openapi.document.js';
 
-export interface GatewayAppOptions extends PublicApiAuthOptions, WebhookRoutesOptions {
+export interface GatewayAppOptions extends Omit<PublicApiAuthOptions, 'meter'>, WebhookRoutesOptions {
   logger: Logger;
+  /** The HTTP and public API metrics go here; they are served on a listener of their own (main.ts). */
+  metrics: Registry;
   readiness: Record<string, ReadinessCheck>;
   events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
   auditLog: Pick<AuditPublisher, 'publish'>;
@@ -31,6 +36,7 @@ export interface GatewayAppOptions extends PublicApiAuthOptions, WebhookRoutesOp
 
 export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance> {
   const app = createHttpServer(opts.logger);
+  registerHttpMetrics(app, opts.metrics);
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
   registerErrorHandling(app);
@@ -38,7 +44,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
   openApiRoute(app);
   await app.register(
     async (api) => {
-      registerPublicApiAuth(api, opts);
+      registerPublicApiAuth(api, { ...opts, meter: publicApiMetrics(opts.metrics) });
       // Unknown paths under the API are answered inside it: authenticated and counted like any other request.
       api.setNotFoundHandler(() => {
         throw new NotFoundError('No such endpoint.');

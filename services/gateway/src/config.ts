@@ -26,6 +26,9 @@ const schema = z
     ...webhookEnv,
     GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
     GATEWAY_PORT: port(8080),
+    // Metrics are unauthenticated and describe the whole deployment: never on the public listener.
+    GATEWAY_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    GATEWAY_METRICS_PORT: port(9080),
     API_KEY_PEPPER: secret(32),
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
     CURSOR_SECRET: secret(32),
@@ -47,6 +50,7 @@ const schema = z
     logLevel: e.LOG_LEVEL,
     host: e.GATEWAY_HOST,
     port: e.GATEWAY_PORT,
+    metrics: { host: e.GATEWAY_METRICS_HOST, port: e.GATEWAY_METRICS_PORT },
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,
     cursorSecret: e.CURSOR_SECRET,

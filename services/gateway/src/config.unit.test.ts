@@ -11,6 +11,7 @@ describe('gateway loadConfig', () => {
   it('applies the defaults and freezes the result', () => {
     const config = loadConfig(minimal);
     expect(config.port).toBe(8080);
+    expect(config.metrics).toEqual({ host: '127.0.0.1', port: 9080 });
     expect(config.webhooks).toEqual({ secretKey: 'ab'.repeat(32), allowCidrs: [], allowHttp: false });
     expect(Object.isFrozen(config.webhooks)).toBe(true);
   });
@@ -29,6 +30,7 @@ describe('gateway loadConfig', () => {
     [{ WEBHOOK_SECRET_KEY: 'ab'.repeat(16) }, 'WEBHOOK_SECRET_KEY'],
     [{ WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/33' }, 'WEBHOOK_ALLOW_TARGET_CIDRS'],
     [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP'],
+    [{ GATEWAY_METRICS_PORT: '70000' }, 'GATEWAY_METRICS_PORT'],
   ])('refuses %j, naming the variable', (change, name) => {
     expect(() => loadConfig({ ...minimal, ...change })).toThrow(name);
   });

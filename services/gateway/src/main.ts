@@ -5,12 +5,18 @@ import {
   bootstrapKafka,
   clickhouseReady,
   createClickHouse,
+  createHttpServer,
+  createMetrics,
   DurableProducer,
   createLogger,
+  liveTables,
+  projectionStateStore,
   loggableError,
   migrateClickHouse,
   migratePostgres,
   onShutdown,
+  registerErrorHandling,
+  registerMetricsRoute,
   systemClock,
   allowList,
   secretBox,
@@ -45,8 +51,10 @@ const pool = new pg.Pool({
 // An idle client losing its connection (a Postgres restart) must not end the process.
 pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
 const clickhouse = createClickHouse(config.clickhouse);
+const metrics = createMetrics('gateway');
 const app = await buildApp({
   logger,
+  metrics,
   trustedProxies: config.trustedProxies,
   limits: config.limits,
   takeToken: postgresRateLimiter(pool),
@@ -55,7 +63,7 @@ const app = await buildApp({
     env: config.apiKeyEnv,
     findKey: cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 }),
   },
-  events: eventsReader(clickhouse),
+  events: eventsReader(clickhouse, liveTables(projectionStateStore(clickhouse))),
   cursorSecret: config.cursorSecret,
   // Bounded like ingest: during a Kafka outage an export fails with 503 quickly instead of queueing.
   auditLog: auditPublisher({
@@ -81,9 +89,16 @@ const app = await buildApp({
 });
 await app.listen({ host: config.host, port: config.port });
 logger.info({ host: config.host, port: config.port }, 'gateway listening');
+// Its own listener: the public port must not expose internal metrics (see config.ts).
+const metricsServer = createHttpServer(logger);
+registerErrorHandling(metricsServer);
+registerMetricsRoute(metricsServer, metrics);
+await metricsServer.listen({ ...config.metrics });
+logger.info(config.metrics, 'gateway metrics listening');
 
 onShutdown(logger, async () => {
   await app.close();
+  await metricsServer.close();
   await pool.end();
   await clickhouse.close();
   await producer.disconnect();

@@ -3,20 +3,26 @@ import {
   createHttpServer,
   registerErrorHandling,
   registerHealth,
+  registerHttpMetrics,
   registerJsonBodyParser,
+  registerMetricsRoute,
   type Logger,
   type ReadinessCheck,
+  type Registry,
 } from '@audit/shared';
+import { ingestMetrics } from './adapters/ingest.metrics.js';
 import { eventsRoute, type EventsRouteOptions } from './routes/events.route.js';
 
-export interface IngestAppOptions extends EventsRouteOptions {
+export interface IngestAppOptions extends Omit<EventsRouteOptions, 'meter'> {
   logger: Logger;
+  metrics: Registry;
   maxBytes: number;
   readiness: Record<string, ReadinessCheck>;
 }
 
 export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance> {
   const app = createHttpServer(opts.logger, { bodyLimit: opts.maxBytes });
+  registerHttpMetrics(app, opts.metrics);
   // Only JSON and NDJSON are ingest formats: anything else is a 415, never guessed at.
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
@@ -25,6 +31,8 @@ export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance>
   );
   registerErrorHandling(app);
   registerHealth(app, opts.readiness);
-  await app.register(eventsRoute, opts);
+  // The internal listener: unauthenticated like the health endpoints.
+  registerMetricsRoute(app, opts.metrics);
+  await app.register(eventsRoute, { ...opts, meter: ingestMetrics(opts.metrics) });
   return app;
 }

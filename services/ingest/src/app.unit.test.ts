@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { KafkaJSError } from 'kafkajs';
-import type { AuditEventRecord } from '@audit/shared';
+import { Registry, type AuditEventRecord } from '@audit/shared';
 import { buildApp } from './app.js';
 
 const TOKEN = 'test-token-0123456789';
@@ -17,9 +17,11 @@ const event = {
 function appWith(
   publishRecords: (records: readonly AuditEventRecord[]) => Promise<void>,
   publishTimeoutMs = 1000,
+  metrics = new Registry(),
 ) {
   return buildApp({
     logger: pino({ level: 'silent' }),
+    metrics,
     token: TOKEN,
     maxBytes: 1024 * 1024,
     publishTimeoutMs,
@@ -97,5 +99,30 @@ describe('ingest app', () => {
       status: 'ready',
       checks: { kafka: 'ok' },
     });
+  });
+
+  it('serves metrics without a token, counting events by outcome and requests by route', async () => {
+    const metrics = new Registry();
+    let up = true;
+    const app = await appWith(
+      async () => {
+        if (!up) throw new KafkaJSError('broker down');
+      },
+      1000,
+      metrics,
+    );
+    expect((await post(app, [event, event])).statusCode).toBe(202);
+    expect((await post(app, [event, { ...event, action: '' }, event])).statusCode).toBe(422);
+    up = false;
+    expect((await post(app, [event])).statusCode).toBe(503);
+    const res = await app.inject({ url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.body).toContain('ingest_events_total{outcome="accepted"} 2');
+    expect(res.body).toContain('ingest_events_total{outcome="rejected"} 3');
+    expect(res.body).toContain('ingest_events_total{outcome="unavailable"} 1');
+    expect(res.body).toMatch(
+      /^http_request_duration_seconds_count\{method="POST",route="\/internal\/v1\/events",status_code="422"\} 1$/m,
+    );
   });
 });

@@ -4,6 +4,7 @@ import {
   DurableProducer,
   bootstrapKafka,
   createLogger,
+  createMetrics,
   onShutdown,
   systemClock,
 } from '@audit/shared';
@@ -21,6 +22,7 @@ await admin.connect();
 
 const app = await buildApp({
   logger,
+  metrics: createMetrics('ingest'),
   token: config.token,
   maxBytes: config.maxBytes,
   publishTimeoutMs: config.publishTimeoutMs,

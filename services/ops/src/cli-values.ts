@@ -16,6 +16,8 @@ export const OPTIONS = {
   offset: { type: 'string' },
   to: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
+  since: { type: 'string' },
+  until: { type: 'string' },
 } as const;
 
 export type CliValues = ReturnType<

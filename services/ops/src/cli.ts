@@ -6,6 +6,7 @@ import { dlqCli } from './commands/dlq.cli.js';
 import { keysCli } from './commands/keys.cli.js';
 import { lagCommand } from './commands/lag.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
+import { replayCli } from './commands/replay.cli.js';
 import { statusCommand } from './commands/status.command.js';
 import { loadConfig } from './config.js';
 import { KAFKA_READ_DEADLINE_MS, withKafka } from './contexts.js';
@@ -69,6 +70,9 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         return 0;
       case 'dlq':
         await dlqCli(sub, values, config, logger, print, progressTo(io));
+        return 0;
+      case 'replay':
+        await replayCli(sub, values, config, logger, print, progressTo(io));
         return 0;
       case 'lag': {
         const report = await withKafka(config, logger, (kafka, topics) =>

@@ -74,7 +74,8 @@ export async function withKeysContext<T>(
   );
 }
 
-export async function withDlqContext<T>(
+/** Postgres, Kafka (with a producer) and the codec: what the dead-letter and replay commands need. */
+export async function withOperationsContext<T>(
   config: OpsConfig,
   logger: Logger,
   progress: DlqContext['progress'],

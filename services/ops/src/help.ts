@@ -11,6 +11,7 @@ Commands:
   status                   every component and service: up, not ready or down, with its address
   lag                      per consumer group and partition: committed offset, end, lag, oldest unprocessed age
   dlq list|show|redrive    the projector's and the dispatcher's dead letters (ops dlq --help)
+  replay webhooks          re-drive a window of a tenant's events to one endpoint (ops replay --help)
   help                     this text
 
 ${COMMON}
@@ -54,6 +55,13 @@ processed. On a retry tier the lag is the number of deliveries waiting for their
            deliveries to the first retry tier as a new run of attempts recorded as replays.
            An inactive endpoint is never re-enabled: --endpoint OLD --to NEW sends OLD's deliveries to its
            replacement NEW (same tenant, active).
+`,
+  replay: `Usage: ops replay webhooks --tenant T --endpoint ID --since TIME [--until TIME] [--dry-run] [--json]
+
+Re-drives the tenant's events ingested in [--since, --until) (RFC 3339 times; --until defaults to now) that match
+the endpoint's filter, to that endpoint, through the normal delivery path: same event ids and payload bytes,
+signed at attempt time, retried on the normal schedule, attempts recorded as replays. The events are read from
+the audit topic. The endpoint must be the tenant's and active.
 `,
 } as const;
 

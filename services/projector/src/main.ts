@@ -2,20 +2,26 @@ import {
   auditEventCodec,
   createHttpServer,
   clickhouseReady,
+  consumerLagSource,
   createClickHouse,
+  createMetrics,
   DurableProducer,
   bootstrapKafka,
   createLogger,
   migrateClickHouse,
   onShutdown,
+  registerConsumerLag,
   registerErrorHandling,
   registerHealth,
+  registerHttpMetrics,
+  registerMetricsRoute,
   systemClock,
 } from '@audit/shared';
 import { runProjectorConsumer } from './adapters/audit.consumer.js';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
 import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
 import { GroupMembership } from './adapters/group-membership.js';
+import { projectorMetrics } from './adapters/projector.metrics.js';
 import { retryingFlush } from './adapters/retrying-flush.js';
 import { loadConfig } from './config.js';
 import type { ConsumedRecord } from './domain/consumed-record.js';
@@ -32,16 +38,18 @@ await producer.connect();
 const admin = kafka.admin();
 await admin.connect();
 
+const metrics = createMetrics('projector');
 let stopping = false;
 const sink = clickhouseSink(clickhouse, config.clickhouse.database);
 const group = new GroupMembership(sink);
 const flush = retryingFlush(
   {
-    codec: auditEventCodec(),
+    codec: auditEventCodec(config.schemasDir),
     sink,
     deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
     settledSinceJoin: () => group.settledSinceJoin(),
     shouldStop: () => stopping || group.isLost,
+    meter: projectorMetrics(metrics),
   },
   logger,
 );
@@ -71,12 +79,19 @@ await runProjectorConsumer({
   logger,
 });
 
+registerConsumerLag(
+  metrics,
+  consumerLagSource(admin, [{ groupId: config.groupId, topics: [topicSet.auditEvents.name] }], logger),
+);
 const app = createHttpServer(logger);
+registerHttpMetrics(app, metrics);
 registerErrorHandling(app);
 registerHealth(app, {
   clickhouse: () => clickhouseReady(clickhouse),
   kafka: () => admin.describeCluster(),
 });
+// The internal health listener: unauthenticated like the health endpoints.
+registerMetricsRoute(app, metrics);
 await app.listen({ host: config.host, port: config.port });
 logger.info({ host: config.host, port: config.port, topic: topicSet.auditEvents.name }, 'projector running');
 

@@ -6,6 +6,14 @@ import type { EndpointDirectory } from './endpoint-directory.js';
 import { persistently } from './persistently.js';
 import type { AttemptResult, DeliveryRequest } from './webhook.client.js';
 
+/** What the deliverer's effects are counted by (metrics). */
+export interface DeliveryMeter {
+  /** One request to an endpoint, made and over (or never made: refused target, DNS failure). */
+  attempted(result: AttemptResult): void;
+  deadLettered(): void;
+  autoDisabled(): void;
+}
+
 export interface DelivererDeps {
   directory: Pick<EndpointDirectory, 'get' | 'forget'>;
   send: (request: DeliveryRequest) => Promise<AttemptResult>;
@@ -18,6 +26,7 @@ export interface DelivererDeps {
   random: () => number;
   stopping: () => boolean;
   logger: Logger;
+  meter: DeliveryMeter;
 }
 
 export type Outcome = 'delivered' | 'retry' | 'terminal' | 'dropped';
@@ -85,6 +94,7 @@ export function deliverer(deps: DelivererDeps) {
     const signature = signWebhook(job.body, endpoint.secret, Math.floor(attemptedAt / 1000));
     const result = await deps.send({ endpointId: endpoint.id, url: endpoint.url, body: job.body, signature });
     attempted();
+    deps.meter.attempted(result);
     const failedAt = deps.clock();
     const next = result.ok ? null : afterFailure(deps.policy, job.attempt, failedAt, deps.random());
     const stored = await persistently(
@@ -127,6 +137,7 @@ export function deliverer(deps: DelivererDeps) {
     if (!stored && (await persistently('terminal check', () => deps.state.settled(key), deps.stopping, log)))
       return 'terminal';
     await handOff(deps.deadLetterTopic, { ...job, lastError }, log);
+    deps.meter.deadLettered();
     const disabled = await persistently(
       'terminal failure',
       () => deps.state.terminalFailure(endpoint, key),
@@ -134,6 +145,7 @@ export function deliverer(deps: DelivererDeps) {
       log,
     );
     if (disabled) {
+      deps.meter.autoDisabled();
       deps.directory.forget(endpoint.id);
       log().warn(
         { target: new URL(endpoint.url).origin },

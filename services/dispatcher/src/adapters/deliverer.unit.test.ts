@@ -25,15 +25,16 @@ const lastAttempt: DeliveryJob = {
 };
 
 /** The deliverer around a receiver that always fails, with a delivery state that remembers what it was told. */
-function setup(opts: { alreadyRecorded: boolean; alreadySettled: boolean }) {
+function setup(opts: { alreadyRecorded: boolean; alreadySettled: boolean; disables?: boolean }) {
   const sent: string[] = [];
   const counted: AttemptKey[] = [];
+  const metered: string[] = [];
   const state = {
     recordAttempt: async (_: DeliveryAttempt) => !opts.alreadyRecorded,
     settled: async () => opts.alreadySettled,
     terminalFailure: async (_: unknown, key: AttemptKey) => {
       counted.push(key);
-      return false;
+      return opts.disables ?? false;
     },
   } as unknown as DeliveryState;
   const deliver = deliverer({
@@ -53,18 +54,30 @@ function setup(opts: { alreadyRecorded: boolean; alreadySettled: boolean }) {
     random: () => 0.5,
     stopping: () => false,
     logger: createLogger('test', 'silent'),
+    meter: {
+      attempted: (result) => metered.push(result.ok ? 'attempt ok' : 'attempt failed'),
+      deadLettered: () => metered.push('dead letter'),
+      autoDisabled: () => metered.push('auto-disable'),
+    },
   });
-  return { deliver, sent, counted };
+  return { deliver, sent, counted, metered };
 }
 
 const key = { endpoint_id: endpoint.id, event_id: lastAttempt.eventId, attempt: 3, replay: false };
 
 describe('deliverer, last attempt failed', () => {
   it('dead-letters and counts the attempt it recorded', async () => {
-    const { deliver, sent, counted } = setup({ alreadyRecorded: false, alreadySettled: false });
+    const { deliver, sent, counted, metered } = setup({ alreadyRecorded: false, alreadySettled: false });
     expect(await deliver(lastAttempt)).toBe('terminal');
     expect(sent).toEqual(['dlq']);
     expect(counted).toEqual([key]);
+    expect(metered).toEqual(['attempt failed', 'dead letter']);
+  });
+
+  it('reports an endpoint its failure disabled', async () => {
+    const { deliver, metered } = setup({ alreadyRecorded: false, alreadySettled: false, disables: true });
+    expect(await deliver(lastAttempt)).toBe('terminal');
+    expect(metered).toEqual(['attempt failed', 'dead letter', 'auto-disable']);
   });
 
   it('finishes a redo whose first run recorded the attempt but stopped before settling it', async () => {
@@ -75,10 +88,11 @@ describe('deliverer, last attempt failed', () => {
   });
 
   it('does nothing more on a redo of a delivery already settled', async () => {
-    const { deliver, sent, counted } = setup({ alreadyRecorded: true, alreadySettled: true });
+    const { deliver, sent, counted, metered } = setup({ alreadyRecorded: true, alreadySettled: true });
     expect(await deliver(lastAttempt)).toBe('terminal');
     expect(sent).toEqual([]);
     expect(counted).toEqual([]);
+    expect(metered).toEqual(['attempt failed']);
   });
 
   it('hands an earlier failed attempt to its next tier, also on a redo', async () => {

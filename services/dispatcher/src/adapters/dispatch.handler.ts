@@ -1,6 +1,10 @@
-import type { AuditEventRecord, Codec, Logger } from '@audit/shared';
-import { auditEventRecordSchema } from '@audit/shared';
-import { deliveryPayload } from '../domain/delivery-payload.js';
+import {
+  auditEventRecordSchema,
+  deliveryPayload,
+  type AuditEventRecord,
+  type Codec,
+  type Logger,
+} from '@audit/shared';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';

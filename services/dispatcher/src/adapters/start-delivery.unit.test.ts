@@ -15,6 +15,7 @@ describe('startDelivery', () => {
     const delivered: string[] = [];
     const deferred: string[] = [];
     const finished: string[] = [];
+    const settled: string[] = [];
     const deps = {
       lanes,
       maxWaitingPerEndpoint: 2,
@@ -24,6 +25,7 @@ describe('startDelivery', () => {
         return 'delivered' as const;
       },
       defer: async (j: DeliveryJob) => void deferred.push(j.eventId),
+      meter: { settled: (outcome: string, attempt: number) => settled.push(`${outcome}@${attempt}`) },
     };
     // Waiting beyond the limit is fine while the lane makes progress; once it stalls, the overflow is deferred.
     for (let n = 0; n < 4; n++) startDelivery(deps, job('dead', n), () => finished.push(`dead${n}`));
@@ -37,5 +39,7 @@ describe('startDelivery', () => {
     open();
     await lanes.whenBelow(1);
     expect(delivered.sort()).toEqual(['e0', 'e1', 'e2', 'e3', 'e9']);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(settled.sort()).toEqual(['deferred@1', 'deferred@1', ...Array<string>(5).fill('delivered@1')]);
   });
 });

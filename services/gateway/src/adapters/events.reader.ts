@@ -1,4 +1,10 @@
-import { MAX_FUTURE_SKEW_MS, sqlValue, type ClickHouseClient } from '@audit/shared';
+import {
+  MAX_FUTURE_SKEW_MS,
+  sqlIdentifier,
+  sqlValue,
+  type ClickHouseClient,
+  type ProjectionTables,
+} from '@audit/shared';
 import { EVENT_COLUMNS, type EventRow } from '../domain/audit-event.view.js';
 import type { PagePosition } from '../domain/cursor.js';
 import type { EventFilters } from '../domain/list-query.js';
@@ -27,8 +33,12 @@ async function rows<T>(client: ClickHouseClient, query: string): Promise<T[]> {
   return (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 }
 
-/** Reads of the audit_events projection. Every value is validated by the caller and quoted by sqlValue. */
-export function eventsReader(client: ClickHouseClient) {
+/**
+ * Reads of the projection's live generation (`tables`, asked once per read: a page or lookup that spans a switch to a
+ * rebuilt generation reads one complete generation or the other). Every value is validated by the caller and
+ * quoted by sqlValue.
+ */
+export function eventsReader(client: ClickHouseClient, tables: () => Promise<ProjectionTables>) {
   const densities = pageDensities();
   return {
     /**
@@ -40,11 +50,12 @@ export function eventsReader(client: ClickHouseClient) {
     async findEvent(tenantId: string, eventId: string): Promise<EventRow | null> {
       const tenant = sqlValue(tenantId);
       const id = sqlValue(eventId);
+      const t = await tables();
       const [row] = await rows<EventRow>(
         client,
-        `SELECT ${EVENT_COLUMNS} FROM audit_events
+        `SELECT ${EVENT_COLUMNS} FROM ${sqlIdentifier(t.events)}
          WHERE tenant_id = ${tenant} AND event_id = ${id} AND ts IN (
-           SELECT ts FROM audit_event_ids WHERE tenant_id = ${tenant} AND id_hash = cityHash64(${id}) AND event_id = ${id}
+           SELECT ts FROM ${sqlIdentifier(t.ids)} WHERE tenant_id = ${tenant} AND id_hash = cityHash64(${id}) AND event_id = ${id}
          )
          LIMIT 1`,
       );
@@ -98,6 +109,7 @@ export function eventsReader(client: ClickHouseClient) {
       now + MAX_FUTURE_SKEW_MS + 1,
       position ? position.ts + 1 : Infinity,
     );
+    const events = sqlIdentifier((await tables()).events);
     const fixed = [`tenant_id = ${sqlValue(tenantId)}`, ...filterConditions(filters)];
     if (position) fixed.push(`(ts < ${sqlValue(position.ts)} OR event_id < ${sqlValue(position.id)})`);
     const select = <R>(
@@ -109,7 +121,7 @@ export function eventsReader(client: ClickHouseClient) {
     ) =>
       rows<R>(
         client,
-        `SELECT ${cols} FROM audit_events
+        `SELECT ${cols} FROM ${events}
          WHERE ${[...fixed, `ts >= ${sqlValue(from)}`, `ts < ${sqlValue(to)}`].join(' AND ')}
          ORDER BY ${order} LIMIT ${sqlValue(limit)}`,
       );

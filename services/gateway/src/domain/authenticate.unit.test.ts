@@ -36,17 +36,29 @@ describe('authenticate', () => {
   });
 
   it.each([
-    ['no header', undefined, stored()],
-    ['another scheme', `Basic ${text}`, stored()],
-    ['a malformed key', 'Bearer svc_live_nothex', stored()],
-    ['the other environment', `Bearer ${text.replace('svc_live_', 'svc_test_')}`, stored()],
-    ['an unknown prefix', `Bearer ${text}`, null],
-    ['a wrong secret', `Bearer ${formatApiKey({ ...key, secret: generateApiKey('live').secret })}`, stored()],
-    ['a revoked key', `Bearer ${text}`, stored({ revoked_at: new Date() })],
-    ['a stored key of the other environment', `Bearer ${text}`, stored({ env: 'test' })],
-    ['an address outside the allow-list', `Bearer ${text}`, stored({ ip_allow: ['203.0.113.0/24'] })],
-  ])('refuses %s', async (_case, header, record) => {
-    expect(await authenticate(header, '127.0.0.1', deps(record).deps)).toBeNull();
+    ['no header', undefined, stored(), 'missing'],
+    ['another scheme', `Basic ${text}`, stored(), 'missing'],
+    ['a malformed key', 'Bearer svc_live_nothex', stored(), 'malformed'],
+    ['the other environment', `Bearer ${text.replace('svc_live_', 'svc_test_')}`, stored(), 'wrong_env'],
+    ['an unknown prefix', `Bearer ${text}`, null, 'unknown_key'],
+    [
+      'a wrong secret',
+      `Bearer ${formatApiKey({ ...key, secret: generateApiKey('live').secret })}`,
+      stored(),
+      'wrong_secret',
+    ],
+    ['a revoked key', `Bearer ${text}`, stored({ revoked_at: new Date() }), 'revoked'],
+    ['a stored key of the other environment', `Bearer ${text}`, stored({ env: 'test' }), 'wrong_env'],
+    [
+      'an address outside the allow-list',
+      `Bearer ${text}`,
+      stored({ ip_allow: ['203.0.113.0/24'] }),
+      'ip_not_allowed',
+    ],
+  ])('refuses %s, telling why to the caller only', async (_case, header, record, reason) => {
+    const reasons: string[] = [];
+    expect(await authenticate(header, '127.0.0.1', deps(record).deps, (r) => reasons.push(r))).toBeNull();
+    expect(reasons).toEqual([reason]);
   });
 
   it('accepts an address inside the allow-list, IPv4-mapped or not', async () => {

@@ -10,7 +10,7 @@ import {
   type AuditPublisher,
   type Scope,
 } from '@audit/shared';
-import { authenticate, type AuthDeps, type Principal } from '../domain/authenticate.js';
+import { authenticate, type AuthDeps, type AuthFailure, type Principal } from '../domain/authenticate.js';
 import type { ApiCall } from '../domain/api-call.js';
 import { cidrSet, clientIp } from '../domain/ip-match.js';
 import {
@@ -19,6 +19,7 @@ import {
   requestClass,
   secondsUntil,
   type RateLimits,
+  type RequestClass,
 } from '../domain/rate-limit.js';
 import type { TakeToken } from '../adapters/rate-limiter.js';
 
@@ -35,11 +36,18 @@ declare module 'fastify' {
   }
 }
 
+/** What the refusals are counted by (metrics). */
+export interface PublicApiMeter {
+  authRefused(reason: AuthFailure): void;
+  rateLimited(cls: RequestClass): void;
+}
+
 export interface PublicApiAuthOptions {
   auth: AuthDeps;
   trustedProxies: readonly string[];
   takeToken: TakeToken;
   limits: RateLimits;
+  meter: PublicApiMeter;
 }
 
 /** A failure of ours (Postgres, ClickHouse) is a 503 the client may retry; client errors pass unchanged. */
@@ -94,9 +102,12 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
     const forwardedFor = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
     const ip = clientIp(request.socket.remoteAddress ?? '', forwardedFor, trusted);
     request.clientIp = ip;
-    const principal = await authenticate(request.headers.authorization, ip, opts.auth).catch(
-      unavailable('postgres'),
-    );
+    const principal = await authenticate(
+      request.headers.authorization,
+      ip,
+      opts.auth,
+      opts.meter.authRefused,
+    ).catch(unavailable('postgres'));
     if (!principal) throw new UnauthorizedError();
     request.principal = principal;
     request.log = request.log.child({ key_prefix: principal.prefix });
@@ -108,7 +119,10 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
       .takeToken(principal.prefix, cls, capacity)
       .catch(unavailable('postgres'));
     void reply.headers(rateLimitHeaders(capacity, remaining));
-    if (!allowed) throw new RateLimitedError(cls, secondsUntil(remaining, 1, capacity));
+    if (!allowed) {
+      opts.meter.rateLimited(cls);
+      throw new RateLimitedError(cls, secondsUntil(remaining, 1, capacity));
+    }
 
     // Before the body is read: a key without the scope gets its 403 (and any audit of it) whatever it sent.
     const { scope, onScopeDenied } = request.routeOptions.config;

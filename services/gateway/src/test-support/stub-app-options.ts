@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { allowList } from '@audit/shared';
+import { allowList, Registry } from '@audit/shared';
 import type { GatewayAppOptions } from '../app.js';
 
 export const STUB_PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
@@ -20,6 +20,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
     readiness: {},
+    metrics: new Registry(),
     webhooks: { create: unused, list: async () => [], disable: unused, remove: unused },
     targets: { allowHttp: false, allowed: allowList([]), resolve: unused },
     ...overrides,

@@ -13,11 +13,20 @@ import {
 } from '@audit/shared';
 import { checkItems, parseNdjson, type ParsedBody } from '../domain/request-body.js';
 
+/** A whole batch shares one outcome: only a fully valid batch is published, and it is published whole. */
+export type IngestOutcome = 'accepted' | 'rejected' | 'unavailable';
+
+/** What the events are counted by (metrics). */
+export interface IngestMeter {
+  events(outcome: IngestOutcome, count: number): void;
+}
+
 export interface EventsRouteOptions {
   token: string;
   publisher: Pick<AuditPublisher, 'publishRecords'>;
   publishTimeoutMs: number;
   clock: Clock;
+  meter: IngestMeter;
 }
 
 function rejectBody(parsed: Exclude<ParsedBody, { ok: true }>): never {
@@ -35,18 +44,22 @@ export async function eventsRoute(app: FastifyInstance, opts: EventsRouteOptions
     const parsed = typeof request.body === 'string' ? parseNdjson(request.body) : checkItems(request.body);
     if (!parsed.ok) rejectBody(parsed);
     const batch = validateBatch(parsed.items, { clock: opts.clock });
-    if (!batch.ok)
+    if (!batch.ok) {
+      opts.meter.events('rejected', parsed.items.length);
       throw new ValidationError('One or more events are invalid; nothing was published.', batch.errors);
+    }
     // From here on only Kafka can fail: every failure is a 503 the client may retry with the same event ids.
     await withDeadline(
       opts.publisher.publishRecords(batch.records),
       opts.publishTimeoutMs,
       () => new DependencyUnavailableError('kafka'),
     ).catch((err: unknown) => {
+      opts.meter.events('unavailable', batch.records.length);
       throw err instanceof DependencyUnavailableError
         ? err
         : new DependencyUnavailableError('kafka', 5, { cause: err });
     });
+    opts.meter.events('accepted', batch.records.length);
     return reply
       .code(202)
       .send({ accepted: batch.records.length, event_ids: batch.records.map((r) => r.event_id) });

@@ -1,7 +1,7 @@
 import type { Logger } from '@audit/shared';
 import type { CliValues, Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
-import { withDlqContext } from '../contexts.js';
+import { withOperationsContext } from '../contexts.js';
 import { parseDlqRequest } from '../domain/dlq-request.js';
 import { HELP } from '../help.js';
 import { formatTable } from '../output.js';
@@ -54,7 +54,7 @@ export async function dlqCli(
   if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
   const r = parsed.request;
   const filter = { tenant: r.tenant, endpoint: r.endpoint, partition: r.partition, offset: r.offset };
-  return withDlqContext(config, logger, progress, async (ctx) => {
+  return withOperationsContext(config, logger, progress, async (ctx) => {
     if (sub === 'list') {
       const result = await dlqList(ctx, r.queue, { ...filter, all: r.all, limit: r.limit });
       return print(result, listText(result));

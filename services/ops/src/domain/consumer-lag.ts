@@ -1,3 +1,5 @@
+import { partitionLag } from '@audit/shared';
+
 /** Where a group stands on one partition, as Kafka reports it (offsets as decimal strings, -1 for none). */
 export interface GroupOffsets {
   groupId: string;
@@ -40,14 +42,14 @@ export function lagRows(groups: readonly GroupOffsets[], ends: readonly TopicOff
         const committed = offset === '-1' ? null : offset;
         // A committed offset below the first kept record (retention removed them) reads from the first kept one.
         const from = committed === null || BigInt(committed) < BigInt(range.low) ? range.low : committed;
-        const lag = Number(BigInt(range.high) - BigInt(from));
+        const lag = partitionLag(range, committed ?? undefined);
         rows.push({
           group: group.groupId,
           topic,
           partition,
           committed,
           end: range.high,
-          lag: Math.max(0, lag),
+          lag,
           oldest: lag > 0 ? from : null,
         });
       }

@@ -1,12 +1,17 @@
 import { loggableError, sleep, type AuditEventRecord, type Codec, type Logger } from '@audit/shared';
-import type { ConsumedRecord } from '../domain/consumed-record.js';
+import type { ConsumedRecord, DeadLetter } from '../domain/consumed-record.js';
 import { projectBatch } from '../domain/project-batch.js';
-import { storeEvents, type EventSink } from '../domain/store-events.js';
+import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-events.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
 
 const MAX_BACKOFF_MS = 10_000;
 // A few failures are an outage riding out; more look like a stuck partition an operator must see.
 const ESCALATE_AFTER_ATTEMPTS = 5;
+
+/** What each successful write is counted by (metrics). */
+export interface FlushMeter {
+  flushed(write: { records: number; deadLetters: readonly DeadLetter[]; outcome: StoreOutcome }): void;
+}
 
 export interface FlushDeps {
   codec: Codec<AuditEventRecord>;
@@ -16,6 +21,7 @@ export interface FlushDeps {
   settledSinceJoin: () => Promise<void>;
   /** Stop retrying: shutting down, or the group took our partitions (a new owner must not race our retries). */
   shouldStop: () => boolean;
+  meter: FlushMeter;
 }
 
 async function retry<T>(
@@ -54,6 +60,7 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
       return storeEvents(events, deps.sink);
     });
+    deps.meter.flushed({ records: records.length, deadLetters, outcome });
     logger.debug({ ...outcome, records: records.length, deadLettered: deadLetters.length }, 'flushed');
   };
 }

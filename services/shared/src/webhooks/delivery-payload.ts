@@ -1,4 +1,5 @@
-import { formatTimestamp, type AuditEventRecord } from '@audit/shared';
+import type { AuditEventRecord } from '../audit-event/audit-event.js';
+import { formatTimestamp } from '../time.js';
 
 /** The spec's delivery payload; `details` parsed to an object. Serialized once, sent byte-identical every time. */
 export function deliveryPayload(event: AuditEventRecord): Buffer {

@@ -1,0 +1,124 @@
+import type { Kafka, Producer } from 'kafkajs';
+import type pg from 'pg';
+import {
+  auditEventRecordSchema,
+  deliveryPayload,
+  jobHeaders,
+  matchesFilter,
+  webhooksRepository,
+  type AuditEventRecord,
+  type Codec,
+  type Topics,
+} from '@audit/shared';
+import { readRanges } from '../adapters/topic-reader.js';
+import type { ReplayWebhooksRequest } from '../domain/replay-request.js';
+import { CliError } from './cli-error.js';
+
+// A record reaches Kafka at most this long after ingest stamped it (the ingest publish timeout, with room).
+const PUBLISH_SLACK_MS = 60_000;
+const SEND_CHUNK = 500;
+
+export interface ReplayContext {
+  kafka: Kafka;
+  topics: Topics;
+  pool: pg.Pool;
+  producer: Pick<Producer, 'send'>;
+  codec: Codec<AuditEventRecord>;
+  now: () => number;
+  deadlineMs: number;
+  progress?: (read: number, total: number) => void;
+}
+
+function decoded(codec: Codec<AuditEventRecord>, value: Buffer | null): AuditEventRecord | null {
+  if (!value) return null;
+  try {
+    const parsed = auditEventRecordSchema.safeParse(codec.decode(value));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Re-drives the tenant's events ingested in [since, until) that match the endpoint's filter, to that endpoint,
+ * through the normal delivery path: each becomes attempt 1 of a delivery in the first retry tier, due now, marked
+ * as a replay (recorded apart), with the same payload bytes and event id as its first delivery; the dispatcher
+ * signs it at attempt time and retries it on the normal schedule. Read from the audit topic, the source of truth.
+ */
+export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksRequest) {
+  const started = ctx.now();
+  const endpoint = await webhooksRepository.find(ctx.pool, r.endpoint);
+  if (!endpoint || endpoint.tenant_id !== r.tenant) {
+    throw new CliError(`tenant ${r.tenant} has no endpoint ${r.endpoint}`);
+  }
+  if (!endpoint.active) {
+    throw new CliError(
+      `endpoint ${r.endpoint} is inactive and is never re-enabled: replay to its replacement`,
+    );
+  }
+  const until = r.until ?? started;
+  const topic = ctx.topics.auditEvents.name;
+  const admin = ctx.kafka.admin();
+  await admin.connect();
+  let ranges;
+  try {
+    // Offsets by record timestamp; kafkajs answers the end offset where no record is as late.
+    const [from, to] = await Promise.all([
+      admin.fetchTopicOffsetsByTimestamp(topic, r.since),
+      admin.fetchTopicOffsetsByTimestamp(topic, until + PUBLISH_SLACK_MS),
+    ]);
+    ranges = from.map((p) => ({
+      topic,
+      partition: p.partition,
+      from: BigInt(p.offset),
+      to: BigInt(to.find((e) => e.partition === p.partition)?.offset ?? p.offset),
+    }));
+  } finally {
+    await admin.disconnect();
+  }
+  const records = await readRanges(ctx.kafka, ranges, { deadlineMs: ctx.deadlineMs, progress: ctx.progress });
+  const now = ctx.now();
+  const jobs = records.flatMap((record) => {
+    const event = decoded(ctx.codec, record.value);
+    if (
+      !event ||
+      event.tenant_id !== r.tenant ||
+      event.ingested_at < r.since ||
+      event.ingested_at >= until ||
+      !matchesFilter(endpoint.event_filter, event.action)
+    ) {
+      return [];
+    }
+    const job = {
+      endpointId: endpoint.id,
+      tenantId: event.tenant_id,
+      eventId: event.event_id,
+      body: deliveryPayload(event),
+      attempt: 1,
+      dueAt: now,
+      replay: true,
+      origin: { topic: record.topic, partition: record.partition, offset: record.offset },
+      lastError: null,
+    };
+    return [{ key: endpoint.id, value: job.body, headers: jobHeaders(job) }];
+  });
+  if (!r['dry-run']) {
+    for (let i = 0; i < jobs.length; i += SEND_CHUNK) {
+      await ctx.producer.send({
+        topic: ctx.topics.webhookRetries[0]!.name,
+        messages: jobs.slice(i, i + SEND_CHUNK),
+      });
+    }
+  }
+  return {
+    tenant: r.tenant,
+    endpoint: r.endpoint,
+    since: new Date(r.since).toISOString(),
+    until: new Date(until).toISOString(),
+    dry_run: r['dry-run'],
+    records_read: records.length,
+    events_replayed: jobs.length,
+    event_ids: jobs.map((j) => j.headers['wh-event']),
+    duration_ms: ctx.now() - started,
+  };
+}

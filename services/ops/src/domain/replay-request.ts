@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { parseRfc3339, TENANT_ID_PATTERN } from '@audit/shared';
+import type { Parsed } from './dlq-request.js';
+
+const instant = z.string().transform((text, ctx) => {
+  const ms = parseRfc3339(text);
+  if (ms === null)
+    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 time, e.g. 2026-11-22T08:00:00Z' });
+  return ms ?? 0;
+});
+
+/** `replay webhooks` options: whose endpoint, which window of ingestion time. */
+export const replayWebhooksSchema = z
+  .object({
+    tenant: z
+      .string({ error: 'is required' })
+      .regex(TENANT_ID_PATTERN, 'must be a tenant id: 1..64 of [A-Za-z0-9._-]'),
+    endpoint: z
+      .string({ error: 'is required' })
+      .regex(/^wh_[0-9a-f]{8}$/, 'must be an endpoint id (wh_ and 8 hex digits)'),
+    since: instant,
+    until: instant.optional(),
+    'dry-run': z.boolean().default(false),
+  })
+  .refine((r) => r.until === undefined || r.until > r.since, {
+    message: 'must be after --since',
+    path: ['until'],
+  });
+
+export type ReplayWebhooksRequest = z.output<typeof replayWebhooksSchema>;
+
+export function parseReplayWebhooks(
+  values: Record<string, unknown>,
+  now: number,
+): Parsed<ReplayWebhooksRequest> {
+  const result = replayWebhooksSchema.safeParse(values);
+  if (!result.success) {
+    return { ok: false, errors: result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`) };
+  }
+  if (result.data.since > now) return { ok: false, errors: ['--since: is in the future'] };
+  return { ok: true, request: result.data };
+}

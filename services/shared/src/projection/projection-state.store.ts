@@ -1,0 +1,78 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { sqlValue } from '../clickhouse/sql-quote.js';
+import { PROJECTION_PHASES, type ProjectionState } from './projection-tables.js';
+
+interface StateRow {
+  changed_at: string;
+  phase: string;
+  live: number;
+  target: number;
+  until: string;
+}
+
+const rows = async <T>(client: ClickHouseClient, query: string) =>
+  (await client.query({ query, format: 'JSONEachRow' })).json<T>();
+
+function stateOf(row: StateRow | undefined): ProjectionState {
+  if (!row) return { phase: 'live', live: 1 };
+  const phase = PROJECTION_PHASES.find((p) => p === row.phase);
+  const live = Number(row.live);
+  const target = Number(row.target);
+  if (phase === 'build') return { phase, live, target };
+  if (phase === 'pause' || phase === 'drain') return { phase, live, target, until: Number(row.until) };
+  return { phase: 'live', live };
+}
+
+/** The projection's state and the projectors' acknowledgements, in ClickHouse (0002_projection_state). */
+export function projectionStateStore(client: ClickHouseClient) {
+  return {
+    async read(): Promise<ProjectionState & { changedAt: number }> {
+      const [row] = await rows<StateRow>(
+        client,
+        'SELECT changed_at, phase, live, target, until FROM projection_state ORDER BY changed_at DESC LIMIT 1',
+      );
+      return { ...stateOf(row), changedAt: Number(row?.changed_at ?? 0) };
+    },
+
+    /** Records a new state; answers its change time (strictly after the previous one's). */
+    async write(state: ProjectionState, by: string, now: number): Promise<number> {
+      const { changedAt } = await this.read();
+      const at = Math.max(now, changedAt + 1);
+      await client.insert({
+        table: 'projection_state',
+        format: 'JSONEachRow',
+        values: [
+          {
+            changed_at: at,
+            phase: state.phase,
+            live: state.live,
+            target: 'target' in state ? state.target : 0,
+            until: 'until' in state ? state.until : 0,
+            changed_by: by,
+          },
+        ],
+      });
+      return at;
+    },
+
+    async ack(target: number, phase: 'pause' | 'drain', member: string, now: number): Promise<void> {
+      await client.insert({
+        table: 'projection_acks',
+        format: 'JSONEachRow',
+        values: [{ at: now, target, phase, member }],
+      });
+    },
+
+    /** Members that confirmed `phase` of the move to `target` at or after `since`. */
+    async acked(target: number, phase: 'pause' | 'drain', since: number): Promise<Set<string>> {
+      const found = await rows<{ member: string }>(
+        client,
+        `SELECT DISTINCT member FROM projection_acks
+         WHERE target = ${sqlValue(target)} AND phase = ${sqlValue(phase)} AND at >= ${sqlValue(since)}`,
+      );
+      return new Set(found.map((r) => r.member));
+    },
+  };
+}
+
+export type ProjectionStateStore = ReturnType<typeof projectionStateStore>;

@@ -1,0 +1,54 @@
+/** One generation of the projection: the events, the by-id table, and the view that fills the latter. */
+export interface ProjectionTables {
+  generation: number;
+  events: string;
+  ids: string;
+  idsView: string;
+}
+
+/** Generation 1 keeps the first names (0001_audit_events); a rebuilt generation N has its own suffix. */
+export function projectionTables(generation: number): ProjectionTables {
+  if (!Number.isInteger(generation) || generation < 1) throw new Error(`invalid generation ${generation}`);
+  const suffix = generation === 1 ? '' : `_g${generation}`;
+  return {
+    generation,
+    events: `audit_events${suffix}`,
+    ids: `audit_event_ids${suffix}`,
+    idsView: `audit_event_ids_mv${suffix}`,
+  };
+}
+
+/** The generation an events table belongs to, or null for a table that is not one. */
+export function generationOf(table: string): number | null {
+  const m = /^audit_events(?:_g(\d+))?$/.exec(table);
+  if (!m) return null;
+  return m[1] === undefined ? 1 : Number(m[1]);
+}
+
+export const PROJECTION_PHASES = ['live', 'build', 'pause', 'drain'] as const;
+export type ProjectionPhase = (typeof PROJECTION_PHASES)[number];
+
+export type ProjectionState =
+  | { phase: 'live'; live: number }
+  /** Projectors also replay the audit topic into `target`, in a consumer group of its own. */
+  | { phase: 'build'; live: number; target: number }
+  /** As build, and writes to `live` are held (until `until`, epoch ms): the target catches up with them. */
+  | { phase: 'pause'; live: number; target: number; until: number }
+  /** As pause, and the replay consumers stop: the target is about to go live. */
+  | { phase: 'drain'; live: number; target: number; until: number };
+
+/**
+ * The state a projector acts on at `now`. A pause or drain not finished by its deadline (the replay died) is
+ * over: projectors go back to the live generation alone, a grace after the deadline, so that a replay switching
+ * just before its deadline is never raced by a projector resuming the old generation.
+ */
+export function effectiveState(state: ProjectionState, now: number, graceMs: number): ProjectionState {
+  if ((state.phase === 'pause' || state.phase === 'drain') && now > state.until + graceMs) {
+    return { phase: 'live', live: state.live };
+  }
+  return state;
+}
+
+/** The name of the consumer group that replays the audit topic into `target`, derived from the projector's. */
+export const replayGroupId = (projectorGroupId: string, target: number) =>
+  `${projectorGroupId}.replay-g${target}`;
