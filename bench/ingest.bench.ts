@@ -6,6 +6,7 @@ import {
   dropClickHouseDatabase,
   ensureTopics,
   migrateClickHouse,
+  projectionTables,
   sqlList,
   sqlValue,
   allTopics,
@@ -110,7 +111,7 @@ async function produceRaw(topic: string, recs: AuditEventRecord[]): Promise<numb
 /** The projector's own insert (same encoding and tables), without Kafka, decoding or deduplication. */
 async function insertDirect(recs: AuditEventRecord[]): Promise<number> {
   const ch = createClickHouse(baseSettings);
-  const sink = clickhouseSink(ch, baseSettings.database);
+  const sink = clickhouseSink(ch, baseSettings.database).on(projectionTables(1));
   const started = performance.now();
   for (let i = 0; i < recs.length; i += 10_000) await sink.insert(recs.slice(i, i + 10_000));
   const seconds = (performance.now() - started) / 1000;

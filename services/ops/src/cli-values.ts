@@ -18,6 +18,8 @@ export const OPTIONS = {
   'dry-run': { type: 'boolean', default: false },
   since: { type: 'string' },
   until: { type: 'string' },
+  abort: { type: 'boolean', default: false },
+  'drop-old-after': { type: 'string' },
 } as const;
 
 export type CliValues = ReturnType<

@@ -72,7 +72,7 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         await dlqCli(sub, values, config, logger, print, progressTo(io));
         return 0;
       case 'replay':
-        await replayCli(sub, values, config, logger, print, progressTo(io));
+        await replayCli(sub, values, config, logger, print, progressTo(io), (text) => io.err(text));
         return 0;
       case 'lag': {
         const report = await withKafka(config, logger, (kafka, topics) =>

@@ -23,6 +23,8 @@ const schema = z
     API_KEY_PEPPER: secret(32).optional(),
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
     OPERATOR_ID: z.string().min(1).max(256).optional(),
+    // The projectors' group: `replay projection` waits for its members, and names the replay's group after it.
+    PROJECTOR_GROUP_ID: z.string().min(1).default('audit-projector'),
     // Where `status` finds the services: the same variables and defaults the services listen by.
     GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
     GATEWAY_PORT: port(8080),
@@ -41,6 +43,7 @@ const schema = z
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,
     operatorId: e.OPERATOR_ID,
+    projectorGroupId: e.PROJECTOR_GROUP_ID,
     services: {
       gateway: { host: e.GATEWAY_HOST, port: e.GATEWAY_PORT },
       ingest: { host: e.INGEST_HOST, port: e.INGEST_PORT },

@@ -11,6 +11,7 @@ Commands:
   status                   every component and service: up, not ready or down, with its address
   lag                      per consumer group and partition: committed offset, end, lag, oldest unprocessed age
   dlq list|show|redrive    the projector's and the dispatcher's dead letters (ops dlq --help)
+  replay projection        rebuild the ClickHouse projection from the audit topic, reads uninterrupted
   replay webhooks          re-drive a window of a tenant's events to one endpoint (ops replay --help)
   help                     this text
 
@@ -56,9 +57,18 @@ processed. On a retry tier the lag is the number of deliveries waiting for their
            An inactive endpoint is never re-enabled: --endpoint OLD --to NEW sends OLD's deliveries to its
            replacement NEW (same tenant, active).
 `,
-  replay: `Usage: ops replay webhooks --tenant T --endpoint ID --since TIME [--until TIME] [--dry-run] [--json]
+  replay: `Usage: ops replay projection [--since TIME] [--drop-old-after SECONDS] [--json]
+       ops replay projection --abort
+       ops replay webhooks --tenant T --endpoint ID --since TIME [--until TIME] [--dry-run] [--json]
 
-Re-drives the tenant's events ingested in [--since, --until) (RFC 3339 times; --until defaults to now) that match
+replay projection: rebuilds the projection into a new generation of tables while reads continue from the live
+one: the running projectors replay the audit topic into it (from the start, or, with --since, copying what was
+ingested before that time from the live generation), new writes are held for a moment while it catches up, then
+reads and writes switch to it at once. The old generation is dropped --drop-old-after seconds later (default 30).
+Reports the generation, records replayed and durations. --abort gives up a replay whose command died.
+
+replay webhooks:
+re-drives the tenant's events ingested in [--since, --until) (RFC 3339 times; --until defaults to now) that match
 the endpoint's filter, to that endpoint, through the normal delivery path: same event ids and payload bytes,
 signed at attempt time, retried on the normal schedule, attempts recorded as replays. The events are read from
 the audit topic. The endpoint must be the tenant's and active.

@@ -10,74 +10,107 @@ import {
   createLogger,
   migrateClickHouse,
   onShutdown,
+  projectionStateStore,
+  projectionTables,
   registerConsumerLag,
   registerErrorHandling,
   registerHealth,
   registerHttpMetrics,
   registerMetricsRoute,
+  replayGroupId,
+  sleep,
   systemClock,
+  untilAvailable,
 } from '@audit/shared';
-import { runProjectorConsumer } from './adapters/audit.consumer.js';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
 import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
-import { GroupMembership } from './adapters/group-membership.js';
+import { ProjectionGate } from './adapters/projection-gate.js';
+import { projectionWatcher } from './adapters/projection-watcher.js';
+import { startPipeline } from './adapters/projection.pipeline.js';
 import { projectorMetrics } from './adapters/projector.metrics.js';
-import { retryingFlush } from './adapters/retrying-flush.js';
+import { replayRunner } from './adapters/replay-runner.js';
 import { loadConfig } from './config.js';
-import type { ConsumedRecord } from './domain/consumed-record.js';
-import { FlushBuffer } from './domain/flush-buffer.js';
+
+// How often the projection's state is read when idle, and how long after a replay's missed deadline projectors
+// go back to the live generation alone (ops replay projection).
+const STATE_POLL_MS = 250;
+const REPLAY_GRACE_MS = 5000;
 
 const config = loadConfig(process.env);
 const logger = createLogger('projector', config.logLevel);
-const { kafka, topics: topicSet } = await bootstrapKafka(config.kafka, logger, '-projector');
-await migrateClickHouse(config.clickhouse);
+// Started before its dependencies, it waits for them (untilAvailable) instead of exiting.
+const { kafka, topics: topicSet } = await untilAvailable(
+  'kafka',
+  () => bootstrapKafka(config.kafka, logger, '-projector'),
+  logger,
+);
+await untilAvailable('clickhouse', () => migrateClickHouse(config.clickhouse), logger);
 
 const clickhouse = createClickHouse(config.clickhouse);
 const producer = new DurableProducer(kafka);
 await producer.connect();
 const admin = kafka.admin();
-await admin.connect();
+await untilAvailable('kafka admin', () => admin.connect(), logger);
 
 const metrics = createMetrics('projector');
 let stopping = false;
 const sink = clickhouseSink(clickhouse, config.clickhouse.database);
-const group = new GroupMembership(sink);
-const flush = retryingFlush(
-  {
-    codec: auditEventCodec(config.schemasDir),
-    sink,
-    deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
-    settledSinceJoin: () => group.settledSinceJoin(),
-    shouldStop: () => stopping || group.isLost,
-    meter: projectorMetrics(metrics),
-  },
-  logger,
-);
-const buffer = new FlushBuffer<ConsumedRecord>({
-  maxItems: config.batchSize,
-  maxDelayMs: config.flushMs,
-  idleMs: config.flushIdleMs,
-  minIntervalMs: config.flushMinIntervalMs,
-  flush,
+const store = projectionStateStore(clickhouse);
+const gate = new ProjectionGate({
+  store,
+  clock: systemClock,
+  graceMs: REPLAY_GRACE_MS,
+  pollMs: STATE_POLL_MS,
+  shouldStop: () => stopping,
 });
-const consumer = kafka.consumer({
-  groupId: config.groupId,
-  sessionTimeout: config.sessionTimeoutMs,
-  heartbeatInterval: 3000,
-  maxBytesPerPartition: 8 * 1024 * 1024,
-  // Larger fetches amortize each write's fixed costs (lookup, insert round trip, commit) over more records.
-  maxBytes: 32 * 1024 * 1024,
-  maxWaitTimeInMs: 100,
-});
-await consumer.connect();
-await runProjectorConsumer({
-  consumer,
+const codec = auditEventCodec(config.schemasDir);
+const common = {
+  kafka,
   topic: topicSet.auditEvents.name,
   partitions: topicSet.auditEvents.partitions,
-  buffer,
-  group,
+  settings: config,
+  codec,
+  sink,
+};
+let member: string | null = null;
+const live = await startPipeline({
+  ...common,
+  groupId: config.groupId,
+  deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
+  meter: projectorMetrics(metrics),
+  target: (write) => gate.write(write),
+  onJoin: (id) => (member = id),
   logger,
 });
+// A replay writes the generation it builds; what it cannot decode was dead-lettered when first read.
+const replay = replayRunner(
+  (target) =>
+    startPipeline({
+      ...common,
+      groupId: replayGroupId(config.groupId, target),
+      deadLetters: { publish: async () => undefined },
+      meter: { flushed: () => undefined },
+      target: (write) => write(projectionTables(target)),
+      logger: logger.child({ replay_target: target }),
+    }),
+  sink,
+  logger,
+);
+const watch = projectionWatcher({
+  store,
+  gate,
+  runner: replay,
+  member: () => member,
+  clock: systemClock,
+  graceMs: REPLAY_GRACE_MS,
+  logger,
+});
+const watching = (async () => {
+  while (!stopping) {
+    await watch();
+    await sleep(STATE_POLL_MS);
+  }
+})();
 
 registerConsumerLag(
   metrics,
@@ -97,8 +130,9 @@ logger.info({ host: config.host, port: config.port, topic: topicSet.auditEvents.
 
 onShutdown(logger, async () => {
   stopping = true;
-  buffer.flushNow();
-  await consumer.disconnect();
+  await watching;
+  await replay.stop();
+  await live.stop();
   await app.close();
   await producer.disconnect();
   await admin.disconnect();

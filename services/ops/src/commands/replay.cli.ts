@@ -1,10 +1,11 @@
-import type { Logger } from '@audit/shared';
+import { createClickHouse, projectionStateStore, type Logger } from '@audit/shared';
 import type { CliValues, Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
-import { withOperationsContext } from '../contexts.js';
-import { parseReplayWebhooks } from '../domain/replay-request.js';
+import { operatorOf, withKafka, withOperationsContext } from '../contexts.js';
+import { parseReplayProjection, parseReplayWebhooks } from '../domain/replay-request.js';
 import { HELP } from '../help.js';
 import { CliError } from './cli-error.js';
+import { abortReplay, replayProjection } from './replay-projection.command.js';
 import { replayWebhooks } from './replay-webhooks.command.js';
 
 export async function replayCli(
@@ -14,7 +15,9 @@ export async function replayCli(
   logger: Logger,
   print: Print,
   progress: (read: number, total: number) => void,
+  note: (text: string) => void,
 ) {
+  if (sub === 'projection') return replayProjectionCli(values, config, logger, print, progress, note);
   if (sub !== 'webhooks')
     throw new CliError(`unknown replay command: ${sub ?? '(none)'}\n\n${HELP.replay}`, 2);
   const parsed = parseReplayWebhooks(values, Date.now());
@@ -27,4 +30,50 @@ export async function replayCli(
     result,
     `${verb} ${result.events_replayed} events of ${result.tenant} ingested ${result.since} .. ${result.until} to ${result.endpoint} (${result.records_read} records read, ${result.duration_ms} ms)`,
   );
+}
+
+async function replayProjectionCli(
+  values: CliValues,
+  config: OpsConfig,
+  logger: Logger,
+  print: Print,
+  progress: (done: number, total: number) => void,
+  note: (text: string) => void,
+) {
+  const parsed = parseReplayProjection(values, Date.now());
+  if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
+  const r = parsed.request;
+  const clickhouse = createClickHouse(config.clickhouse);
+  try {
+    await withKafka(config, logger, async (kafka, topics) => {
+      const ctx = {
+        kafka,
+        topics,
+        clickhouse,
+        database: config.clickhouse.database,
+        store: projectionStateStore(clickhouse),
+        projectorGroupId: config.projectorGroupId,
+        operator: operatorOf(config),
+        now: Date.now,
+        progress,
+        note,
+      };
+      if (r.abort) {
+        const a = await abortReplay(ctx);
+        return print(
+          a,
+          a.aborted
+            ? `replay given up: generation ${a.live} stays live, generation ${a.dropped} dropped`
+            : `no replay in progress: generation ${a.live} is live`,
+        );
+      }
+      const done = await replayProjection(ctx, { since: r.since, dropOldAfterMs: r['drop-old-after'] });
+      print(
+        done,
+        `generation ${done.generation} is live: ${done.records_replayed} records replayed, ${done.events} events, in ${done.duration_ms} ms (writes held ${done.writes_held_ms} ms); generation ${done.previous} dropped`,
+      );
+    });
+  } finally {
+    await clickhouse.close();
+  }
 }

@@ -40,3 +40,29 @@ export function parseReplayWebhooks(
   if (result.data.since > now) return { ok: false, errors: ['--since: is in the future'] };
   return { ok: true, request: result.data };
 }
+
+/** `replay projection` options. */
+export const replayProjectionSchema = z.object({
+  since: instant.optional(),
+  abort: z.boolean().default(false),
+  'drop-old-after': z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a whole number of seconds')
+    .transform((t) => Number(t) * 1000)
+    .default(30_000),
+});
+
+export type ReplayProjectionRequest = z.output<typeof replayProjectionSchema>;
+
+export function parseReplayProjection(
+  values: Record<string, unknown>,
+  now: number,
+): Parsed<ReplayProjectionRequest> {
+  const result = replayProjectionSchema.safeParse(values);
+  if (!result.success) {
+    return { ok: false, errors: result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`) };
+  }
+  if (result.data.since !== undefined && result.data.since > now)
+    return { ok: false, errors: ['--since: is in the future'] };
+  return { ok: true, request: result.data };
+}

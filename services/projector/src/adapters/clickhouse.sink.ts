@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import {
   sleep,
+  sqlIdentifier,
   sqlList,
   sqlValue,
   tsvField,
   type AuditEventRecord,
   type ClickHouseClient,
+  type ProjectionTables,
 } from '@audit/shared';
 import { randomUUID } from 'node:crypto';
 import { idKey } from '../domain/project-batch.js';
@@ -51,14 +53,14 @@ const SETTLE_POLL_MS = 100;
  */
 export function clickhouseSink(client: ClickHouseClient, database: string): EventSink {
   const insertPrefix = `audit-insert-${database}-`;
-  return {
-    async storedKeys(events) {
-      if (events.length === 0) return new Set();
+  const on = (tables: ProjectionTables) => ({
+    async storedKeys(events: readonly AuditEventRecord[]) {
+      if (events.length === 0) return new Set<string>();
       const tenants = [...new Set(events.map((e) => e.tenant_id))];
       // Validated UUIDs hold no comma: one literal, split server-side, keeps parsing cheap at any batch size.
       const ids = events.map((e) => e.event_id).join(',');
       const result = await client.query({
-        query: `SELECT tenant_id, event_id FROM audit_event_ids
+        query: `SELECT tenant_id, event_id FROM ${sqlIdentifier(tables.ids)}
           WHERE tenant_id IN ${sqlList(tenants)}
             AND id_hash IN (SELECT cityHash64(arrayJoin(splitByChar(',', ${sqlValue(ids)}))))`,
         format: 'JSONEachRow',
@@ -68,15 +70,18 @@ export function clickhouseSink(client: ClickHouseClient, database: string): Even
       for (const row of await result.json<{ tenant_id: string; event_id: string }>()) keys.add(idKey(row));
       return keys;
     },
-    async insert(events) {
+    async insert(events: readonly AuditEventRecord[]) {
       await client.insert({
         query_id: `${insertPrefix}${randomUUID()}`,
-        table: 'audit_events',
+        table: tables.events,
         columns: COLUMNS,
         format: 'TabSeparated',
         values: Readable.from([events.map(toLine).join('')], { objectMode: false }),
       });
     },
+  });
+  return {
+    on,
     async insertsSettled() {
       for (;;) {
         const result = await client.query({

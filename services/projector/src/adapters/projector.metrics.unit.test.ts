@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { auditEventCodec, Registry, type AuditEventRecord } from '@audit/shared';
+import { auditEventCodec, projectionTables, Registry, type AuditEventRecord } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import type { ConsumedRecord } from '../domain/consumed-record.js';
 import { idKey } from '../domain/project-batch.js';
@@ -24,14 +24,17 @@ function setup(alreadyStored: readonly AuditEventRecord[]) {
     {
       codec,
       sink: {
-        storedKeys: async () => new Set(alreadyStored.map(idKey)),
-        insert: async () => undefined,
+        on: () => ({
+          storedKeys: async () => new Set(alreadyStored.map(idKey)),
+          insert: async () => undefined,
+        }),
         insertsSettled: async () => undefined,
       },
       deadLetters: { publish: async () => undefined },
       settledSinceJoin: async () => undefined,
       shouldStop: () => false,
       meter: projectorMetrics(registry),
+      target: (write) => write(projectionTables(1)),
     },
     pino({ level: 'silent' }),
   );

@@ -1,4 +1,11 @@
-import { loggableError, sleep, type AuditEventRecord, type Codec, type Logger } from '@audit/shared';
+import {
+  loggableError,
+  sleep,
+  type AuditEventRecord,
+  type Codec,
+  type Logger,
+  type ProjectionTables,
+} from '@audit/shared';
 import type { ConsumedRecord, DeadLetter } from '../domain/consumed-record.js';
 import { projectBatch } from '../domain/project-batch.js';
 import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-events.js';
@@ -22,6 +29,11 @@ export interface FlushDeps {
   /** Stop retrying: shutting down, or the group took our partitions (a new owner must not race our retries). */
   shouldStop: () => boolean;
   meter: FlushMeter;
+  /**
+   * Runs the store step on the generation to write: the live one through the projection gate (held while a
+   * replay takes over), or the one a replay builds.
+   */
+  target: <T>(write: (tables: ProjectionTables) => Promise<T>) => Promise<T>;
 }
 
 async function retry<T>(
@@ -58,7 +70,7 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
     const outcome = await retry(logger, 'store', deps, async (attempt) => {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
-      return storeEvents(events, deps.sink);
+      return deps.target((tables) => storeEvents(events, deps.sink.on(tables)));
     });
     deps.meter.flushed({ records: records.length, deadLetters, outcome });
     logger.debug({ ...outcome, records: records.length, deadLettered: deadLetters.length }, 'flushed');

@@ -1,10 +1,16 @@
-import type { AuditEventRecord } from '@audit/shared';
+import type { AuditEventRecord, ProjectionTables } from '@audit/shared';
 import { idKey } from './project-batch.js';
 
-export interface EventSink {
+/** One generation of the projection, as the write path sees it. */
+export interface EventWriter {
   /** Keys (see idKey) of the given events that are already stored. */
   storedKeys(events: readonly AuditEventRecord[]): Promise<Set<string>>;
   insert(events: readonly AuditEventRecord[]): Promise<void>;
+}
+
+export interface EventSink {
+  /** The writer of one generation's tables. */
+  on(tables: ProjectionTables): EventWriter;
   /** Resolves once no insert of ours (from this process or an earlier owner of a partition) is still running. */
   insertsSettled(): Promise<void>;
 }
@@ -24,7 +30,7 @@ export interface StoreOutcome {
  */
 export async function storeEvents(
   events: readonly AuditEventRecord[],
-  sink: Pick<EventSink, 'storedKeys' | 'insert'>,
+  sink: EventWriter,
   now: () => number = () => performance.now(),
 ): Promise<StoreOutcome> {
   const t0 = now();

@@ -1,0 +1,66 @@
+import {
+  generationOf,
+  projectionTables,
+  sqlIdentifier,
+  sqlValue,
+  type ClickHouseClient,
+  type ProjectionTables,
+} from '@audit/shared';
+
+/** Generations whose events table exists in the database. */
+export async function existingGenerations(client: ClickHouseClient, database: string): Promise<number[]> {
+  const result = await client.query({
+    query: `SELECT name FROM system.tables WHERE database = ${sqlValue(database)}`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ name: string }>())
+    .map((r) => generationOf(r.name))
+    .filter((g): g is number => g !== null)
+    .sort((a, b) => a - b);
+}
+
+/**
+ * A new generation shaped like `like` (same columns, engine, keys and settings: CREATE TABLE … AS), with the view
+ * that keeps its by-id table, as 0001_audit_events has it for generation 1.
+ */
+export async function createGeneration(client: ClickHouseClient, like: ProjectionTables, generation: number) {
+  const t = projectionTables(generation);
+  await client.command({ query: `CREATE TABLE ${sqlIdentifier(t.events)} AS ${sqlIdentifier(like.events)}` });
+  await client.command({ query: `CREATE TABLE ${sqlIdentifier(t.ids)} AS ${sqlIdentifier(like.ids)}` });
+  await client.command({
+    query: `CREATE MATERIALIZED VIEW ${sqlIdentifier(t.idsView)} TO ${sqlIdentifier(t.ids)}
+      AS SELECT tenant_id, cityHash64(event_id) AS id_hash, event_id, ts FROM ${sqlIdentifier(t.events)}`,
+  });
+  return t;
+}
+
+/** Copies the events ingested before `since` from one generation to another (the view fills the by-id table). */
+export async function copyBefore(
+  client: ClickHouseClient,
+  from: ProjectionTables,
+  to: ProjectionTables,
+  since: number,
+) {
+  await client.command({
+    query: `INSERT INTO ${sqlIdentifier(to.events)} SELECT * FROM ${sqlIdentifier(from.events)}
+      WHERE ingested_at < ${sqlValue(since)}`,
+    clickhouse_settings: { max_execution_time: 0 },
+  });
+}
+
+/** Drops a generation: the view first, so nothing writes into its by-id table while it goes. */
+export async function dropGeneration(client: ClickHouseClient, generation: number) {
+  const t = projectionTables(generation);
+  for (const table of [t.idsView, t.ids, t.events]) {
+    await client.command({ query: `DROP TABLE IF EXISTS ${sqlIdentifier(table)}` });
+  }
+}
+
+export async function countEvents(client: ClickHouseClient, tables: ProjectionTables): Promise<number> {
+  const result = await client.query({
+    query: `SELECT count() AS n FROM ${sqlIdentifier(tables.events)}`,
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ n: string }>();
+  return Number(row?.n ?? 0);
+}

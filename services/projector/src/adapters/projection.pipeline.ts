@@ -1,0 +1,90 @@
+import type { Kafka } from 'kafkajs';
+import type { AuditEventRecord, Codec, Logger, ProjectionTables } from '@audit/shared';
+import type { ProjectorConfig } from '../config.js';
+import type { ConsumedRecord } from '../domain/consumed-record.js';
+import { FlushBuffer } from '../domain/flush-buffer.js';
+import type { EventSink } from '../domain/store-events.js';
+import { runProjectorConsumer } from './audit.consumer.js';
+import type { DeadLetterPublisher } from './dead-letter.publisher.js';
+import { GroupMembership } from './group-membership.js';
+import { retryingFlush, type FlushMeter } from './retrying-flush.js';
+
+export interface PipelineOptions {
+  kafka: Kafka;
+  groupId: string;
+  topic: string;
+  partitions: number;
+  settings: Pick<
+    ProjectorConfig,
+    'batchSize' | 'flushMs' | 'flushIdleMs' | 'flushMinIntervalMs' | 'sessionTimeoutMs'
+  >;
+  codec: Codec<AuditEventRecord>;
+  sink: EventSink;
+  deadLetters: DeadLetterPublisher;
+  meter: FlushMeter;
+  target: <T>(write: (tables: ProjectionTables) => Promise<T>) => Promise<T>;
+  /** Told the consumer's group member id at every join. */
+  onJoin?: (memberId: string) => void;
+  logger: Logger;
+}
+
+export interface Pipeline {
+  /** Writes what waits, lets the write in flight finish, and leaves the group. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The audit topic into one generation of the projection: a consumer group, batches gathered across partitions,
+ * decoded, deduplicated and stored, offsets committed after the store. The live projection runs one; a replay
+ * into a new generation runs another, in a group of its own, with the same code.
+ */
+export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
+  let stopping = false;
+  const group = new GroupMembership(opts.sink);
+  const flush = retryingFlush(
+    {
+      codec: opts.codec,
+      sink: opts.sink,
+      deadLetters: opts.deadLetters,
+      settledSinceJoin: () => group.settledSinceJoin(),
+      shouldStop: () => stopping || group.isLost,
+      meter: opts.meter,
+      target: opts.target,
+    },
+    opts.logger,
+  );
+  const buffer = new FlushBuffer<ConsumedRecord>({
+    maxItems: opts.settings.batchSize,
+    maxDelayMs: opts.settings.flushMs,
+    idleMs: opts.settings.flushIdleMs,
+    minIntervalMs: opts.settings.flushMinIntervalMs,
+    flush,
+  });
+  const consumer = opts.kafka.consumer({
+    groupId: opts.groupId,
+    sessionTimeout: opts.settings.sessionTimeoutMs,
+    heartbeatInterval: 3000,
+    maxBytesPerPartition: 8 * 1024 * 1024,
+    // Larger fetches amortize each write's fixed costs (lookup, insert round trip, commit) over more records.
+    maxBytes: 32 * 1024 * 1024,
+    maxWaitTimeInMs: 100,
+  });
+  const onJoin = opts.onJoin;
+  if (onJoin) consumer.on(consumer.events.GROUP_JOIN, (e) => onJoin(e.payload.memberId));
+  await consumer.connect();
+  await runProjectorConsumer({
+    consumer,
+    topic: opts.topic,
+    partitions: opts.partitions,
+    buffer,
+    group,
+    logger: opts.logger,
+  });
+  return {
+    async stop() {
+      stopping = true;
+      buffer.flushNow();
+      await consumer.disconnect();
+    },
+  };
+}
