@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { schemaVersion, singleObjectCodec, type AuditEventRecord } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
-import { runCli } from '../../services/ops/src/cli.js';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { CLICKHOUSE_URL, KAFKA_BROKERS, LOOPBACK_TARGETS, projectorService } from '../support/stack.js';
+import { opsCli } from '../support/ops-cli.js';
+import { LOOPBACK_TARGETS, projectorService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -26,21 +26,11 @@ let receiverDown = true;
 const receiver = await webhookReceiver((path) => (path === '/new' || !receiverDown ? 204 : 503));
 afterAll(() => receiver.close());
 
+const run = opsCli(names, () => gw.databaseUrl());
 async function ops(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const env = {
-    DATABASE_URL: gw.databaseUrl(),
-    KAFKA_BROKERS,
-    TOPIC_PREFIX: names.topicPrefix,
-    CLICKHOUSE_URL,
-    CLICKHOUSE_DATABASE: names.database,
-    OPERATOR_ID: 'operator:e2e',
-    LOG_LEVEL: 'error',
-  };
-  const code = await runCli([...argv, '--json'], env, { out: (t) => (out += t), err: (t) => (err += t) });
-  expect(code, err).toBe(0);
-  return JSON.parse(out) as Record<string, unknown> & { records: Record<string, unknown>[] };
+  const res = await run([...argv, '--json']);
+  expect(res.code, res.err).toBe(0);
+  return res.json<Record<string, unknown> & { records: Record<string, unknown>[] }>();
 }
 
 // Only the test's own events: an endpoint's own admin.webhook.create event would match an empty filter too.

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../services/ops/src/cli.js';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { KAFKA_BROKERS, LOOPBACK_TARGETS } from '../support/stack.js';
+import { opsCli } from '../support/ops-cli.js';
+import { LOOPBACK_TARGETS } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -20,18 +20,8 @@ let receiverDown = false;
 const receiver = await webhookReceiver(() => (receiverDown ? 503 : 204));
 afterAll(() => receiver.close());
 
-async function ops(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const env = {
-    DATABASE_URL: gw.databaseUrl(),
-    KAFKA_BROKERS,
-    TOPIC_PREFIX: names.topicPrefix,
-    LOG_LEVEL: 'error',
-  };
-  const code = await runCli([...argv, '--json'], env, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, err, json: () => JSON.parse(out) as Record<string, unknown> };
-}
+const run = opsCli(names, () => gw.databaseUrl());
+const ops = (...argv: string[]) => run([...argv, '--json']);
 
 const tenant = `${names.tenant}-r`;
 const batch = (from: number, n: number) =>

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../services/ops/src/cli.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { CLICKHOUSE_URL, KAFKA_BROKERS } from '../support/stack.js';
+import { opsCli } from '../support/ops-cli.js';
 import { waitFor } from '../support/wait-for.js';
 
 const TENANTS = 20;
@@ -76,26 +75,17 @@ describe('ops replay projection', () => {
       }
     })();
 
-    let out = '';
-    let err = '';
-    const code = await runCli(
-      ['replay', 'projection', '--drop-old-after', '3', '--json'],
-      {
-        KAFKA_BROKERS,
-        TOPIC_PREFIX: names.topicPrefix,
-        CLICKHOUSE_URL,
-        CLICKHOUSE_DATABASE: names.database,
-        PROJECTOR_GROUP_ID: names.groupId,
-        DATABASE_URL: gw.databaseUrl(),
-        LOG_LEVEL: 'error',
-        OPERATOR_ID: 'operator:e2e',
-      },
-      { out: (t) => (out += t), err: (t) => (err += `${t}\n`) },
-    );
+    const res = await opsCli(names, () => gw.databaseUrl())([
+      'replay',
+      'projection',
+      '--drop-old-after',
+      '3',
+      '--json',
+    ]);
     replaying = false;
     await Promise.all([reader, writer]);
-    expect(code, err).toBe(0);
-    const report = JSON.parse(out) as Record<string, number>;
+    expect(res.code, res.err).toBe(0);
+    const report = res.json<Record<string, number>>();
     expect(report).toMatchObject({ generation: 2, previous: 1 });
     expect(report.records_replayed).toBeGreaterThanOrEqual(TENANTS * PER_TENANT);
 

@@ -2,10 +2,10 @@ import { createHmac } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEventCodec, parseApiKey, topics, type AuditEventRecord } from '@audit/shared';
-import { runCli } from '../../services/ops/src/cli.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, CLICKHOUSE_URL, KAFKA_BROKERS, testKafka } from '../support/stack.js';
+import { opsCli } from '../support/ops-cli.js';
+import { cleanUp, testKafka } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 const names = uniqueNames('opskeys');
@@ -15,24 +15,8 @@ let postgres: Awaited<ReturnType<typeof freshPostgres>>;
 const events: AuditEventRecord[] = [];
 const consumer = testKafka().consumer({ groupId: `${names.groupId}-reader` });
 
-async function opsWith(overrides: Record<string, string | undefined>, ...argv: string[]) {
-  let out = '';
-  let err = '';
-  const env = {
-    DATABASE_URL: postgres.url,
-    KAFKA_BROKERS,
-    CLICKHOUSE_URL,
-    CLICKHOUSE_DATABASE: names.database,
-    TOPIC_PREFIX: names.topicPrefix,
-    API_KEY_PEPPER: PEPPER,
-    OPERATOR_ID: 'operator:test',
-    LOG_LEVEL: 'error',
-    ...overrides,
-  };
-  const code = await runCli(argv, env, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err, json: () => JSON.parse(out) as Record<string, unknown> };
-}
-
+const run = opsCli(names, () => postgres.url, { API_KEY_PEPPER: PEPPER });
+const opsWith = (overrides: Record<string, string | undefined>, ...argv: string[]) => run(argv, overrides);
 const ops = (...argv: string[]) => opsWith({}, ...argv);
 
 async function rows() {

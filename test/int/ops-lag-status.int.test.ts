@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topics } from '@audit/shared';
-import { runCli } from '../../services/ops/src/cli.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, CLICKHOUSE_URL, KAFKA_BROKERS, testKafka } from '../support/stack.js';
+import { opsCli } from '../support/ops-cli.js';
+import { cleanUp, testKafka } from '../support/stack.js';
 
 const names = uniqueNames('opslag');
 const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
@@ -13,21 +13,8 @@ const kafka = testKafka();
 let postgres: Awaited<ReturnType<typeof freshPostgres>>;
 const servers: Server[] = [];
 
-async function ops(extra: Record<string, string>, ...argv: string[]) {
-  let out = '';
-  let err = '';
-  const env = {
-    DATABASE_URL: postgres.url,
-    KAFKA_BROKERS,
-    CLICKHOUSE_URL,
-    CLICKHOUSE_DATABASE: names.database,
-    TOPIC_PREFIX: names.topicPrefix,
-    LOG_LEVEL: 'error',
-    ...extra,
-  };
-  const code = await runCli([...argv, '--json'], env, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, err, json: () => JSON.parse(out) as Record<string, unknown> };
-}
+const run = opsCli(names, () => postgres.url);
+const ops = (overrides: Record<string, string>, ...argv: string[]) => run([...argv, '--json'], overrides);
 
 /** A stand-in service answering /readyz as told. */
 async function readiness(status: number, checks: Record<string, string>) {

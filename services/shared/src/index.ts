@@ -56,3 +56,4 @@ export * from './projection/projection-tables.js';
 export * from './projection/projection-state.store.js';
 export * from './startup.js';
 export * from './projection/live-tables.js';
+export * from './audit-event/decode-record.js';

@@ -1,5 +1,5 @@
 import {
-  auditEventRecordSchema,
+  decodeAuditRecord,
   deliveryPayload,
   type AuditEventRecord,
   type Codec,
@@ -21,23 +21,13 @@ export interface DispatchDeps extends StartDeliveryDeps {
   logger: Logger;
 }
 
-function decode(deps: DispatchDeps, value: Buffer | null): AuditEventRecord | null {
-  if (!value) return null;
-  try {
-    const parsed = auditEventRecordSchema.safeParse(deps.codec.decode(value));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * An audit event read: one delivery per matching active endpoint of its tenant, each started in the endpoint's
  * lane. A record that does not decode is the projector's to dead-letter; here it matches nothing.
  */
 export function dispatchHandler(deps: DispatchDeps) {
   return async ({ topic, partition, message, begin }: MessageContext): Promise<boolean> => {
-    const event = decode(deps, message.value);
+    const event = decodeAuditRecord(deps.codec, message.value);
     if (!event) {
       deps.logger.warn({ topic, partition, offset: message.offset }, 'undecodable audit record skipped');
       begin(0);

@@ -44,9 +44,26 @@ export interface ReplayProjectionOptions {
   dropOldAfterMs: number;
 }
 
+/** The group's members, once it is stable (none while it rebalances: then nobody can be said to have confirmed). */
 async function members(admin: Admin, groupId: string): Promise<string[]> {
   const { groups } = await admin.describeGroups([groupId]);
-  return (groups[0]?.members ?? []).map((m) => m.memberId);
+  const group = groups[0];
+  return group?.state === 'Stable' ? group.members.map((m) => m.memberId) : [];
+}
+
+/** Every member of the projectors' group confirmed `phase` since it began. */
+async function allConfirmed(
+  ctx: ReplayProjectionContext,
+  admin: Admin,
+  target: number,
+  phase: 'pause' | 'drain',
+  since: number,
+) {
+  const [present, acked] = await Promise.all([
+    members(admin, ctx.projectorGroupId),
+    ctx.store.acked(target, phase, since),
+  ]);
+  return present.length > 0 && present.every((m) => acked.has(m));
 }
 
 async function committed(admin: Admin, groupId: string, topic: string): Promise<Map<number, bigint>> {
@@ -124,20 +141,22 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
       const deadline = until - HANDOVER_SAFETY_MS;
       const held: ProjectionState = { phase: 'pause', live: state.live, target, until };
       const pausedAt = await ctx.store.write(held, ctx.operator, ctx.now());
-      await waitUntil('the projectors to hold their writes', deadline, ctx.now, async () => {
-        const acked = await ctx.store.acked(target, 'pause', pausedAt);
-        return (await members(admin, ctx.projectorGroupId)).every((m) => acked.has(m));
-      });
-      const liveAt = await committed(admin, ctx.projectorGroupId, topic);
+      await waitUntil('the projectors to hold their writes', deadline, ctx.now, () =>
+        allConfirmed(ctx, admin, target, 'pause', pausedAt),
+      );
+      // Nothing is written to the live generation any more, and all it holds came from records before the
+      // topic's end now (a write can be stored before its offsets are committed: the end, not the commits).
+      const liveEnd = new Map(
+        (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]),
+      );
       await waitUntil('the replay to reach the live projection', deadline, ctx.now, async () => {
         const done = await committed(admin, group, topic);
-        return [...liveAt].every(([p, offset]) => offset < 0n || (done.get(p) ?? -1n) >= offset);
+        return [...liveEnd].every(([p, end]) => end === 0n || (done.get(p) ?? -1n) >= end);
       });
       const drainAt = await ctx.store.write({ ...held, phase: 'drain' }, ctx.operator, ctx.now());
-      await waitUntil('the replay consumers to stop', deadline, ctx.now, async () => {
-        const acked = await ctx.store.acked(target, 'drain', drainAt);
-        return (await members(admin, ctx.projectorGroupId)).every((m) => acked.has(m));
-      });
+      await waitUntil('the replay consumers to stop', deadline, ctx.now, () =>
+        allConfirmed(ctx, admin, target, 'drain', drainAt),
+      );
       if (ctx.now() > deadline) throw new CliError('the handover did not finish in time');
       await ctx.store.write({ phase: 'live', live: target }, ctx.operator, ctx.now());
       const switchedAt = ctx.now();

@@ -1,7 +1,7 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
 import {
-  auditEventRecordSchema,
+  decodeAuditRecord,
   deliveryPayload,
   jobHeaders,
   matchesFilter,
@@ -27,16 +27,6 @@ export interface ReplayContext {
   now: () => number;
   deadlineMs: number;
   progress?: (read: number, total: number) => void;
-}
-
-function decoded(codec: Codec<AuditEventRecord>, value: Buffer | null): AuditEventRecord | null {
-  if (!value) return null;
-  try {
-    const parsed = auditEventRecordSchema.safeParse(codec.decode(value));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -79,7 +69,7 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
   const records = await readRanges(ctx.kafka, ranges, { deadlineMs: ctx.deadlineMs, progress: ctx.progress });
   const now = ctx.now();
   const jobs = records.flatMap((record) => {
-    const event = decoded(ctx.codec, record.value);
+    const event = decodeAuditRecord(ctx.codec, record.value);
     if (
       !event ||
       event.tenant_id !== r.tenant ||
