@@ -38,6 +38,8 @@ export function gatewayFixture(
   });
 
   return {
+    /** The process itself, for tests that signal it. */
+    process: (which = 0) => gateways[which]!,
     url: (which = 0) => gateways[which]!.url,
     metricsUrl: (which = 0) => gateways[which]!.metricsUrl,
     async ops(...argv: string[]): Promise<string> {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait-for.js';
 
@@ -12,6 +12,7 @@ export type ServiceName = 'ingest' | 'projector' | 'gateway' | 'dispatcher';
 export class ServiceProcess {
   private child: ChildProcess | undefined;
   private starts = 0;
+  private logPath: string | undefined;
 
   constructor(
     readonly name: ServiceName,
@@ -33,9 +34,18 @@ export class ServiceProcess {
     return `http://127.0.0.1:${this.metricsPort}/metrics`;
   }
 
+  /** Starts the process and waits until it is ready. */
   async start(): Promise<void> {
+    this.launch();
+    await this.ready();
+  }
+
+  /** Starts the process without waiting for it: for tests of what it does before it is ready. */
+  launch(): void {
     mkdirSync(LOG_DIR, { recursive: true });
-    const log = createWriteStream(`${LOG_DIR}/${this.env.TEST_ID}-${this.name}-${this.starts++}.log`);
+    // The port tells apart processes of one test that run the same service.
+    this.logPath = `${LOG_DIR}/${this.env.TEST_ID}-${this.name}-${this.port}-${this.starts++}.log`;
+    const log = createWriteStream(this.logPath);
     const child = spawn(process.execPath, ['--import', 'tsx', `services/${this.name}/src/main.ts`], {
       cwd: ROOT,
       env: { ...process.env, ...this.env },
@@ -46,11 +56,42 @@ export class ServiceProcess {
     child.stderr!.pipe(log, { end: false });
     child.once('close', () => log.end());
     this.child = child;
+  }
+
+  async ready(): Promise<void> {
     await waitFor(`${this.name} /readyz`, async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited with ${child.exitCode}`);
+      if (!this.running) throw new Error(`${this.name} exited with ${this.child?.exitCode}`);
       const res = await fetch(`${this.url}/readyz`);
       return res.status === 200;
     });
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The log lines of the current run so far, parsed (a line still being written is left out). */
+  logged(): Record<string, unknown>[] {
+    if (!this.logPath) return [];
+    return readFileSync(this.logPath, 'utf8')
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** Waits until the process logged a line with the message `msg` that `matches` accepts. */
+  async waitForLog(
+    msg: string,
+    matches: (line: Record<string, unknown>) => boolean = () => true,
+  ): Promise<Record<string, unknown>> {
+    return waitFor(`${this.name} to log "${msg}"`, async () =>
+      this.logged().find((line) => line.msg === msg && matches(line)),
+    );
   }
 
   /** Stops the process with the signal and waits until it is gone. */

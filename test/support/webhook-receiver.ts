@@ -11,8 +11,8 @@ export interface Received {
   id: string;
 }
 
-/** How a path answers: a status, or never (the request hangs until the client gives up). */
-export type Behaviour = (path: string, id: string, seen: number) => number | 'hang';
+/** How a path answers: a status, a status once the promise settles, or never (the request hangs until the client gives up). */
+export type Behaviour = (path: string, id: string, seen: number) => number | Promise<number> | 'hang';
 
 /** A real local HTTP receiver recording every request, answering as `behaviour` says. */
 export async function webhookReceiver(behaviour: Behaviour = () => 200) {
@@ -33,7 +33,7 @@ export async function webhookReceiver(behaviour: Behaviour = () => 200) {
       received.push({ path, headers: req.headers, body, at: Date.now(), id });
       const answer = behaviour(path, id, seen);
       if (answer === 'hang') return;
-      res.writeHead(answer).end();
+      void Promise.resolve(answer).then((status) => res.writeHead(status).end());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,12 +3,12 @@ import {
   allowList,
   auditEventCodec,
   auditPublisher,
-  bootstrapKafka,
   consumerLagSource,
   createHttpServer,
   createLogger,
   createMetrics,
   DurableProducer,
+  kafkaDeployment,
   loggableError,
   migratePostgres,
   onShutdown,
@@ -17,7 +17,9 @@ import {
   registerHealth,
   registerHttpMetrics,
   registerMetricsRoute,
+  registerStartupGate,
   secretBox,
+  Startup,
   systemClock,
 } from '@audit/shared';
 import { cachedResolve } from './adapters/cached-resolve.js';
@@ -28,7 +30,7 @@ import { dispatchHandler } from './adapters/dispatch.handler.js';
 import { endpointDirectory } from './adapters/endpoint-directory.js';
 import { startNewGroupAtEnd } from './adapters/group-start.js';
 import { retryHandler } from './adapters/retry.handler.js';
-import { runTrackedConsumer } from './adapters/tracked-consumer.js';
+import { runTrackedConsumer, type TrackedConsumer } from './adapters/tracked-consumer.js';
 import { webhookClient } from './adapters/webhook.client.js';
 import { loadConfig } from './config.js';
 import { KeyedLanes } from './domain/keyed-lanes.js';
@@ -38,13 +40,10 @@ const AUDIT_TIMEOUT_MS = 5000;
 
 const config = loadConfig(process.env);
 const logger = createLogger('dispatcher', config.logLevel);
-await migratePostgres(config.databaseUrl);
-const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-dispatcher');
+const startup = new Startup(logger);
+const { kafka, topics, ensureTopics } = kafkaDeployment(config.kafka, logger, '-dispatcher');
 const producer = new DurableProducer(kafka);
-await producer.connect();
 const admin = kafka.admin();
-await admin.connect();
-await startNewGroupAtEnd(admin, config.groupId, topics.auditEvents.name, logger);
 
 const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20, connectionTimeoutMillis: 5000 });
 pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
@@ -55,7 +54,6 @@ const directory = endpointDirectory({
   reloadMs: config.endpointReloadMs,
   logger,
 });
-await directory.start();
 
 // Every tier is read, also those a shortened WEBHOOK_RETRY_DELAYS no longer fills: nothing left there is stranded.
 const retryTopics = topics.webhookRetries.map((t) => t.name);
@@ -74,6 +72,8 @@ registerConsumerLag(metrics, lag);
 const meter = dispatcherMetrics(metrics, { lag, retriesGroup, retryTopics });
 
 let stopping = false;
+// Filled in by the start-up as each consumer runs: readiness waits for both, a shutdown stops what has started.
+const consumers: { events?: TrackedConsumer; retries?: TrackedConsumer } = {};
 const client = webhookClient({
   timeoutMs: config.timeoutMs,
   rules: { allowHttp: config.webhooks.allowHttp, allowed: allowList(config.webhooks.allowCidrs) },
@@ -123,13 +123,52 @@ const delivery = {
   meter,
 };
 
+const app = createHttpServer(logger);
+registerHttpMetrics(app, metrics);
+registerErrorHandling(app);
+registerStartupGate(app, startup);
+registerHealth(app, {
+  postgres: () => pool.query('SELECT 1'),
+  kafka: () => admin.describeCluster(),
+  consumers: async () => {
+    const { events, retries } = consumers;
+    if (!events?.joined() || !retries?.joined()) throw new Error('consumer groups not joined yet');
+  },
+});
+// The internal health listener: unauthenticated like the health endpoints.
+registerMetricsRoute(app, metrics);
+// Listening before the dependencies answer: /healthz says alive, /readyz what it waits for (registerStartupGate).
+await app.listen({ host: config.host, port: config.port });
+logger.info({ host: config.host, port: config.port }, 'dispatcher listening');
+
+// Installed before anything waits, so a signal during the start-up also stops the process cleanly.
+onShutdown(logger, async () => {
+  startup.stop();
+  await app.close();
+  await Promise.all([consumers.events?.stop(SHUTDOWN_GRACE_MS), consumers.retries?.stop(SHUTDOWN_GRACE_MS)]);
+  stopping = true;
+  await client.close();
+  await directory.stop();
+  await producer.disconnect();
+  await admin.disconnect();
+  await pool.end();
+});
+
+await startup.step('postgres', () => migratePostgres(config.databaseUrl));
+await startup.step('kafka', ensureTopics);
+await startup.step('kafka', () => producer.connect());
+await startup.step('kafka', () => admin.connect());
+await startup.step('kafka', () => startNewGroupAtEnd(admin, config.groupId, topics.auditEvents.name, logger));
+// The first load of the endpoints before any consuming: consuming before it would miss endpoints.
+await startup.step('postgres', () => directory.start());
 const consumerSettings = {
   sessionTimeout: config.sessionTimeoutMs,
   heartbeatInterval: 3000,
   maxWaitTimeInMs: 100,
 };
 const common = { lanes, maxInFlight: config.maxInFlight, commitEveryMs: 500 };
-const events = await runTrackedConsumer({
+// Built once: a failed attempt is retried on the same consumer (subscribing again is allowed until it runs).
+const eventsRun = {
   ...common,
   consumer: kafka.consumer({ groupId: config.groupId, ...consumerSettings }),
   topics: [topics.auditEvents.name],
@@ -144,8 +183,8 @@ const events = await runTrackedConsumer({
     clock: systemClock,
     logger,
   }),
-});
-const retries = await runTrackedConsumer({
+};
+const retriesRun = {
   ...common,
   consumer: kafka.consumer({ groupId: retriesGroup, ...consumerSettings }),
   topics: retryTopics,
@@ -153,30 +192,7 @@ const retries = await runTrackedConsumer({
   concurrency: retryTopics.length * topics.auditEvents.partitions,
   logger: logger.child({ consumer: 'retries' }),
   handle: retryHandler({ ...delivery, clock: systemClock, logger }),
-});
-
-const app = createHttpServer(logger);
-registerHttpMetrics(app, metrics);
-registerErrorHandling(app);
-registerHealth(app, {
-  postgres: () => pool.query('SELECT 1'),
-  kafka: () => admin.describeCluster(),
-  consumers: async () => {
-    if (!events.joined() || !retries.joined()) throw new Error('consumer groups not joined yet');
-  },
-});
-// The internal health listener: unauthenticated like the health endpoints.
-registerMetricsRoute(app, metrics);
-await app.listen({ host: config.host, port: config.port });
-logger.info({ host: config.host, port: config.port }, 'dispatcher running');
-
-onShutdown(logger, async () => {
-  await app.close();
-  await Promise.all([events.stop(SHUTDOWN_GRACE_MS), retries.stop(SHUTDOWN_GRACE_MS)]);
-  stopping = true;
-  await client.close();
-  await directory.stop();
-  await producer.disconnect();
-  await admin.disconnect();
-  await pool.end();
-});
+};
+consumers.events = await startup.step('kafka', () => runTrackedConsumer(eventsRun));
+consumers.retries = await startup.step('kafka', () => runTrackedConsumer(retriesRun));
+startup.finish();

@@ -6,11 +6,13 @@ import {
   registerHealth,
   registerHttpMetrics,
   registerJsonBodyParser,
+  registerStartupGate,
   type AuditPublisher,
   type Clock,
   type Logger,
   type ReadinessCheck,
   type Registry,
+  type StartupState,
 } from '@audit/shared';
 import type { EventsReader } from './adapters/events.reader.js';
 import { publicApiMetrics } from './adapters/public-api.metrics.js';
@@ -27,6 +29,8 @@ export interface GatewayAppOptions extends Omit<PublicApiAuthOptions, 'meter'>, 
   /** The HTTP and public API metrics go here; they are served on a listener of their own (main.ts). */
   metrics: Registry;
   readiness: Record<string, ReadinessCheck>;
+  /** Until it is done, only the health endpoints answer (main.ts listens before its dependencies are up). */
+  startup: StartupState;
   events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;
@@ -40,6 +44,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+  registerStartupGate(app, opts.startup);
   registerHealth(app, opts.readiness);
   openApiRoute(app);
   await app.register(

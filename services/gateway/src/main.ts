@@ -2,13 +2,13 @@ import pg from 'pg';
 import {
   auditEventCodec,
   auditPublisher,
-  bootstrapKafka,
   clickhouseReady,
   createClickHouse,
   createHttpServer,
   createMetrics,
   DurableProducer,
   createLogger,
+  kafkaDeployment,
   liveTables,
   projectionStateStore,
   loggableError,
@@ -20,6 +20,7 @@ import {
   systemClock,
   allowList,
   secretBox,
+  Startup,
   systemResolve,
 } from '@audit/shared';
 import { eventsReader } from './adapters/events.reader.js';
@@ -31,15 +32,12 @@ import { loadConfig } from './config.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger('gateway', config.logLevel);
-await migratePostgres(config.databaseUrl);
-await migrateClickHouse(config.clickhouse);
+const startup = new Startup(logger);
 
 // The gateway writes audit events of its own (audit.export) through the same path as every producer.
-const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-gateway');
+const { kafka, topics, ensureTopics } = kafkaDeployment(config.kafka, logger, '-gateway');
 const producer = new DurableProducer(kafka);
-await producer.connect();
 const admin = kafka.admin();
-await admin.connect();
 
 // Bounded waits: a slow or unreachable Postgres answers 503 instead of holding requests.
 const pool = new pg.Pool({
@@ -81,22 +79,28 @@ const app = await buildApp({
     resolve: systemResolve,
   },
   clock: systemClock,
+  startup,
   readiness: {
     postgres: () => pool.query('SELECT 1'),
     clickhouse: () => clickhouseReady(clickhouse),
     kafka: () => admin.describeCluster(),
   },
 });
-await app.listen({ host: config.host, port: config.port });
-logger.info({ host: config.host, port: config.port }, 'gateway listening');
 // Its own listener: the public port must not expose internal metrics (see config.ts).
 const metricsServer = createHttpServer(logger);
 registerErrorHandling(metricsServer);
 registerMetricsRoute(metricsServer, metrics);
+
+// Listening before the dependencies answer: /healthz says alive, /readyz what it waits for (registerStartupGate).
+await app.listen({ host: config.host, port: config.port });
+logger.info({ host: config.host, port: config.port }, 'gateway listening');
 await metricsServer.listen({ ...config.metrics });
 logger.info(config.metrics, 'gateway metrics listening');
 
+// Installed before anything waits, so a signal during the start-up also stops the process cleanly. app.close()
+// lets requests in flight finish before the clients they use are closed.
 onShutdown(logger, async () => {
+  startup.stop();
   await app.close();
   await metricsServer.close();
   await pool.end();
@@ -104,3 +108,10 @@ onShutdown(logger, async () => {
   await producer.disconnect();
   await admin.disconnect();
 });
+
+await startup.step('postgres', () => migratePostgres(config.databaseUrl));
+await startup.step('clickhouse', () => migrateClickHouse(config.clickhouse));
+await startup.step('kafka', ensureTopics);
+await startup.step('kafka', () => producer.connect());
+await startup.step('kafka', () => admin.connect());
+startup.finish();

@@ -6,9 +6,11 @@ import {
   registerHttpMetrics,
   registerJsonBodyParser,
   registerMetricsRoute,
+  registerStartupGate,
   type Logger,
   type ReadinessCheck,
   type Registry,
+  type StartupState,
 } from '@audit/shared';
 import { ingestMetrics } from './adapters/ingest.metrics.js';
 import { eventsRoute, type EventsRouteOptions } from './routes/events.route.js';
@@ -18,6 +20,8 @@ export interface IngestAppOptions extends Omit<EventsRouteOptions, 'meter'> {
   metrics: Registry;
   maxBytes: number;
   readiness: Record<string, ReadinessCheck>;
+  /** Until it is done, only the health endpoints and metrics answer (main.ts listens before Kafka is up). */
+  startup: StartupState;
 }
 
 export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance> {
@@ -30,6 +34,7 @@ export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance>
     done(null, body),
   );
   registerErrorHandling(app);
+  registerStartupGate(app, opts.startup);
   registerHealth(app, opts.readiness);
   // The internal listener: unauthenticated like the health endpoints.
   registerMetricsRoute(app, opts.metrics);

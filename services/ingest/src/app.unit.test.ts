@@ -28,6 +28,7 @@ function appWith(
     clock: () => Date.UTC(2026, 10, 21),
     publisher: { publishRecords },
     readiness: { kafka: async () => undefined },
+    startup: { done: true, waitingFor: null },
   });
 }
 

@@ -2,10 +2,11 @@ import {
   auditEventCodec,
   auditPublisher,
   DurableProducer,
-  bootstrapKafka,
   createLogger,
   createMetrics,
+  kafkaDeployment,
   onShutdown,
+  Startup,
   systemClock,
 } from '@audit/shared';
 import { buildApp } from './app.js';
@@ -13,12 +14,10 @@ import { loadConfig } from './config.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger('ingest', config.logLevel);
-const { kafka, topics: topicSet } = await bootstrapKafka(config.kafka, logger, '-ingest');
-
+const startup = new Startup(logger);
+const { kafka, topics: topicSet, ensureTopics } = kafkaDeployment(config.kafka, logger, '-ingest');
 const producer = new DurableProducer(kafka);
-await producer.connect();
 const admin = kafka.admin();
-await admin.connect();
 
 const app = await buildApp({
   logger,
@@ -35,13 +34,23 @@ const app = await buildApp({
     // Nothing outlives the caller's wait: after a 503 the client re-sends, so the queued copy is dropped unsent.
     queue: { maxQueuedBytes: config.maxQueuedBytes, maxWaitMs: config.publishTimeoutMs },
   }),
+  startup,
   readiness: { kafka: () => admin.describeCluster() },
 });
+// Listening before Kafka answers: /healthz says alive, /readyz that it waits (registerStartupGate).
 await app.listen({ host: config.host, port: config.port });
 logger.info({ host: config.host, port: config.port }, 'ingest listening');
 
+// Installed before anything waits, so a signal during the start-up also stops the process cleanly. app.close()
+// lets requests in flight finish (each waits for Kafka's acknowledgement) before the producer goes.
 onShutdown(logger, async () => {
+  startup.stop();
   await app.close();
   await producer.disconnect();
   await admin.disconnect();
 });
+
+await startup.step('kafka', ensureTopics);
+await startup.step('kafka', () => producer.connect());
+await startup.step('kafka', () => admin.connect());
+startup.finish();

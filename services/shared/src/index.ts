@@ -55,5 +55,6 @@ export * from './webhooks/delivery-payload.js';
 export * from './projection/projection-tables.js';
 export * from './projection/projection-state.store.js';
 export * from './startup.js';
+export * from './http/startup-gate.js';
 export * from './projection/live-tables.js';
 export * from './audit-event/decode-record.js';

@@ -8,8 +8,7 @@ export interface WaitOptions {
 
 /**
  * Runs a start-up step (a migration, a connection, a topic check) until it succeeds, with backoff: a service
- * started before its dependencies waits for them instead of crashing, and says what it waits for. A signal still
- * stops it (no handler is installed yet, so the default one ends the process).
+ * started before its dependencies waits for them instead of crashing, and says what it waits for.
  */
 export async function untilAvailable<T>(
   what: string,
@@ -34,5 +33,55 @@ export async function untilAvailable<T>(
       );
       await sleep(delay);
     }
+  }
+}
+
+/** What a service's HTTP listener needs to know about its start-up (`registerStartupGate`). */
+export interface StartupState {
+  readonly done: boolean;
+  /** The dependency the running step needs; null between steps and once done. */
+  readonly waitingFor: string | null;
+}
+
+/**
+ * The start-up of a service that listens before its dependencies answer: its steps run through `untilAvailable`,
+ * and the listener reports which one it waits for. Once the service is stopping, no further step begins (nor
+ * does a retry), so a signal during the wait does not race a half-started service against its shutdown.
+ */
+export class Startup implements StartupState {
+  private finished = false;
+  private stopped = false;
+  private current: string | null = null;
+  private readonly began = Date.now();
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly options: WaitOptions = {},
+  ) {}
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  get waitingFor(): string | null {
+    return this.current;
+  }
+
+  async step<T>(what: string, step: () => Promise<T>): Promise<T> {
+    this.current = what;
+    // Never settles once stopping: the shutdown handler ends the process, and nothing after this step runs.
+    const attempt = () => (this.stopped ? new Promise<T>(() => undefined) : step());
+    const result = await untilAvailable(what, attempt, this.logger, this.options);
+    this.current = null;
+    return result;
+  }
+
+  finish(): void {
+    this.finished = true;
+    this.logger.info({ startup_ms: Date.now() - this.began }, 'started');
+  }
+
+  stop(): void {
+    this.stopped = true;
   }
 }

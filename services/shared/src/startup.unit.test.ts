@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { untilAvailable } from './startup.js';
+import { Startup, untilAvailable } from './startup.js';
 
 const logger = createLogger('test', 'silent');
 
@@ -25,5 +25,43 @@ describe('untilAvailable', () => {
     let calls = 0;
     await untilAvailable('kafka', async () => void calls++, logger);
     expect(calls).toBe(1);
+  });
+});
+
+describe('Startup', () => {
+  it('names the dependency its running step waits for, and is done once finished', async () => {
+    const startup = new Startup(logger, { firstDelayMs: 1, maxDelayMs: 2 });
+    let release!: () => void;
+    const available = new Promise<void>((resolve) => (release = resolve));
+    let seen: string | null = null;
+    const step = startup.step('postgres', async () => {
+      seen = startup.waitingFor;
+      await available;
+    });
+    release();
+    await step;
+    expect(seen).toBe('postgres');
+    expect(startup.waitingFor).toBeNull();
+    expect(startup.done).toBe(false);
+    startup.finish();
+    expect(startup.done).toBe(true);
+  });
+
+  it('begins no attempt once stopped: the step never settles, nothing after it runs', async () => {
+    const startup = new Startup(logger, { firstDelayMs: 1, maxDelayMs: 2 });
+    let calls = 0;
+    const first = startup.step('kafka', async () => {
+      calls += 1;
+      throw new Error('connect ECONNREFUSED');
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    startup.stop();
+    const attemptsWhenStopped = calls;
+    let settled = false;
+    void first.finally(() => (settled = true));
+    void startup.step('postgres', async () => void calls++).finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toBe(attemptsWhenStopped);
+    expect(settled).toBe(false);
   });
 });

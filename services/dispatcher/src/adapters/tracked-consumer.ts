@@ -34,6 +34,9 @@ export interface TrackedConsumerOptions {
  */
 export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
   const { consumer } = opts;
+  // First, before anything is set up: this is the step that fails while Kafka is unreachable, and the caller may
+  // retry it on the same consumer (run() itself rides out connection failures by restarting).
+  for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning });
   const tracker = new OffsetTracker();
   let stopping = false;
   let joined = false;
@@ -54,7 +57,6 @@ export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
   };
   const timer = setInterval(() => void commit(), opts.commitEveryMs);
 
-  for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning });
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
@@ -90,3 +92,5 @@ export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
     },
   };
 }
+
+export type TrackedConsumer = Awaited<ReturnType<typeof runTrackedConsumer>>;

@@ -20,6 +20,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
     readiness: {},
+    startup: { done: true, waitingFor: null },
     metrics: new Registry(),
     webhooks: { create: unused, list: async () => [], disable: unused, remove: unused },
     targets: { allowHttp: false, allowed: allowList([]), resolve: unused },

@@ -5,14 +5,27 @@ import { allTopics, topics, type Topics } from '../topics.js';
 import { createKafka } from './kafka-client.js';
 import { ensureTopics } from './topic-admin.js';
 
+/**
+ * A Kafka client and the deployment's topic names, without touching Kafka yet, and the step that creates the
+ * missing topics (with their settings): a service can be built before Kafka answers and run the step when it does.
+ */
+export function kafkaDeployment(settings: KafkaSettings, logger: Logger, clientSuffix: string) {
+  const kafka = createKafka(settings, logger, clientSuffix);
+  const topicSet = topics(settings.topicPrefix, settings.replicationFactor);
+  return {
+    kafka,
+    topics: topicSet,
+    ensureTopics: () => ensureTopics(kafka, allTopics(topicSet), settings.replicationFactor),
+  };
+}
+
 /** A Kafka client with every topic of the deployment present (created with their settings when missing). */
 export async function bootstrapKafka(
   settings: KafkaSettings,
   logger: Logger,
   clientSuffix: string,
 ): Promise<{ kafka: Kafka; topics: Topics }> {
-  const kafka = createKafka(settings, logger, clientSuffix);
-  const topicSet = topics(settings.topicPrefix, settings.replicationFactor);
-  await ensureTopics(kafka, allTopics(topicSet), settings.replicationFactor);
+  const { kafka, topics: topicSet, ensureTopics: ensure } = kafkaDeployment(settings, logger, clientSuffix);
+  await ensure();
   return { kafka, topics: topicSet };
 }

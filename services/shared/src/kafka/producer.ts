@@ -33,8 +33,15 @@ export class DurableProducer implements Pick<Producer, 'send'> {
     this.current = { producer, ready };
   }
 
-  connect(): Promise<void> {
-    return this.current.ready;
+  /** Resolves once connected. A failed attempt is replaced by a new one, so a caller can call again until Kafka answers. */
+  async connect(): Promise<void> {
+    const { producer, ready } = this.current;
+    try {
+      await ready;
+    } catch (err) {
+      this.retire(producer);
+      throw err;
+    }
   }
 
   async send(record: ProducerRecord): Promise<RecordMetadata[]> {
@@ -43,12 +50,16 @@ export class DurableProducer implements Pick<Producer, 'send'> {
       await ready;
       return await producer.send(record);
     } catch (err) {
-      if (this.current.producer === producer) {
-        this.replace();
-        producer.disconnect().catch(() => undefined);
-      }
+      this.retire(producer);
       throw err;
     }
+  }
+
+  /** Replaces a producer that failed, once, however many callers saw it fail. */
+  private retire(producer: Producer): void {
+    if (this.current.producer !== producer) return;
+    this.replace();
+    producer.disconnect().catch(() => undefined);
   }
 
   disconnect(): Promise<void> {

@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { Kafka, Producer, ProducerRecord } from 'kafkajs';
 import { DurableProducer } from './producer.js';
 
-function fakeKafka(outcomes: ('ok' | 'fail')[]) {
+function fakeKafka(outcomes: ('ok' | 'fail')[], connects: ('ok' | 'fail')[] = []) {
   const made: { id: number; sends: number; disconnected: boolean }[] = [];
   const kafka = {
     producer: () => {
       const state = { id: made.length, sends: 0, disconnected: false };
       made.push(state);
       return {
-        connect: async () => undefined,
+        connect: async () => {
+          if (connects.shift() === 'fail') throw new Error('connect ECONNREFUSED');
+        },
         disconnect: async () => {
           state.disconnected = true;
         },
@@ -43,6 +45,20 @@ describe('DurableProducer', () => {
     await producer.send(record);
     expect(made.map((m) => [m.sends, m.disconnected])).toEqual([
       [2, true],
+      [1, false],
+    ]);
+  });
+
+  it('connects with a new producer when called again after a failed connection (start-up waits for Kafka)', async () => {
+    const { kafka, made } = fakeKafka(['ok'], ['fail', 'fail', 'ok']);
+    const producer = new DurableProducer(kafka);
+    await expect(producer.connect()).rejects.toThrow('ECONNREFUSED');
+    await expect(producer.connect()).rejects.toThrow('ECONNREFUSED');
+    await producer.connect();
+    await producer.send(record);
+    expect(made.map((m) => [m.sends, m.disconnected])).toEqual([
+      [0, true],
+      [0, true],
       [1, false],
     ]);
   });
