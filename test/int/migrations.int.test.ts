@@ -20,7 +20,7 @@ afterAll(async () => {
 describe('migrations', () => {
   it('ClickHouse: applies every file once; re-running is a no-op', async () => {
     const settings = clickhouseSettings(names);
-    expect((await migrateClickHouse(settings)).applied).toEqual(['1_audit_events']);
+    expect((await migrateClickHouse(settings)).applied).toEqual(['1_audit_events', '2_projection_state']);
     expect((await migrateClickHouse(settings)).applied).toEqual([]);
     const ch = testClickHouse(names);
     const tables = await (
@@ -31,6 +31,8 @@ describe('migrations', () => {
       'audit_event_ids',
       'audit_event_ids_mv',
       'audit_events',
+      'projection_acks',
+      'projection_state',
       'schema_migrations',
     ]);
   });
