@@ -167,8 +167,13 @@ async function main() {
     await projector.start();
     const catchUp = await catchingUp;
     catching = false;
-    await readsWhileCatchingUp;
+    const catchUpReads = await readsWhileCatchingUp;
     report('projector catch-up (normal path)', `${fmt(catchUp)} events/s`);
+    // Pages may come back short while the projection fills: only their latency says something here.
+    report(
+      'list reads during the catch-up',
+      `p50 ${fmt(catchUpReads.p50, 1)} ms, p99 ${fmt(catchUpReads.p99, 1)} ms (${fmt(catchUpReads.n)} reads)`,
+    );
 
     const before = await timedReads(gateway.url, keys, READ_SAMPLES);
     report(

@@ -46,7 +46,10 @@ export class ServiceProcess {
     // The port tells apart processes of one test that run the same service.
     this.logPath = `${LOG_DIR}/${this.env.TEST_ID}-${this.name}-${this.port}-${this.starts++}.log`;
     const log = createWriteStream(this.logPath);
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${this.name}/src/main.ts`], {
+    // A benchmark run with SERVICE_CPU_PROFILE_DIR set leaves a V8 CPU profile of each service it started there.
+    const profile = process.env.SERVICE_CPU_PROFILE_DIR;
+    const node = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+    const child = spawn(process.execPath, [...node, '--import', 'tsx', `services/${this.name}/src/main.ts`], {
       cwd: ROOT,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
