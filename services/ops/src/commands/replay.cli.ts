@@ -8,6 +8,8 @@ import { CliError } from './cli-error.js';
 import { abortReplay, replayProjection } from './replay-projection.command.js';
 import { replayWebhooks } from './replay-webhooks.command.js';
 
+const COPY_TIMEOUT_MS = 6 * 3600 * 1000;
+
 export async function replayCli(
   sub: string | undefined,
   values: CliValues,
@@ -43,7 +45,8 @@ async function replayProjectionCli(
   const parsed = parseReplayProjection(values, Date.now());
   if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
   const r = parsed.request;
-  const clickhouse = createClickHouse(config.clickhouse);
+  // Copying what was ingested before --since may take long on a large projection.
+  const clickhouse = createClickHouse(config.clickhouse, config.clickhouse.database, COPY_TIMEOUT_MS);
   try {
     await withKafka(config, logger, async (kafka, topics) => {
       const ctx = {

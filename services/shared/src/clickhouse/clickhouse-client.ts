@@ -3,17 +3,21 @@ import type { ClickHouseSettings } from '../config/components.js';
 
 export type { ClickHouseClient };
 
-/** One HTTP client per process; `database` may be overridden for administrative statements. */
+/**
+ * One HTTP client per process; `database` may be overridden for administrative statements, and the timeout for
+ * an operator's long statements (copying a generation).
+ */
 export function createClickHouse(
   settings: ClickHouseSettings,
   database = settings.database,
+  requestTimeoutMs = 30_000,
 ): ClickHouseClient {
   return createClient({
     url: settings.url,
     username: settings.user,
     password: settings.password,
     database,
-    request_timeout: 30_000,
+    request_timeout: requestTimeoutMs,
     compression: { request: false, response: false },
     max_open_connections: 16,
   });
