@@ -188,7 +188,7 @@ async function main() {
     let out = '';
     let err = '';
     const code = await runCli(
-      ['replay', 'projection', '--drop-old-after', '2', '--json'],
+      ['replay', 'projection', '--drop-old-after', '5', '--json'],
       {
         KAFKA_BROKERS,
         TOPIC_PREFIX: names.topicPrefix,

@@ -79,7 +79,7 @@ describe('ops replay projection', () => {
       'replay',
       'projection',
       '--drop-old-after',
-      '3',
+      '5',
       '--json',
     ]);
     replaying = false;
@@ -135,7 +135,7 @@ describe('ops replay projection', () => {
       '--since',
       since.toISOString(),
       '--drop-old-after',
-      '1',
+      '5',
       '--json',
     ]);
     expect(res.code, res.err).toBe(0);

@@ -28,3 +28,16 @@ export type CliValues = ReturnType<
 
 /** Prints the JSON form with --json, the human one otherwise. */
 export type Print = (json: unknown, human: string) => void;
+
+/** Refuses options the command does not take (a stray one could otherwise widen what it acts on). */
+export function onlyOptions(
+  values: CliValues,
+  command: string,
+  allowed: readonly (keyof CliValues)[],
+): string[] {
+  const given = Object.entries(values).filter(([, v]) => v !== undefined && v !== false);
+  return given
+    .map(([k]) => k)
+    .filter((k) => k !== 'json' && k !== 'help' && !(allowed as readonly string[]).includes(k))
+    .map((k) => `--${k} does not apply to ${command}`);
+}

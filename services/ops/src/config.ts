@@ -25,6 +25,8 @@ const schema = z
     OPERATOR_ID: z.string().min(1).max(256).optional(),
     // The projectors' group: `replay projection` waits for its members, and names the replay's group after it.
     PROJECTOR_GROUP_ID: z.string().min(1).default('audit-projector'),
+    // As the projector's: `dlq show` and `replay webhooks` decode with the contract versions the projector has.
+    SCHEMAS_DIR: z.string().min(1).optional(),
     // Where `status` finds the services: the same variables and defaults the services listen by.
     GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
     GATEWAY_PORT: port(8080),
@@ -44,6 +46,7 @@ const schema = z
     apiKeyEnv: e.API_KEY_ENV,
     operatorId: e.OPERATOR_ID,
     projectorGroupId: e.PROJECTOR_GROUP_ID,
+    schemasDir: e.SCHEMAS_DIR,
     services: {
       gateway: { host: e.GATEWAY_HOST, port: e.GATEWAY_PORT },
       ingest: { host: e.INGEST_HOST, port: e.INGEST_PORT },

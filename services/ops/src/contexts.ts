@@ -88,7 +88,7 @@ export async function withOperationsContext<T>(
         topics,
         pool,
         producer,
-        codec: auditEventCodec(),
+        codec: auditEventCodec(config.schemasDir),
         operator: operatorOf(config),
         now: systemClock,
         deadlineMs: KAFKA_READ_DEADLINE_MS,

@@ -32,9 +32,10 @@ import { replayRunner } from './adapters/replay-runner.js';
 import { loadConfig } from './config.js';
 
 // How often the projection's state is read when idle, and how long after a replay's missed deadline projectors
-// go back to the live generation alone (ops replay projection).
+// go back to the live generation alone (ops replay projection): long enough for clocks of different hosts to
+// disagree, since the command stops trying 5 s before the deadline by its own clock.
 const STATE_POLL_MS = 250;
-const REPLAY_GRACE_MS = 5000;
+const REPLAY_GRACE_MS = 60_000;
 
 const config = loadConfig(process.env);
 const logger = createLogger('projector', config.logLevel);
@@ -54,7 +55,8 @@ await untilAvailable('kafka admin', () => admin.connect(), logger);
 
 const metrics = createMetrics('projector');
 let stopping = false;
-const sink = clickhouseSink(clickhouse, config.clickhouse.database);
+const sink = clickhouseSink(clickhouse, config.clickhouse.database, 'live');
+const replaySink = clickhouseSink(clickhouse, config.clickhouse.database, 'replay');
 const store = projectionStateStore(clickhouse);
 const gate = new ProjectionGate({
   store,
@@ -78,7 +80,7 @@ const live = await startPipeline({
   groupId: config.groupId,
   deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
   meter: projectorMetrics(metrics),
-  target: (write) => gate.write(write),
+  target: (write, lost) => gate.write(write, lost),
   onJoin: (id) => (member = id),
   logger,
 });
@@ -87,13 +89,14 @@ const replay = replayRunner(
   (target) =>
     startPipeline({
       ...common,
+      sink: replaySink,
       groupId: replayGroupId(config.groupId, target),
       deadLetters: { publish: async () => undefined },
       meter: { flushed: () => undefined },
       target: (write) => write(projectionTables(target)),
       logger: logger.child({ replay_target: target }),
     }),
-  sink,
+  replaySink,
   logger,
 );
 const watch = projectionWatcher({

@@ -199,4 +199,11 @@ describe('deliveryState.terminalFailure (settled once)', () => {
     const gone = terminal('wh_00000013', 8_000);
     expect(await state.terminalFailure({ ...target, id: 'wh_00000013' }, keyOf(gone))).toBe(false);
   });
+
+  it('leaves nothing to settle for an attempt whose first run succeeded', async () => {
+    await endpoint('wh_00000014', 0);
+    const ok = { ...attempt('wh_00000014', 9_000, true, 6), terminal: false };
+    expect(await state.recordAttempt(ok)).toBe(true);
+    expect(await state.settled(keyOf(ok))).toBe(true);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from '@audit/shared';
-import type { CliValues, Print } from '../cli-values.js';
+import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { withOperationsContext } from '../contexts.js';
 import { parseDlqRequest } from '../domain/dlq-request.js';
@@ -47,6 +47,14 @@ export async function dlqCli(
   if (sub !== 'list' && sub !== 'show' && sub !== 'redrive') {
     throw new CliError(`unknown dlq command: ${sub ?? '(none)'}\n\n${HELP.dlq}`, 2);
   }
+  const allowed = {
+    list: ['queue', 'all', 'tenant', 'endpoint', 'limit'],
+    show: ['queue', 'offset', 'partition'],
+    redrive: ['queue', 'tenant', 'endpoint', 'offset', 'partition', 'to', 'limit', 'dry-run'],
+  } as const;
+  const stray = onlyOptions(values, `dlq ${sub}`, allowed[sub]);
+  if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+  if (sub === 'show' && values.offset === undefined) throw new CliError('dlq show needs --offset', 2);
   const parsed = parseDlqRequest({
     ...values,
     limit: values.limit ?? (sub === 'list' ? String(LIST_LIMIT) : undefined),
@@ -60,8 +68,7 @@ export async function dlqCli(
       return print(result, listText(result));
     }
     if (sub === 'show') {
-      if (r.offset === undefined) throw new CliError('dlq show needs --offset', 2);
-      const shown = await dlqShow(ctx, r.queue, { partition: r.partition ?? 0, offset: r.offset });
+      const shown = await dlqShow(ctx, r.queue, { partition: r.partition ?? 0, offset: r.offset! });
       return print(shown, JSON.stringify(shown, null, 2));
     }
     const result = await dlqRedrive(ctx, r.queue, {

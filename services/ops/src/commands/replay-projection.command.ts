@@ -1,8 +1,10 @@
 import type { Admin, Kafka } from 'kafkajs';
 import {
+  insertQueryPrefix,
   projectionTables,
   replayGroupId,
   sleep,
+  sqlValue,
   type ClickHouseClient,
   type ProjectionState,
   type ProjectionStateStore,
@@ -103,13 +105,18 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
     }
     const live = projectionTables(state.live);
     const generations = await existingGenerations(ctx.clickhouse, ctx.database);
-    // Left by a replay that was given up: nothing reads or writes them.
-    for (const g of generations.filter((g) => g > state.live)) await dropGeneration(ctx.clickhouse, g);
     const target = Math.max(state.live, ...generations) + 1;
-    const group = replayGroupId(ctx.projectorGroupId, target);
-    const next = await createGeneration(ctx.clickhouse, live, target);
-    ctx.note?.(`building generation ${target} (${next.events}) while generation ${state.live} serves reads`);
+    // Claimed first: a second command now finds a replay in progress.
+    await ctx.store.write({ phase: 'prepare', live: state.live, target }, ctx.operator, ctx.now());
+    let switched = false;
     try {
+      // Left by a replay given up, or by one whose command died after its switch: nothing reads or writes them.
+      for (const g of generations.filter((g) => g !== state.live)) await dropGeneration(ctx.clickhouse, g);
+      const group = replayGroupId(ctx.projectorGroupId, target);
+      const next = await createGeneration(ctx.clickhouse, live, target);
+      ctx.note?.(
+        `building generation ${target} (${next.events}) while generation ${state.live} serves reads`,
+      );
       if (opts.since !== undefined) await copyBefore(ctx.clickhouse, live, next, opts.since);
       const start =
         opts.since === undefined
@@ -120,22 +127,7 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
       const from = start.reduce((sum, p) => sum + BigInt(p.offset), 0n);
       await ctx.store.write({ phase: 'build', live: state.live, target }, ctx.operator, ctx.now());
       const buildStarted = ctx.now();
-
-      for (;;) {
-        const [ends, done] = await Promise.all([
-          admin.fetchTopicOffsets(topic),
-          committed(admin, group, topic),
-        ]);
-        const end = ends.reduce((sum, p) => sum + BigInt(p.high), 0n);
-        const left = ends.reduce((sum, p) => {
-          const at = done.get(p.partition) ?? -1n;
-          const position = at < 0n ? BigInt(start.find((s) => s.partition === p.partition)!.offset) : at;
-          return sum + (BigInt(p.high) - position);
-        }, 0n);
-        ctx.progress?.(Number(end - from - left), Number(end - from));
-        if (left <= BigInt(CATCH_UP_RECORDS)) break;
-        await sleep(POLL_MS);
-      }
+      await caughtUp(ctx, admin, group, start, from);
 
       const until = ctx.now() + HANDOVER_MS;
       const deadline = until - HANDOVER_SAFETY_MS;
@@ -153,40 +145,108 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
         const done = await committed(admin, group, topic);
         return [...liveEnd].every(([p, end]) => end === 0n || (done.get(p) ?? -1n) >= end);
       });
-      const drainAt = await ctx.store.write({ ...held, phase: 'drain' }, ctx.operator, ctx.now());
-      await waitUntil('the replay consumers to stop', deadline, ctx.now, () =>
-        allConfirmed(ctx, admin, target, 'drain', drainAt),
-      );
-      if (ctx.now() > deadline) throw new CliError('the handover did not finish in time');
-      await ctx.store.write({ phase: 'live', live: target }, ctx.operator, ctx.now());
-      const switchedAt = ctx.now();
       const replayed = Number(
         [...(await committed(admin, group, topic)).values()].reduce((s, o) => s + (o > 0n ? o : 0n), 0n) -
           from,
       );
-      await admin.deleteGroups([group]).catch(() => undefined);
-      ctx.note?.(
-        `generation ${target} is live; generation ${state.live} is dropped in ${opts.dropOldAfterMs} ms`,
-      );
-      await sleep(opts.dropOldAfterMs);
-      await dropGeneration(ctx.clickhouse, state.live);
+      const drainAt = await ctx.store.write({ ...held, phase: 'drain' }, ctx.operator, ctx.now());
+      // Every replay consumer stopped, whoever ran it (also a process no longer in the live group), and none of
+      // their inserts still runs: from the switch on, the live path is the target's only writer.
+      await waitUntil('the replay consumers to stop', deadline, ctx.now, async () => {
+        return (
+          (await allConfirmed(ctx, admin, target, 'drain', drainAt)) &&
+          (await groupGone(admin, group)) &&
+          (await runningInserts(ctx.clickhouse, ctx.database)) === 0
+        );
+      });
+      // The target must hold at least what the live generation does (a projector that lost a contract version
+      // would have skipped records the live generation has): refused rather than switched to.
+      const [before, after] = await Promise.all([
+        countEvents(ctx.clickhouse, live),
+        countEvents(ctx.clickhouse, next),
+      ]);
+      if (after < before) {
+        throw new CliError(
+          `generation ${target} holds ${after} events, fewer than the live ${before}: not switched`,
+        );
+      }
+      if (ctx.now() > deadline) throw new CliError('the handover did not finish in time');
+      await ctx.store.write({ phase: 'live', live: target }, ctx.operator, ctx.now());
+      switched = true;
+      const switchedAt = ctx.now();
+      await afterSwitch(ctx, admin, group, state.live, opts.dropOldAfterMs);
       return {
         generation: target,
         previous: state.live,
         since: opts.since === undefined ? null : new Date(opts.since).toISOString(),
         records_replayed: replayed,
-        events: await countEvents(ctx.clickhouse, next),
+        events: await countEvents(ctx.clickhouse, next).catch(() => null),
         duration_ms: switchedAt - started,
         build_ms: pausedAt - buildStarted,
         writes_held_ms: switchedAt - pausedAt,
       };
     } catch (err) {
-      await giveUp(ctx, state.live, target);
+      // After the switch the new generation is the live one: nothing may undo it.
+      if (!switched) await giveUp(ctx, state.live, target);
       throw err;
     }
   } finally {
     await admin.disconnect();
   }
+}
+
+/** Waits until the replay group is close to the topic's end (progress on the way). */
+async function caughtUp(
+  ctx: ReplayProjectionContext,
+  admin: Admin,
+  group: string,
+  start: { partition: number; offset: string }[],
+  from: bigint,
+) {
+  const topic = ctx.topics.auditEvents.name;
+  for (;;) {
+    const [ends, done] = await Promise.all([admin.fetchTopicOffsets(topic), committed(admin, group, topic)]);
+    const end = ends.reduce((sum, p) => sum + BigInt(p.high), 0n);
+    const left = ends.reduce((sum, p) => {
+      const at = done.get(p.partition) ?? -1n;
+      const position = at < 0n ? BigInt(start.find((s) => s.partition === p.partition)!.offset) : at;
+      return sum + (BigInt(p.high) - position);
+    }, 0n);
+    ctx.progress?.(Number(end - from - left), Number(end - from));
+    if (left <= BigInt(CATCH_UP_RECORDS)) return;
+    await sleep(POLL_MS);
+  }
+}
+
+/** A consumer group with no member left. */
+async function groupGone(admin: Admin, groupId: string): Promise<boolean> {
+  const { groups } = await admin.describeGroups([groupId]);
+  return ['Empty', 'Dead', undefined].includes(groups[0]?.state);
+}
+
+async function runningInserts(client: ClickHouseClient, database: string): Promise<number> {
+  const result = await client.query({
+    query: `SELECT count() AS n FROM system.processes WHERE query_id LIKE ${sqlValue(`${insertQueryPrefix(database, 'replay')}%`)}`,
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ n: string }>();
+  return Number(row?.n ?? 0);
+}
+
+/** The replay's group and, after a grace for reads begun on it, the old generation go; a failure is only told. */
+async function afterSwitch(
+  ctx: ReplayProjectionContext,
+  admin: Admin,
+  group: string,
+  old: number,
+  dropOldAfterMs: number,
+) {
+  await admin.deleteGroups([group]).catch(() => undefined);
+  ctx.note?.(`generation ${old} is dropped in ${dropOldAfterMs} ms`);
+  await sleep(dropOldAfterMs);
+  await dropGeneration(ctx.clickhouse, old).catch((err: unknown) =>
+    ctx.note?.(`generation ${old} was not dropped (${(err as Error).message}); the next replay drops it`),
+  );
 }
 
 /** Back to the live generation alone; the half-built one goes. */

@@ -1,5 +1,5 @@
 import { createClickHouse, projectionStateStore, type Logger } from '@audit/shared';
-import type { CliValues, Print } from '../cli-values.js';
+import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { operatorOf, withKafka, withOperationsContext } from '../contexts.js';
 import { parseReplayProjection, parseReplayWebhooks } from '../domain/replay-request.js';
@@ -19,9 +19,17 @@ export async function replayCli(
   progress: (read: number, total: number) => void,
   note: (text: string) => void,
 ) {
-  if (sub === 'projection') return replayProjectionCli(values, config, logger, print, progress, note);
-  if (sub !== 'webhooks')
+  if (sub !== 'webhooks' && sub !== 'projection')
     throw new CliError(`unknown replay command: ${sub ?? '(none)'}\n\n${HELP.replay}`, 2);
+  const stray = onlyOptions(
+    values,
+    `replay ${sub}`,
+    sub === 'projection'
+      ? ['since', 'abort', 'drop-old-after']
+      : ['tenant', 'endpoint', 'since', 'until', 'dry-run'],
+  );
+  if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+  if (sub === 'projection') return replayProjectionCli(values, config, logger, print, progress, note);
   const parsed = parseReplayWebhooks(values, Date.now());
   if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
   const result = await withOperationsContext(config, logger, progress, (ctx) =>

@@ -49,6 +49,8 @@ export const replayProjectionSchema = z.object({
     .string()
     .regex(/^\d{1,5}$/, 'must be a whole number of seconds')
     .transform((t) => Number(t) * 1000)
+    // Gateways ask for the live generation once a second, and a page may take several queries.
+    .pipe(z.number().min(5000, 'must be at least 5 seconds: reads may still be on the old generation'))
     .default(30_000),
 });
 

@@ -8,6 +8,7 @@ import {
   type AuditEventRecord,
   type ClickHouseClient,
   type ProjectionTables,
+  insertQueryPrefix,
 } from '@audit/shared';
 import { randomUUID } from 'node:crypto';
 import { idKey } from '../domain/project-batch.js';
@@ -51,8 +52,12 @@ const SETTLE_POLL_MS = 100;
  * `database` names our inserts (query_id prefix), so that a new owner of a partition can wait for an insert an
  * earlier owner (a killed process, a timed-out request) left running before it looks up what is stored.
  */
-export function clickhouseSink(client: ClickHouseClient, database: string): EventSink {
-  const insertPrefix = `audit-insert-${database}-`;
+export function clickhouseSink(
+  client: ClickHouseClient,
+  database: string,
+  writer: 'live' | 'replay' = 'live',
+): EventSink {
+  const insertPrefix = insertQueryPrefix(database, writer);
   const on = (tables: ProjectionTables) => ({
     async storedKeys(events: readonly AuditEventRecord[]) {
       if (events.length === 0) return new Set<string>();

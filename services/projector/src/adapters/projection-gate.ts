@@ -36,16 +36,23 @@ export class ProjectionGate {
     return effectiveState(await this.options.store.read(), this.options.clock(), this.options.graceMs);
   }
 
-  async write<T>(fn: (tables: ProjectionTables) => Promise<T>): Promise<T> {
+  /**
+   * `lost` says the caller may no longer write (its consumer left the group: the records' new owner writes
+   * them), checked while held: a write released late must not race the new owner's.
+   */
+  async write<T>(
+    fn: (tables: ProjectionTables) => Promise<T>,
+    lost: () => boolean = () => false,
+  ): Promise<T> {
     for (;;) {
       this.inFlight += 1;
       try {
         const state = await this.state();
-        if (state.phase === 'live' || state.phase === 'build') return await fn(projectionTables(state.live));
+        if (state.phase !== 'pause' && state.phase !== 'drain') return await fn(projectionTables(state.live));
       } finally {
         this.inFlight -= 1;
       }
-      if (this.options.shouldStop()) throw new Error('stopping while writes are held for a replay');
+      if (this.options.shouldStop() || lost()) throw new Error('write held for a replay given up');
       await sleep(this.options.pollMs);
     }
   }

@@ -36,7 +36,7 @@ export function projectionWatcher(deps: WatcherDeps) {
   async function confirm(target: number, phase: 'pause' | 'drain', changedAt: number, member: string) {
     const key = `${changedAt}:${phase}:${member}`;
     if (confirmed.has(key)) return;
-    await deps.store.ack(target, phase, member, deps.clock());
+    await deps.store.ack(target, phase, member, changedAt);
     confirmed.add(key);
     deps.logger.info({ target, phase }, 'replay phase confirmed');
   }
@@ -45,16 +45,17 @@ export function projectionWatcher(deps: WatcherDeps) {
     try {
       const raw = await deps.store.read();
       const state = effectiveState(raw, deps.clock(), deps.graceMs);
-      const target = state.phase === 'live' ? null : state.target;
+      const replaying = state.phase === 'build' || state.phase === 'pause';
+      const target = replaying ? state.target : null;
       const running = deps.runner.running();
-      if (state.phase === 'live' || state.phase === 'drain' || (running !== null && running !== target)) {
+      if (!replaying || (running !== null && running !== target)) {
         if (running !== null) await deps.runner.stop();
       }
       if ((state.phase === 'build' || state.phase === 'pause') && deps.runner.running() === null) {
         await deps.runner.start(state.target);
       }
       const member = deps.member();
-      if (member === null || state.phase === 'live' || state.phase === 'build') return;
+      if (member === null || (state.phase !== 'pause' && state.phase !== 'drain')) return;
       if (deps.gate.idle) await confirm(state.target, 'pause', raw.changedAt, member);
       if (state.phase === 'drain' && deps.runner.running() === null) {
         await confirm(state.target, 'drain', raw.changedAt, member);

@@ -22,7 +22,7 @@ export interface PipelineOptions {
   sink: EventSink;
   deadLetters: DeadLetterPublisher;
   meter: FlushMeter;
-  target: <T>(write: (tables: ProjectionTables) => Promise<T>) => Promise<T>;
+  target: <T>(write: (tables: ProjectionTables) => Promise<T>, lost: () => boolean) => Promise<T>;
   /** Told the consumer's group member id at every join. */
   onJoin?: (memberId: string) => void;
   logger: Logger;

@@ -33,7 +33,7 @@ export interface FlushDeps {
    * Runs the store step on the generation to write: the live one through the projection gate (held while a
    * replay takes over), or the one a replay builds.
    */
-  target: <T>(write: (tables: ProjectionTables) => Promise<T>) => Promise<T>;
+  target: <T>(write: (tables: ProjectionTables) => Promise<T>, lost: () => boolean) => Promise<T>;
 }
 
 async function retry<T>(
@@ -70,7 +70,7 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
     const outcome = await retry(logger, 'store', deps, async (attempt) => {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
-      return deps.target((tables) => storeEvents(events, deps.sink.on(tables)));
+      return deps.target((tables) => storeEvents(events, deps.sink.on(tables)), deps.shouldStop);
     });
     deps.meter.flushed({ records: records.length, deadLetters, outcome });
     logger.debug({ ...outcome, records: records.length, deadLettered: deadLetters.length }, 'flushed');

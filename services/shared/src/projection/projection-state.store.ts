@@ -18,7 +18,7 @@ function stateOf(row: StateRow | undefined): ProjectionState {
   const phase = PROJECTION_PHASES.find((p) => p === row.phase);
   const live = Number(row.live);
   const target = Number(row.target);
-  if (phase === 'build') return { phase, live, target };
+  if (phase === 'build' || phase === 'prepare') return { phase, live, target };
   if (phase === 'pause' || phase === 'drain') return { phase, live, target, until: Number(row.until) };
   return { phase: 'live', live };
 }
@@ -55,20 +55,24 @@ export function projectionStateStore(client: ClickHouseClient) {
       return at;
     },
 
-    async ack(target: number, phase: 'pause' | 'drain', member: string, now: number): Promise<void> {
+    /**
+     * A member confirms the state that changed at `changedAt` (the state's own time, not the member's clock:
+     * clocks of different hosts are never compared).
+     */
+    async ack(target: number, phase: 'pause' | 'drain', member: string, changedAt: number): Promise<void> {
       await client.insert({
         table: 'projection_acks',
         format: 'JSONEachRow',
-        values: [{ at: now, target, phase, member }],
+        values: [{ at: changedAt, target, phase, member }],
       });
     },
 
-    /** Members that confirmed `phase` of the move to `target` at or after `since`. */
-    async acked(target: number, phase: 'pause' | 'drain', since: number): Promise<Set<string>> {
+    /** Members that confirmed `phase` of the move to `target`, for the state that changed at `changedAt`. */
+    async acked(target: number, phase: 'pause' | 'drain', changedAt: number): Promise<Set<string>> {
       const found = await rows<{ member: string }>(
         client,
         `SELECT DISTINCT member FROM projection_acks
-         WHERE target = ${sqlValue(target)} AND phase = ${sqlValue(phase)} AND at >= ${sqlValue(since)}`,
+         WHERE target = ${sqlValue(target)} AND phase = ${sqlValue(phase)} AND at = ${sqlValue(changedAt)}`,
       );
       return new Set(found.map((r) => r.member));
     },

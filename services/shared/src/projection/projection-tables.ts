@@ -25,11 +25,13 @@ export function generationOf(table: string): number | null {
   return m[1] === undefined ? 1 : Number(m[1]);
 }
 
-export const PROJECTION_PHASES = ['live', 'build', 'pause', 'drain'] as const;
+export const PROJECTION_PHASES = ['live', 'prepare', 'build', 'pause', 'drain'] as const;
 export type ProjectionPhase = (typeof PROJECTION_PHASES)[number];
 
 export type ProjectionState =
   | { phase: 'live'; live: number }
+  /** A replay's tables are being made (and filled with what came before --since): one replay at a time. */
+  | { phase: 'prepare'; live: number; target: number }
   /** Projectors also replay the audit topic into `target`, in a consumer group of its own. */
   | { phase: 'build'; live: number; target: number }
   /** As build, and writes to `live` are held (until `until`, epoch ms): the target catches up with them. */
@@ -48,6 +50,13 @@ export function effectiveState(state: ProjectionState, now: number, graceMs: num
   }
   return state;
 }
+
+/**
+ * The query id prefix of the projection's inserts: by database, and by who writes (the live path or a replay),
+ * so that each waits only for its own inserts left running (and the operator can see that a replay's are over).
+ */
+export const insertQueryPrefix = (database: string, writer: 'live' | 'replay') =>
+  `audit-insert-${database}-${writer}-`;
 
 /** The name of the consumer group that replays the audit topic into `target`, derived from the projector's. */
 export const replayGroupId = (projectorGroupId: string, target: number) =>

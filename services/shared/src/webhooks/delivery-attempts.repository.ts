@@ -87,11 +87,16 @@ export const deliveryAttemptsRepository = {
     return (rowCount ?? 0) > 0;
   },
 
-  /** Whether the terminal attempt was settled (false too when it was never recorded, or its endpoint is gone). */
+  /**
+   * Whether the attempt, as first recorded, leaves nothing to settle: it was settled already, or it was not
+   * terminal (the first run succeeded, or was handed to a retry). False when it was never recorded, or its
+   * endpoint is gone.
+   */
   async isSettled(db: Queryable, key: AttemptKey): Promise<boolean> {
     const { rows } = await db.query(
       `SELECT 1 FROM webhook_delivery_attempts
-       WHERE endpoint_id = $1 AND event_id = $2 AND attempt = $3 AND replay = $4 AND terminal AND settled LIMIT 1`,
+       WHERE endpoint_id = $1 AND event_id = $2 AND attempt = $3 AND replay = $4 AND (settled OR NOT terminal)
+       LIMIT 1`,
       keyValues(key),
     );
     return rows.length > 0;
