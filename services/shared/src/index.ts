@@ -58,3 +58,4 @@ export * from './startup.js';
 export * from './http/startup-gate.js';
 export * from './projection/live-tables.js';
 export * from './audit-event/decode-record.js';
+export * from './projection/running-inserts.js';

@@ -1,10 +1,9 @@
 import type { Admin, Kafka } from 'kafkajs';
 import {
-  insertQueryPrefix,
   projectionTables,
   replayGroupId,
+  runningInserts,
   sleep,
-  sqlValue,
   type ClickHouseClient,
   type ProjectionState,
   type ProjectionStateStore,
@@ -156,7 +155,7 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
         return (
           (await allConfirmed(ctx, admin, target, 'drain', drainAt)) &&
           (await groupGone(admin, group)) &&
-          (await runningInserts(ctx.clickhouse, ctx.database)) === 0
+          (await runningInserts(ctx.clickhouse, ctx.database, 'replay')) === 0
         );
       });
       // The target must hold at least what the live generation does (a projector that lost a contract version
@@ -222,15 +221,6 @@ async function caughtUp(
 async function groupGone(admin: Admin, groupId: string): Promise<boolean> {
   const { groups } = await admin.describeGroups([groupId]);
   return ['Empty', 'Dead', undefined].includes(groups[0]?.state);
-}
-
-async function runningInserts(client: ClickHouseClient, database: string): Promise<number> {
-  const result = await client.query({
-    query: `SELECT count() AS n FROM system.processes WHERE query_id LIKE ${sqlValue(`${insertQueryPrefix(database, 'replay')}%`)}`,
-    format: 'JSONEachRow',
-  });
-  const [row] = await result.json<{ n: string }>();
-  return Number(row?.n ?? 0);
 }
 
 /** The replay's group and, after a grace for reads begun on it, the old generation go; a failure is only told. */

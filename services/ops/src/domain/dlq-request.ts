@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TENANT_ID_PATTERN } from '@audit/shared';
+import { parseOptions } from './cli-options.js';
 import { DEAD_LETTER_QUEUES } from './dead-letter.js';
 
 const endpointId = z.string().regex(/^wh_[0-9a-f]{8}$/, 'must be an endpoint id (wh_ and 8 hex digits)');
@@ -46,10 +47,4 @@ export const dlqRequestSchema = z
 
 export type DlqRequest = z.output<typeof dlqRequestSchema>;
 
-export type Parsed<T> = { ok: true; request: T } | { ok: false; errors: string[] };
-
-export function parseDlqRequest(values: Record<string, unknown>): Parsed<DlqRequest> {
-  const result = dlqRequestSchema.safeParse(values);
-  if (result.success) return { ok: true, request: result.data };
-  return { ok: false, errors: result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`) };
-}
+export const parseDlqRequest = (values: Record<string, unknown>) => parseOptions(dlqRequestSchema, values);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseRfc3339, TENANT_ID_PATTERN } from '@audit/shared';
-import type { Parsed } from './dlq-request.js';
+import { parseOptions, type Parsed } from './cli-options.js';
 
 const instant = z.string().transform((text, ctx) => {
   const ms = parseRfc3339(text);
@@ -29,17 +29,16 @@ export const replayWebhooksSchema = z
 
 export type ReplayWebhooksRequest = z.output<typeof replayWebhooksSchema>;
 
-export function parseReplayWebhooks(
-  values: Record<string, unknown>,
-  now: number,
-): Parsed<ReplayWebhooksRequest> {
-  const result = replayWebhooksSchema.safeParse(values);
-  if (!result.success) {
-    return { ok: false, errors: result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`) };
+/** A replay of what is still to come is refused: --since must not be later than now. */
+function sinceNotLater<T extends { since?: number }>(parsed: Parsed<T>, now: number): Parsed<T> {
+  if (parsed.ok && parsed.request.since !== undefined && parsed.request.since > now) {
+    return { ok: false, errors: ['--since: is in the future'] };
   }
-  if (result.data.since > now) return { ok: false, errors: ['--since: is in the future'] };
-  return { ok: true, request: result.data };
+  return parsed;
 }
+
+export const parseReplayWebhooks = (values: Record<string, unknown>, now: number) =>
+  sinceNotLater(parseOptions(replayWebhooksSchema, values), now);
 
 /** `replay projection` options. */
 export const replayProjectionSchema = z.object({
@@ -56,15 +55,5 @@ export const replayProjectionSchema = z.object({
 
 export type ReplayProjectionRequest = z.output<typeof replayProjectionSchema>;
 
-export function parseReplayProjection(
-  values: Record<string, unknown>,
-  now: number,
-): Parsed<ReplayProjectionRequest> {
-  const result = replayProjectionSchema.safeParse(values);
-  if (!result.success) {
-    return { ok: false, errors: result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`) };
-  }
-  if (result.data.since !== undefined && result.data.since > now)
-    return { ok: false, errors: ['--since: is in the future'] };
-  return { ok: true, request: result.data };
-}
+export const parseReplayProjection = (values: Record<string, unknown>, now: number) =>
+  sinceNotLater(parseOptions(replayProjectionSchema, values), now);

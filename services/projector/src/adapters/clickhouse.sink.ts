@@ -9,6 +9,7 @@ import {
   type ClickHouseClient,
   type ProjectionTables,
   insertQueryPrefix,
+  runningInserts,
 } from '@audit/shared';
 import { randomUUID } from 'node:crypto';
 import { idKey } from '../domain/project-batch.js';
@@ -89,12 +90,7 @@ export function clickhouseSink(
     on,
     async insertsSettled() {
       for (;;) {
-        const result = await client.query({
-          query: `SELECT count() AS n FROM system.processes WHERE query_id LIKE ${sqlValue(`${insertPrefix}%`)}`,
-          format: 'JSONEachRow',
-        });
-        const [row] = await result.json<{ n: string }>();
-        if (Number(row?.n ?? 0) === 0) return;
+        if ((await runningInserts(client, database, writer)) === 0) return;
         await sleep(SETTLE_POLL_MS);
       }
     },

@@ -18,12 +18,15 @@ export interface ProjectionGateOptions {
 }
 
 /**
- * Live writes go through here: each reads the projection's state first and writes to the live generation, or,
- * while a replay's pause or drain is on, waits. A write counts as in flight from before it reads the state, so
- * "nothing in flight" (what a pause acknowledgement says) also rules out a write about to start on an older state.
+ * Live writes go through here: each writes to the live generation, or, while a replay's pause or drain is on,
+ * waits. The state is the one the watcher last read (`observe`), so a write costs no query; a held write reads
+ * it afresh while it waits. A write counts as in flight from before it looks at the state, and the watcher
+ * observes a new state before it checks for writes in flight, so "nothing in flight" (what a pause
+ * acknowledgement says) also rules out a write about to start on an older state.
  */
 export class ProjectionGate {
   private inFlight = 0;
+  private known: ProjectionState | null = null;
 
   constructor(private readonly options: ProjectionGateOptions) {}
 
@@ -31,9 +34,9 @@ export class ProjectionGate {
     return this.inFlight === 0;
   }
 
-  /** The state as a projector acts on it now. */
-  async state(): Promise<ProjectionState> {
-    return effectiveState(await this.options.store.read(), this.options.clock(), this.options.graceMs);
+  /** The state as last read from the store. */
+  observe(state: ProjectionState): void {
+    this.known = state;
   }
 
   /**
@@ -44,10 +47,11 @@ export class ProjectionGate {
     fn: (tables: ProjectionTables) => Promise<T>,
     lost: () => boolean = () => false,
   ): Promise<T> {
-    for (;;) {
+    for (let fresh = this.known === null; ; fresh = true) {
       this.inFlight += 1;
       try {
-        const state = await this.state();
+        if (fresh) this.known = await this.options.store.read();
+        const state = effectiveState(this.known!, this.options.clock(), this.options.graceMs);
         if (state.phase !== 'pause' && state.phase !== 'drain') return await fn(projectionTables(state.live));
       } finally {
         this.inFlight -= 1;

@@ -50,4 +50,23 @@ describe('ProjectionGate', () => {
     await writing;
     expect(g.idle).toBe(true);
   });
+
+  it('writes on the state the watcher observed, without asking the store', async () => {
+    let asked = 0;
+    const g = new ProjectionGate({
+      store: {
+        read: async () => {
+          asked += 1;
+          return { phase: 'live', live: 1, changedAt: 0 };
+        },
+      },
+      clock: () => 0,
+      graceMs: 0,
+      pollMs: 1,
+      shouldStop: () => false,
+    });
+    g.observe({ phase: 'live', live: 4 });
+    expect(await g.write(async (t) => t.events)).toBe('audit_events_g4');
+    expect(asked).toBe(0);
+  });
 });

@@ -16,7 +16,7 @@ export interface ReplayRunner {
 
 export interface WatcherDeps {
   store: Pick<ProjectionStateStore, 'read' | 'ack'>;
-  gate: Pick<ProjectionGate, 'idle'>;
+  gate: Pick<ProjectionGate, 'idle' | 'observe'>;
   runner: ReplayRunner;
   /** The live consumer's group member id, once it joined. */
   member: () => string | null;
@@ -44,6 +44,8 @@ export function projectionWatcher(deps: WatcherDeps) {
   return async function tick(): Promise<void> {
     try {
       const raw = await deps.store.read();
+      // Before anything is confirmed: a write starting from here on acts on this state.
+      deps.gate.observe(raw);
       const state = effectiveState(raw, deps.clock(), deps.graceMs);
       const replaying = state.phase === 'build' || state.phase === 'pause';
       const target = replaying ? state.target : null;

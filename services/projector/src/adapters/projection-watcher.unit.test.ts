@@ -17,7 +17,7 @@ function setup(initial: ProjectionState, idle = true) {
       read: async () => ({ ...state, changedAt }),
       ack: async (target, phase, member) => void acks.push(`${target}:${phase}:${member}`),
     },
-    gate: { idle },
+    gate: { idle, observe: () => undefined },
     runner,
     member: () => 'm1',
     clock: () => 10,
