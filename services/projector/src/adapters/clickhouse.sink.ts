@@ -59,8 +59,40 @@ export function clickhouseSink(
   writer: 'live' | 'replay' = 'live',
 ): EventSink {
   const insertPrefix = insertQueryPrefix(database, writer);
+  /** Events of the batch the events table holds but the by-id table lacks: their by-id rows are written. */
+  async function repairIds(
+    tables: ProjectionTables,
+    events: readonly AuditEventRecord[],
+    known: Set<string>,
+  ) {
+    const missing = events.filter((e) => !known.has(idKey(e)));
+    if (missing.length === 0) return [];
+    const where = (ids: readonly AuditEventRecord[] | readonly { tenant_id: string; event_id: string }[]) =>
+      `tenant_id IN ${sqlList([...new Set(ids.map((e) => e.tenant_id))])}
+        AND event_id IN (SELECT arrayJoin(splitByChar(',', ${sqlValue(ids.map((e) => e.event_id).join(','))})))`;
+    const result = await client.query({
+      query: `SELECT tenant_id, event_id FROM ${sqlIdentifier(tables.events)}
+        WHERE ${where(missing)} AND ts IN ${sqlList([...new Set(missing.map((e) => e.timestamp))])}`,
+      format: 'JSONEachRow',
+      clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
+    });
+    const wanted = new Set(missing.map(idKey));
+    const rows = (await result.json<{ tenant_id: string; event_id: string }>()).filter((r) =>
+      wanted.has(idKey(r)),
+    );
+    if (rows.length > 0) {
+      await client.command({
+        query: `INSERT INTO ${sqlIdentifier(tables.ids)} (tenant_id, id_hash, event_id, ts)
+          SELECT tenant_id, cityHash64(event_id), event_id, ts FROM ${sqlIdentifier(tables.events)}
+          WHERE ${where(rows)} AND ts IN ${sqlList([...new Set(missing.map((e) => e.timestamp))])}`,
+        clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
+      });
+    }
+    return rows.map(idKey);
+  }
+
   const on = (tables: ProjectionTables) => ({
-    async storedKeys(events: readonly AuditEventRecord[]) {
+    async storedKeys(events: readonly AuditEventRecord[], repair = false) {
       if (events.length === 0) return new Set<string>();
       const tenants = [...new Set(events.map((e) => e.tenant_id))];
       // Validated UUIDs hold no comma: one literal, split server-side, keeps parsing cheap at any batch size.
@@ -74,6 +106,7 @@ export function clickhouseSink(
       });
       const keys = new Set<string>();
       for (const row of await result.json<{ tenant_id: string; event_id: string }>()) keys.add(idKey(row));
+      if (repair) for (const key of await repairIds(tables, events, keys)) keys.add(key);
       return keys;
     },
     async insert(events: readonly AuditEventRecord[]) {

@@ -70,7 +70,11 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
     const outcome = await retry(logger, 'store', deps, async (attempt) => {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
-      return deps.target((tables) => storeEvents(events, deps.sink.on(tables)), deps.shouldStop);
+      // A failed write may have died half way in the server: a retry also looks in the events table.
+      return deps.target(
+        (tables) => storeEvents(events, deps.sink.on(tables), undefined, attempt > 0),
+        deps.shouldStop,
+      );
     });
     deps.meter.flushed({ records: records.length, deadLetters, outcome });
     logger.debug({ ...outcome, records: records.length, deadLettered: deadLetters.length }, 'flushed');

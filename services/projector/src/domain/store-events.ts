@@ -3,8 +3,12 @@ import { idKey } from './project-batch.js';
 
 /** One generation of the projection, as the write path sees it. */
 export interface EventWriter {
-  /** Keys (see idKey) of the given events that are already stored. */
-  storedKeys(events: readonly AuditEventRecord[]): Promise<Set<string>>;
+  /**
+   * Keys (see idKey) of the given events that are already stored. With `repair`, also those the events table
+   * holds but the by-id table lacks (an insert the server died in the middle of: the events table is written
+   * before the view fills the by-id table), whose by-id rows it then writes.
+   */
+  storedKeys(events: readonly AuditEventRecord[], repair?: boolean): Promise<Set<string>>;
   insert(events: readonly AuditEventRecord[]): Promise<void>;
 }
 
@@ -32,9 +36,10 @@ export async function storeEvents(
   events: readonly AuditEventRecord[],
   sink: EventWriter,
   now: () => number = () => performance.now(),
+  repair = false,
 ): Promise<StoreOutcome> {
   const t0 = now();
-  const stored = await sink.storedKeys(events);
+  const stored = await sink.storedKeys(events, repair);
   const fresh = events.filter((e) => !stored.has(idKey(e)));
   const t1 = now();
   if (fresh.length > 0) await sink.insert(fresh);
