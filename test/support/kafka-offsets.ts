@@ -1,12 +1,22 @@
 import type { Kafka } from 'kafkajs';
 
-/** Sum of end offsets of a topic: grows by one for every record that reached Kafka. */
+/**
+ * Sum of end offsets of a topic: grows by one for every record that reached Kafka. A topic just created (or a
+ * broker just restarted) may still be electing its partitions' leaders: such an answer is asked again.
+ */
 export async function topicEndOffset(kafka: Kafka, topic: string): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const offsets = await admin.fetchTopicOffsets(topic);
+        return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+      } catch (err) {
+        if (!(err as { retriable?: boolean }).retriable || attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
   } finally {
     await admin.disconnect();
   }
