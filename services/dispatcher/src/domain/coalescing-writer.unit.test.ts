@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CoalescingWriter } from './coalescing-writer.js';
 
 const gate = () => {
@@ -82,5 +82,67 @@ describe('CoalescingWriter', () => {
     const results = await Promise.allSettled(['a', 'bad', 'c'].map((item) => writer.add(item)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(writes).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+  });
+
+  describe('with a linger', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    const lingering = (maxBatch: number, gateFirst?: Promise<void>) => {
+      vi.useFakeTimers();
+      const writes: number[][] = [];
+      const writer = new CoalescingWriter<number>(
+        async (items) => {
+          writes.push(items);
+          if (writes.length === 1 && gateFirst) await gateFirst;
+          return items.map(() => undefined);
+        },
+        { maxBatch, lingerMs: 20, now: () => Date.now() },
+      );
+      return { writes, writer };
+    };
+
+    it('lets the first item wait for others up to the linger, then writes them together', async () => {
+      const { writes, writer } = lingering(100);
+      const all = [writer.add(1)];
+      await vi.advanceTimersByTimeAsync(15);
+      all.push(writer.add(2));
+      expect(writes).toEqual([]);
+      await vi.advanceTimersByTimeAsync(4);
+      all.push(writer.add(3));
+      expect(writes).toEqual([]);
+      // The linger is counted from the oldest item, not restarted by later ones.
+      await vi.advanceTimersByTimeAsync(1);
+      expect(writes).toEqual([[1, 2, 3]]);
+      await Promise.all(all);
+    });
+
+    it('writes at once when a full batch waits', async () => {
+      const { writes, writer } = lingering(3);
+      const all = [1, 2, 3].map((n) => writer.add(n));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(writes).toEqual([[1, 2, 3]]);
+      all.push(writer.add(4));
+      await vi.advanceTimersByTimeAsync(19);
+      expect(writes).toEqual([[1, 2, 3]]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(writes).toEqual([[1, 2, 3], [4]]);
+      await Promise.all(all);
+    });
+
+    it('writes items that waited out the linger behind a write in flight as soon as it ends', async () => {
+      const first = gate();
+      const { writes, writer } = lingering(100, first.promise);
+      const all = [writer.add(1)];
+      await vi.advanceTimersByTimeAsync(20);
+      all.push(writer.add(2), writer.add(3));
+      await vi.advanceTimersByTimeAsync(50);
+      expect(writes).toEqual([[1]]);
+      first.open();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(writes).toEqual([[1], [2, 3]]);
+      await Promise.all(all);
+    });
   });
 });
