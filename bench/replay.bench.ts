@@ -221,11 +221,7 @@ async function main() {
     await gateway.stop();
     await projector.stop();
     await postgres.drop();
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.deleteGroups([names.groupId]).catch(() => undefined);
-    await admin.disconnect();
-    await cleanUp(names);
+    await cleanUp(names, [names.groupId]);
   }
 }
 

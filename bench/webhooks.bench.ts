@@ -15,7 +15,6 @@ import {
   ingestService,
   KAFKA_BROKERS,
   LOOPBACK_TARGETS,
-  testKafka,
 } from '../test/support/stack.js';
 import { commandCpuSeconds } from './lib/command-cpu.js';
 import { runPool } from './lib/pool.js';
@@ -104,13 +103,7 @@ async function main() {
     await receiver.stop();
     await db.end();
     await postgres.drop();
-    await cleanUp(names);
-    const admin = testKafka().admin();
-    await admin.connect();
-    await admin
-      .deleteGroups([`dispatcher-${names.id}`, `dispatcher-${names.id}-retries`])
-      .catch(() => undefined);
-    await admin.disconnect();
+    await cleanUp(names, [`dispatcher-${names.id}`, `dispatcher-${names.id}-retries`]);
   }
 }
 

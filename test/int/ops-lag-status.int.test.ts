@@ -41,11 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of servers) s.close();
   await postgres.drop();
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.deleteGroups([names.groupId]).catch(() => undefined);
-  await admin.disconnect();
-  await cleanUp(names);
+  await cleanUp(names, [names.groupId]);
 });
 
 describe('ops lag', () => {

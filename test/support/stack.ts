@@ -88,12 +88,19 @@ export function testClickHouse(names: TestNames) {
   return createClickHouse(clickhouseSettings(names));
 }
 
-/** Drops the test's database and topics. */
-export async function cleanUp(names: TestNames): Promise<void> {
+/** Drops the test's database and topics, and the consumer groups given (those that may be left, if any). */
+export async function cleanUp(names: TestNames, groups: readonly string[] = []): Promise<void> {
   await dropClickHouseDatabase(clickhouseSettings(names));
+  const kafka = testKafka();
+  if (groups.length > 0) {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteGroups([...groups]).catch(() => undefined);
+    await admin.disconnect();
+  }
   const t = topics(names.topicPrefix, 1);
   await deleteTopics(
-    testKafka(),
+    kafka,
     allTopics(t).map((s) => s.name),
   );
 }

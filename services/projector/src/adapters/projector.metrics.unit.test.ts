@@ -2,21 +2,13 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { auditEventCodec, projectionTables, Registry, type AuditEventRecord } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
-import type { ConsumedRecord } from '../domain/consumed-record.js';
 import { idKey } from '../domain/project-batch.js';
 import { projectorMetrics } from './projector.metrics.js';
 import { retryingFlush } from './retrying-flush.js';
+import { consumedRecords } from '../test-support/consumed-records.js';
 
 const codec = auditEventCodec();
-let offset = 0;
-const consumed = (value: Buffer | null): ConsumedRecord => ({
-  topic: 't',
-  partition: 0,
-  offset: String(offset++),
-  key: null,
-  value,
-  headers: {},
-});
+const consumed = consumedRecords();
 
 function setup(alreadyStored: readonly AuditEventRecord[]) {
   const registry = new Registry();

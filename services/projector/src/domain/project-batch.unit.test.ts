@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { auditEventCodec, type AuditEventRecord } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
-import type { ConsumedRecord } from './consumed-record.js';
 import { projectBatch } from './project-batch.js';
+import { consumedRecords } from '../test-support/consumed-records.js';
 
 const codec = auditEventCodec();
-let offset = 0;
-const consumed = (value: Buffer | null): ConsumedRecord => ({
-  topic: 't',
-  partition: 0,
-  offset: String(offset++),
-  key: Buffer.from('tenant-a'),
-  value,
-  headers: {},
-});
+const consumed = consumedRecords(Buffer.from('tenant-a'));
 const encoded = (r: AuditEventRecord) => consumed(codec.encode(r));
 
 describe('projectBatch', () => {
