@@ -1,9 +1,9 @@
 // npm run bench:webhooks — ingest API → Kafka → dispatcher → a local receiver, with a raw undici loop to the same
 // receiver as the baseline, measured in the same run.
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { deliveryPayload, SIGNATURE_HEADER, signWebhook, sleep, validateBatch } from '@audit/shared';
+import { deliveryPayload, SIGNATURE_HEADER, signWebhook, sleep, topics, validateBatch } from '@audit/shared';
 import { runCli } from '../services/ops/src/cli.js';
 import { makeEvent, type TestEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
@@ -15,8 +15,10 @@ import {
   ingestService,
   KAFKA_BROKERS,
   LOOPBACK_TARGETS,
+  testKafka,
 } from '../test/support/stack.js';
 import { commandCpuSeconds } from './lib/command-cpu.js';
+import { floorPipeline } from './lib/floor-pipeline.js';
 import { runPool } from './lib/pool.js';
 import { cpuSeconds } from './lib/process-cpu.js';
 import { receiverProcess, type Receiver } from './lib/receiver-process.js';
@@ -103,7 +105,7 @@ async function main() {
     await receiver.stop();
     await db.end();
     await postgres.drop();
-    await cleanUp(names, [`dispatcher-${names.id}`, `dispatcher-${names.id}-retries`]);
+    await cleanUp(names, [`dispatcher-${names.id}`, `dispatcher-${names.id}-retries`, `floor-${names.id}`]);
   }
 }
 
@@ -140,6 +142,15 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
     const { busy, rest } = machineShare(from.ticks, systemTicks(), oursSeconds() - from.ours);
     return `machine ${fmt(busy)} % busy (${fmt(rest)} % by other work)`;
   };
+  // Everything this run drives, per request or delivery, and the rate that would fill every core at that cost:
+  // no implementation doing the same work on this machine can go faster.
+  const cores = availableParallelism();
+  const wholeStack = (from: ReturnType<typeof snapshot>, count: number) => {
+    const micros = ((oursSeconds() - from.ours) * 1e6) / count;
+    return { micros, ceiling: (cores * 1e6) / micros };
+  };
+  const stackLine = (w: ReturnType<typeof wholeStack>) =>
+    `all processes ${fmt(w.micros)} µs CPU each (every core busy at that cost: ${fmt(w.ceiling)}/s)`;
 
   async function mint(tenant: string): Promise<string> {
     let out = '';
@@ -156,11 +167,11 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
     return (JSON.parse(out) as { key: string }).key;
   }
 
-  async function createEndpoint(key: string, path: string): Promise<{ id: string; secret: string }> {
+  async function createEndpoint(key: string, path: string, filter: string[] = []) {
     const res = await fetch(`${gateway.url}/api/v2/public/audit/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url(path), event_filter: [] }),
+      body: JSON.stringify({ url: receiver.url(path), event_filter: filter }),
     });
     const text = await res.text();
     if (res.status !== 201) throw new Error(`endpoint creation answered ${res.status}: ${text}`);
@@ -226,6 +237,8 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
   const fanKey = await mint(fan.tenant);
   for (let i = 0; i < FANOUT_ENDPOINTS; i++) fan.ids.push((await createEndpoint(fanKey, `/fan/${i}`)).id);
   lat.ids.push((await createEndpoint(await mint(lat.tenant), '/lat')).id);
+  // The floor's attempts need an endpoint row; its filter matches nothing, so the dispatcher never delivers to it.
+  const floorEndpoint = await createEndpoint(await mint(`${names.tenant}-floor`), '/floor', ['bench.never']);
   await dispatcher.start();
 
   // 1. Baseline: the same payload, signed once, POSTed by a bare undici pool (keep-alive, as many connections
@@ -258,7 +271,9 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
       `baseline: undici loop, ${concurrency} in flight`,
       `${fmt(rate)} requests/s; client ${fmt((cpu.user + cpu.system) / BASELINE_REQUESTS)} µs CPU/request, receiver ${fmt((receiverCpu * 1e6) / BASELINE_REQUESTS)} µs`,
     );
-    console.log(`  ${fmt(BASELINE_REQUESTS)} requests of ${body.length} bytes; ${machine(at0)}`);
+    console.log(
+      `  ${fmt(BASELINE_REQUESTS)} requests of ${body.length} bytes; ${machine(at0)}; ${stackLine(wholeStack(at0, BASELINE_REQUESTS))}`,
+    );
     return rate;
   }
   const baselines = new Map<number, number>();
@@ -312,17 +327,55 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
       `≥ ${fmt(GOAL_RATE)}/s and ≥ ${GOAL_RATIO} %`,
     );
     console.log(
-      `  ${fmt(events)} events (ingested in ${fmt(ingested - started)} ms${backlog ? ', dispatcher stopped' : ''}) → ${fmt(deliveries)} deliveries; first→last ${fmt(stats.lastAt - stats.firstAt)} ms; ${machine(at0)}`,
+      `  ${fmt(events)} events (ingested in ${fmt(ingested - started)} ms${backlog ? ', dispatcher stopped' : ''}) → ${fmt(deliveries)} deliveries; first→last ${fmt(stats.lastAt - stats.firstAt)} ms; ${machine(at0)}; ${stackLine(wholeStack(at0, measured))}`,
     );
   }
   await throughput('1 endpoint, live', one.tenant, one.ids, EVENTS_ONE);
   await throughput('1 endpoint, backlog', one.tenant, one.ids, EVENTS_ONE, true);
+  await floor();
   await throughput(
     `fan-out: ${FANOUT_ENDPOINTS} endpoints of one tenant`,
     fan.tenant,
     fan.ids,
     FANOUT_EVENTS,
   );
+
+  // 3b. The floor (lib/floor-pipeline.ts): the same topic, now holding more than EVENTS_ONE records, read from its
+  // beginning by the least pipeline that still decodes, signs, POSTs, records and commits; the dispatcher idles.
+  async function floor() {
+    const base = baselines.get(PER_ENDPOINT)!;
+    await receiver.reset();
+    const cpu0 = process.cpuUsage();
+    const pg0 = commandCpuSeconds('postgres');
+    const at0 = snapshot();
+    const pipeline = await floorPipeline({
+      kafka: testKafka(),
+      topic: topics(names.topicPrefix, 1).auditEvents.name,
+      partitions: topics(names.topicPrefix, 1).auditEvents.partitions,
+      groupId: `floor-${names.id}`,
+      origin: receiver.origin,
+      path: '/floor',
+      inFlight: PER_ENDPOINT,
+      maxQueued: PER_ENDPOINT + Number(MAX_WAITING_PER_ENDPOINT),
+      endpointId: floorEndpoint.id,
+      secret: floorEndpoint.secret,
+      db,
+    });
+    const stats = await delivered(EVENTS_ONE);
+    const cpu = process.cpuUsage(cpu0);
+    const pgCpu = commandCpuSeconds('postgres') - pg0;
+    const load = machine(at0);
+    const whole = wholeStack(at0, stats.count);
+    await pipeline.stop();
+    const rate = (stats.count - 1) / ((stats.lastAt - stats.firstAt) / 1000);
+    report(
+      'floor: least pipeline, 1 endpoint',
+      `${fmt(rate)} deliveries/s = ${fmt((100 * rate) / base)} % of the baseline at ${PER_ENDPOINT} in flight; ${fmt((cpu.user + cpu.system) / stats.count)} µs CPU/delivery (+ Postgres ${fmt((pgCpu * 1e6) / stats.count)} µs); all processes ${fmt(whole.micros)} µs: every core busy, ${fmt((100 * whole.ceiling) / base)} % at most`,
+    );
+    console.log(
+      `  ${fmt(stats.count)} deliveries; first→last ${fmt(stats.lastAt - stats.firstAt)} ms; ${load}; ${stackLine(whole)}`,
+    );
+  }
 
   // 4. Latency at a fixed rate: request sent to ingest → the receiver has the delivery (includes ingest, Kafka,
   // the dispatcher's fetch wait and the delivery itself).
