@@ -67,8 +67,9 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
       replay: false,
     };
   };
-  // As the dispatcher does, a batch's deliveries are only started before the next batch is read (its lanes queue
-  // them); at most `maxQueued` wait, so the HTTP pool never drains between two fetches.
+  type Attempt = Awaited<ReturnType<typeof deliver>>;
+  // As in the dispatcher, a batch's deliveries are started and the next batch read while they run, so the HTTP pool
+  // does not drain between two fetches; at most `maxQueued` are started and unanswered at a time.
   let pending = 0;
   const waiting: (() => void)[] = [];
   const settled = () => {
@@ -76,7 +77,7 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
     if (pending < opts.maxQueued) for (const wake of waiting.splice(0)) wake();
   };
   const room = () => (pending < opts.maxQueued ? undefined : new Promise<void>((r) => waiting.push(r)));
-  const record = async (attempts: Awaited<ReturnType<typeof deliver>>[]) => {
+  const record = async (attempts: Attempt[]) => {
     for (let i = 0; i < attempts.length; i += ROWS_PER_WRITE) {
       await opts.db.query({
         ...INSERT_ATTEMPTS,
@@ -95,7 +96,7 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.partitions,
     eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-      const started: Promise<Awaited<ReturnType<typeof deliver>>>[] = [];
+      const started: Promise<Attempt>[] = [];
       for (const m of batch.messages) {
         await room();
         pending += 1;
