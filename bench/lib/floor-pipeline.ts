@@ -7,7 +7,13 @@
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { Pool } from 'undici';
-import { auditEventCodec, deliveryPayload, SIGNATURE_HEADER, signWebhook } from '@audit/shared';
+import {
+  auditEventCodec,
+  deliveryPayload,
+  SIGNATURE_HEADER,
+  signWebhook,
+  type DeliveryAttempt,
+} from '@audit/shared';
 
 const ROWS_PER_WRITE = 100;
 
@@ -42,7 +48,7 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
   const codec = auditEventCodec();
   // Requests beyond `inFlight` queue in the pool: at most that many are on the wire, as in the dispatcher's lane.
   const http = new Pool(opts.origin, { connections: opts.inFlight });
-  const deliver = async (value: Buffer) => {
+  const deliver = async (value: Buffer): Promise<DeliveryAttempt> => {
     const event = codec.decode(value);
     const body = deliveryPayload(event);
     const started = Date.now();
@@ -67,7 +73,6 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
       replay: false,
     };
   };
-  type Attempt = Awaited<ReturnType<typeof deliver>>;
   // As in the dispatcher, a batch's deliveries are started and the next batch read while they run, so the HTTP pool
   // does not drain between two fetches; at most `maxQueued` are started and unanswered at a time.
   let pending = 0;
@@ -77,7 +82,7 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
     if (pending < opts.maxQueued) for (const wake of waiting.splice(0)) wake();
   };
   const room = () => (pending < opts.maxQueued ? undefined : new Promise<void>((r) => waiting.push(r)));
-  const record = async (attempts: Attempt[]) => {
+  const record = async (attempts: DeliveryAttempt[]) => {
     for (let i = 0; i < attempts.length; i += ROWS_PER_WRITE) {
       await opts.db.query({
         ...INSERT_ATTEMPTS,
@@ -96,7 +101,7 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.partitions,
     eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
-      const started: Promise<Attempt>[] = [];
+      const started: Promise<DeliveryAttempt>[] = [];
       for (const m of batch.messages) {
         await room();
         pending += 1;

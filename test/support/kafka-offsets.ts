@@ -1,4 +1,5 @@
 import type { Kafka } from 'kafkajs';
+import { sleep } from '@audit/shared';
 
 /**
  * Sum of end offsets of a topic: grows by one for every record that reached Kafka. A topic just created (or a
@@ -14,7 +15,7 @@ export async function topicEndOffset(kafka: Kafka, topic: string): Promise<numbe
         return offsets.reduce((sum, p) => sum + Number(p.high), 0);
       } catch (err) {
         if (!(err as { retriable?: boolean }).retriable || attempt >= 20) throw err;
-        await new Promise((r) => setTimeout(r, 500));
+        await sleep(500);
       }
     }
   } finally {

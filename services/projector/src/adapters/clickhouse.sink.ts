@@ -67,12 +67,13 @@ export function clickhouseSink(
   ) {
     const missing = events.filter((e) => !known.has(idKey(e)));
     if (missing.length === 0) return [];
+    const times = sqlList([...new Set(missing.map((e) => e.timestamp))]);
     const where = (ids: readonly AuditEventRecord[] | readonly { tenant_id: string; event_id: string }[]) =>
       `tenant_id IN ${sqlList([...new Set(ids.map((e) => e.tenant_id))])}
         AND event_id IN (SELECT arrayJoin(splitByChar(',', ${sqlValue(ids.map((e) => e.event_id).join(','))})))`;
     const result = await client.query({
       query: `SELECT tenant_id, event_id FROM ${sqlIdentifier(tables.events)}
-        WHERE ${where(missing)} AND ts IN ${sqlList([...new Set(missing.map((e) => e.timestamp))])}`,
+        WHERE ${where(missing)} AND ts IN ${times}`,
       format: 'JSONEachRow',
       clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
     });
@@ -84,7 +85,7 @@ export function clickhouseSink(
       await client.command({
         query: `INSERT INTO ${sqlIdentifier(tables.ids)} (tenant_id, id_hash, event_id, ts)
           SELECT tenant_id, cityHash64(event_id), event_id, ts FROM ${sqlIdentifier(tables.events)}
-          WHERE ${where(rows)} AND ts IN ${sqlList([...new Set(missing.map((e) => e.timestamp))])}`,
+          WHERE ${where(rows)} AND ts IN ${times}`,
         clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
       });
     }
