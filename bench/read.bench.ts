@@ -12,7 +12,7 @@ import {
 } from '@audit/shared';
 import { eventsReader, type EventsReader } from '../services/gateway/src/adapters/events.reader.js';
 import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
-import type { EventFilters } from '../services/gateway/src/domain/list-query.js';
+import type { EventFilters } from '../services/gateway/src/domain/event-filters.js';
 import { runCli } from '../services/ops/src/cli.js';
 import { uniqueNames } from '../test/support/names.js';
 import { freshPostgres } from '../test/support/postgres.js';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sqlValue } from '@audit/shared';
@@ -27,6 +28,8 @@ const MAX_PAGES = 100;
 const TIED_BOUNDARIES = 3;
 
 const { names, ingest: ingestProc, ch } = pipelineFixture('pagination');
+// The other tenant has the same history under other ids: every filter value matches there too, and must not leak.
+const otherTenant = `${names.tenant}-b`;
 // Properties page with limit 1 and export repeatedly with one key: budgets far above what they use.
 const gw = gatewayFixture(names, {
   env: { RATE_LIMIT_READ_PER_MIN: '1000000', RATE_LIMIT_WRITE_PER_MIN: '1000000' },
@@ -34,19 +37,43 @@ const gw = gatewayFixture(names, {
 const tenant = names.tenant;
 let key: string;
 
+const weighted = <T>(...choices: [number, fc.Arbitrary<T>][]) =>
+  fc.oneof(...choices.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+
+// Each field has a value of most events, one of a few, and many of one or two events each.
 const attributesArb = fc.record({
   action: fc.constantFrom(...ACTIONS),
   resource_type: fc.constantFrom(...TYPES),
   phi_involved: fc.boolean(),
+  user_id: weighted(
+    [12, fc.constant('u-main')],
+    [1, fc.constant('u-few')],
+    [3, fc.integer({ min: 0, max: 999 }).map((n) => `u-${n}`)],
+  ),
+  resource_id: weighted(
+    [10, fc.integer({ min: 0, max: 9 }).map((n) => `patient-${n}`)],
+    [1, fc.constant('patient-hot')],
+    [3, fc.integer({ min: 10, max: 99_999 }).map((n) => `patient-${n}`)],
+  ),
+  success: weighted([9, fc.constant(true)], [1, fc.constant(false)]),
+  source_ip: weighted([8, fc.constant('10.0.0.1')], [1, fc.constant('2001:db8::1')], [2, fc.ipV4()]),
 });
-type Attributes = Pick<Listed, 'action' | 'resource_type' | 'phi_involved'>;
+type Attributes = Pick<
+  Listed,
+  'action' | 'resource_type' | 'phi_involved' | 'user_id' | 'resource_id' | 'success' | 'source_ip'
+>;
 
-const eventAt = (i: number, ms: number, a: Attributes): TestEvent => ({
-  ...makeEvent(tenant, i),
+// Addresses are sent in other spellings too; they are stored, listed and filtered in their canonical text.
+const SPELLINGS: Record<string, string[]> = {
+  '10.0.0.1': ['10.0.0.1', '::ffff:10.0.0.1', '0:0:0:0:0:FFFF:a00:1'],
+  '2001:db8::1': ['2001:db8::1', '2001:DB8:0:0::1'],
+};
+
+const eventAt = (i: number, ms: number, a: Attributes, owner = tenant): TestEvent => ({
+  ...makeEvent(owner, i),
   timestamp: new Date(ms).toISOString(),
-  action: a.action,
-  resource_type: a.resource_type,
-  phi_involved: a.phi_involved,
+  ...a,
+  source_ip: SPELLINGS[a.source_ip]?.[i % SPELLINGS[a.source_ip]!.length] ?? a.source_ip,
   fields_accessed: a.phi_involved ? ['dob'] : [],
 });
 
@@ -74,12 +101,36 @@ function history(): TestEvent[] {
   }));
 }
 
+const canonicalOf = (ip: string) => Object.keys(SPELLINGS).find((c) => SPELLINGS[c]!.includes(ip)) ?? ip;
+
+/** What an event's filters see: its address in canonical text. */
+function attributesOf(e: TestEvent): Attributes {
+  const { action, resource_type, phi_involved, user_id, resource_id, success } = e;
+  return {
+    action,
+    resource_type,
+    phi_involved,
+    user_id,
+    resource_id,
+    success,
+    source_ip: canonicalOf(e.source_ip),
+  };
+}
+
+/** A value of `field` that exactly one event of the history has. */
+function single(field: 'user_id' | 'resource_id' | 'source_ip'): string[] {
+  const counts = new Map<string, number>();
+  for (const a of initial.map(attributesOf)) counts.set(a[field], (counts.get(a[field]) ?? 0) + 1);
+  return [...counts]
+    .filter(([, n]) => n === 1)
+    .map(([value]) => value)
+    .slice(0, 1);
+}
+
 const listedOf = (e: TestEvent): Listed => ({
   event_id: e.event_id,
   timestamp: e.timestamp,
-  action: e.action,
-  resource_type: e.resource_type,
-  phi_involved: e.phi_involved,
+  ...attributesOf(e),
 });
 
 const initial = history();
@@ -93,11 +144,29 @@ const boundArb = fc.oneof(
   fc.integer({ min: OLDEST - HOUR, max: NOW + HOUR }),
   fc.constantFrom(...historyTimes),
 );
+/** Mostly absent: a query combines a few filters, not all of them. */
+const rarely = <T>(values: fc.Arbitrary<T>) =>
+  weighted<T | undefined>([4, fc.constant(undefined)], [1, values]);
 const queryArb = fc
   .record({
     action: fc.option(fc.constantFrom(...ACTIONS, 'audit.export'), { nil: undefined, freq: 2 }),
     resource_type: fc.option(fc.constantFrom(...TYPES, 'audit_export'), { nil: undefined, freq: 2 }),
     phi_involved: fc.option(fc.boolean(), { nil: undefined, freq: 2 }),
+    // Values of most events, a few, exactly one, and none.
+    user_id: rarely(fc.constantFrom('u-main', 'u-few', ...single('user_id'), 'u-nobody')),
+    resource_id: rarely(
+      fc.constantFrom('patient-1', 'patient-hot', ...single('resource_id'), 'patient-none'),
+    ),
+    success: rarely(fc.boolean()),
+    source_ip: rarely(
+      fc.constantFrom(
+        ...SPELLINGS['10.0.0.1']!,
+        ...SPELLINGS['2001:db8::1']!,
+        ...single('source_ip'),
+        '192.0.2.99',
+      ),
+    ),
+    action_prefix: rarely(fc.constantFrom('phi.', 'phi.re', 'admin.', 'audit.', 'ph', 'zzz.')),
     since: fc.option(boundArb, { nil: undefined, freq: 2 }),
     until: fc.option(boundArb, { nil: undefined, freq: 2 }),
     limit: fc.constantFrom(1, 7, 100, 1000),
@@ -115,6 +184,11 @@ const filtersOf = (q: Query) => ({
   action: q.action,
   resource_type: q.resource_type,
   phi_involved: q.phi_involved,
+  user_id: q.user_id,
+  resource_id: q.resource_id,
+  success: q.success,
+  source_ip: q.source_ip,
+  action_prefix: q.action_prefix,
   since: q.since === undefined ? undefined : new Date(q.since).toISOString(),
   until: q.until === undefined ? undefined : new Date(q.until).toISOString(),
 });
@@ -128,7 +202,12 @@ const listQuery = (q: Query) =>
 const fits = (q: Query, a: Attributes) =>
   (q.action === undefined || a.action === q.action) &&
   (q.resource_type === undefined || a.resource_type === q.resource_type) &&
-  (q.phi_involved === undefined || a.phi_involved === q.phi_involved);
+  (q.phi_involved === undefined || a.phi_involved === q.phi_involved) &&
+  (q.user_id === undefined || a.user_id === q.user_id) &&
+  (q.resource_id === undefined || a.resource_id === q.resource_id) &&
+  (q.success === undefined || a.success === q.success) &&
+  (q.source_ip === undefined || a.source_ip === canonicalOf(q.source_ip)) &&
+  (q.action_prefix === undefined || a.action.startsWith(q.action_prefix));
 
 const matches = (q: Query) => (e: Listed) =>
   fits(q, e) &&
@@ -152,6 +231,10 @@ const normalized = (e: Returned): Returned => ({
   action: e.action,
   resource_type: e.resource_type,
   phi_involved: e.phi_involved,
+  user_id: e.user_id,
+  resource_id: e.resource_id,
+  success: e.success,
+  source_ip: e.source_ip,
 });
 
 const ids = (events: { event_id: string }[]) => events.map((e) => e.event_id);
@@ -242,11 +325,18 @@ function expectConsistent(what: string, returned: Returned[], q: Query, before: 
 /** Attributes matching the query where an ingested event can match it (never the service's own types). */
 const fitting = (q: Query) =>
   attributesArb.map((a): Attributes => ({
-    action: (ACTIONS as readonly string[]).includes(q.action ?? '') ? q.action! : a.action,
+    action: (ACTIONS as readonly string[]).includes(q.action ?? '')
+      ? q.action!
+      : (ACTIONS.find((action) => q.action_prefix !== undefined && action.startsWith(q.action_prefix)) ??
+        a.action),
     resource_type: (TYPES as readonly string[]).includes(q.resource_type ?? '')
       ? q.resource_type!
       : a.resource_type,
     phi_involved: q.phi_involved ?? a.phi_involved,
+    user_id: q.user_id ?? a.user_id,
+    resource_id: q.resource_id ?? a.resource_id,
+    success: q.success ?? a.success,
+    source_ip: q.source_ip === undefined ? a.source_ip : canonicalOf(q.source_ip),
   }));
 
 /**
@@ -350,9 +440,13 @@ async function pagedWithTiesAtTheCursor(q: Query, tieAttributes: Attributes | un
 
 beforeAll(async () => {
   key = await gw.mint(tenant, 'audit:read,audit:export');
-  for (let i = 0; i < initial.length; i += 1000) {
-    expect((await ingest(ingestProc.url, names.ingestToken, initial.slice(i, i + 1000))).status).toBe(202);
+  const mirrored = initial.map((e) => ({ ...e, tenant_id: otherTenant, event_id: randomUUID() }));
+  for (const events of [initial, mirrored]) {
+    for (let i = 0; i < events.length; i += 1000) {
+      expect((await ingest(ingestProc.url, names.ingestToken, events.slice(i, i + 1000))).status).toBe(202);
+    }
   }
+  await waitFor('the other tenant queryable', async () => (await countRows(ch, otherTenant)) === HISTORY);
   await settled();
 });
 

@@ -38,6 +38,10 @@ export interface Listed {
   action: string;
   resource_type: string;
   phi_involved: boolean;
+  user_id: string;
+  resource_id: string;
+  success: boolean;
+  source_ip: string;
 }
 
 /** The list's documented order: timestamp descending, then event_id descending. */

@@ -45,6 +45,7 @@ export * from './webhooks/webhook-target.js';
 export * from './webhooks/webhooks.repository.js';
 export * from './config/webhook-env.js';
 export * from './audit-event/text.js';
+export * from './audit-event/ip-address.js';
 export * from './webhooks/delivery-attempts.repository.js';
 export * from './webhooks/delivery-job.js';
 export * from './metrics/metrics.registry.js';

@@ -7,7 +7,7 @@ import {
 } from '@audit/shared';
 import { EVENT_COLUMNS, type EventRow } from '../domain/audit-event.view.js';
 import type { PagePosition } from '../domain/cursor.js';
-import type { EventFilters } from '../domain/list-query.js';
+import { filterConditions, type EventFilters } from '../domain/event-filters.js';
 import { pageDensities } from '../domain/page-density.js';
 
 // ClickHouse 18.16 cannot read in sort order, so a page never asks for "the newest N of the tenant": it reads a
@@ -20,14 +20,6 @@ const EMPTY_WINDOW_GROWTH = 16;
 // Once the density where a page begins is known, its first window is sized to hold the page with this much room:
 // one query then usually answers the page, and reads little more than it returns.
 const WINDOW_MARGIN = 1.5;
-
-function filterConditions(f: EventFilters): string[] {
-  const conditions: string[] = [];
-  if (f.action !== undefined) conditions.push(`action = ${sqlValue(f.action)}`);
-  if (f.resource_type !== undefined) conditions.push(`resource_type = ${sqlValue(f.resource_type)}`);
-  if (f.phi_involved !== undefined) conditions.push(`phi_involved = ${sqlValue(f.phi_involved)}`);
-  return conditions;
-}
 
 async function rows<T>(client: ClickHouseClient, query: string): Promise<T[]> {
   return (await client.query({ query, format: 'JSONEachRow' })).json<T>();

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { EventFilters } from './list-query.js';
+import { filterKey, type EventFilters } from './event-filters.js';
 
 /** Where the previous page ended: the last returned event in the list's order (timestamp desc, id desc). */
 export interface PagePosition {
@@ -8,7 +8,7 @@ export interface PagePosition {
 }
 
 interface CursorPayload {
-  v: 1;
+  v: 2;
   /** Tenant and filters the cursor was issued for, as a digest: the cursor says nothing readable about them. */
   q: string;
   ts: number;
@@ -16,15 +16,7 @@ interface CursorPayload {
 }
 
 function scopeDigest(tenantId: string, filters: EventFilters): string {
-  const canonical = JSON.stringify([
-    tenantId,
-    filters.action ?? null,
-    filters.resource_type ?? null,
-    filters.phi_involved ?? null,
-    filters.since ?? null,
-    filters.until ?? null,
-  ]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+  return createHash('sha256').update(filterKey(tenantId, filters)).digest('base64url').slice(0, 22);
 }
 
 const sign = (body: string, secret: string) => createHmac('sha256', secret).update(body).digest();
@@ -37,7 +29,7 @@ export function encodeCursor(
   secret: string,
 ): string {
   const payload: CursorPayload = {
-    v: 1,
+    v: 2,
     q: scopeDigest(tenantId, filters),
     ts: position.ts,
     id: position.id,
@@ -67,7 +59,7 @@ export function decodeCursor(
   } catch {
     return null;
   }
-  if (payload.v !== 1 || payload.q !== scopeDigest(tenantId, filters)) return null;
+  if (payload.v !== 2 || payload.q !== scopeDigest(tenantId, filters)) return null;
   if (!Number.isSafeInteger(payload.ts) || typeof payload.id !== 'string') return null;
   return { ts: payload.ts, id: payload.id };
 }

@@ -1,7 +1,8 @@
 import { formatTimestamp } from '@audit/shared';
 import type { ApiCall } from './api-call.js';
 import type { ExportPlan } from './export-plan.js';
-import type { EventFilters, ExportFormat } from './list-query.js';
+import type { EventFilters } from './event-filters.js';
+import type { ExportFormat } from './list-query.js';
 
 const time = (ms: number | null | undefined) =>
   ms === null || ms === undefined ? null : formatTimestamp(ms);

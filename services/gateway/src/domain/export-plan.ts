@@ -1,5 +1,5 @@
 import type { PagePosition } from './cursor.js';
-import type { EventFilters } from './list-query.js';
+import type { EventFilters } from './event-filters.js';
 
 export const EXPORT_CAP = 10_000;
 

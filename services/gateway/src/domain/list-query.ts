@@ -1,55 +1,13 @@
 import { z } from 'zod';
-import { ACTION_PATTERN, parseRfc3339, zodFieldErrors, type FieldError } from '@audit/shared';
+import { zodFieldErrors, type FieldError } from '@audit/shared';
+import { checkWindow, filterShape, givenFilters, type EventFilters } from './event-filters.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
-/** The filters of list and export (spec: same shape and meaning); times as epoch ms, `until` exclusive. */
-export interface EventFilters {
-  action?: string;
-  resource_type?: string;
-  phi_involved?: boolean;
-  since?: number;
-  until?: number;
-}
-
-const time = z
-  .string()
-  .meta({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' })
-  .transform(
-    (text, ctx) =>
-      parseRfc3339(text) ??
-      (ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with Z or a numeric offset' }),
-      z.NEVER),
-  );
-
-export const filterFields = {
-  action: z
-    .string()
-    .max(100)
-    .regex(ACTION_PATTERN, 'must be a dotted lowercase slug such as phi.read')
-    .optional()
-    .meta({ description: 'Only events with this action.', example: 'phi.read' }),
-  resource_type: z
-    .string()
-    .min(1)
-    .max(256)
-    .optional()
-    .meta({ description: 'Only events on this resource type.' }),
-  since: time.optional().meta({ description: 'Inclusive lower bound (RFC 3339).' }),
-  until: time.optional().meta({ description: 'Exclusive upper bound (RFC 3339).' }),
-};
-
-const PHI_FILTER = '`true`: PHI events only; `false`: non-PHI only; omitted: both.';
-
 export const listQuerySchema = z
   .strictObject({
-    ...filterFields,
-    phi_involved: z
-      .enum(['true', 'false'], { message: 'must be true or false' })
-      .transform((v) => v === 'true')
-      .optional()
-      .meta({ description: PHI_FILTER }),
+    ...filterShape('query'),
     limit: z
       .string()
       .regex(/^\d{1,7}$/, `must be an integer from 1 to ${MAX_LIMIT}`)
@@ -74,11 +32,7 @@ export const listQuerySchema = z
         "The previous page's `next_cursor`, unmodified. Bound to the key's tenant and the filters.",
     }),
   })
-  .superRefine((q, ctx) => {
-    if (q.since !== undefined && q.until !== undefined && q.since >= q.until) {
-      ctx.addIssue({ code: 'custom', path: ['since'], message: 'must be earlier than until' });
-    }
-  });
+  .superRefine(checkWindow);
 
 export interface ListQuery {
   filters: EventFilters;
@@ -96,13 +50,14 @@ export function parseListQuery(
   }
   const parsed = listQuerySchema.safeParse(query);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error, '(query)') };
-  const { limit, cursor, ...filters } = parsed.data;
-  const defined = Object.fromEntries(
-    Object.entries(filters).filter(([, v]) => v !== undefined),
-  ) as EventFilters;
+  const { limit, cursor } = parsed.data;
   return {
     ok: true,
-    query: { filters: defined, limit: limit ?? DEFAULT_LIMIT, ...(cursor ? { cursor } : {}) },
+    query: {
+      filters: givenFilters(parsed.data),
+      limit: limit ?? DEFAULT_LIMIT,
+      ...(cursor ? { cursor } : {}),
+    },
   };
 }
 
@@ -117,18 +72,8 @@ export const exportQuerySchema = z.strictObject({
 });
 
 export const exportBodySchema = z
-  .strictObject({
-    ...filterFields,
-    phi_involved: z
-      .boolean({ message: 'must be true or false' })
-      .optional()
-      .meta({ description: PHI_FILTER }),
-  })
-  .superRefine((b, ctx) => {
-    if (b.since !== undefined && b.until !== undefined && b.since >= b.until) {
-      ctx.addIssue({ code: 'custom', path: ['since'], message: 'must be earlier than until' });
-    }
-  })
+  .strictObject(filterShape('body'))
+  .superRefine(checkWindow)
   .meta({ id: 'ExportFilters', description: 'The list filters, and only them: no limit, no cursor.' });
 
 /** Export: `format` in the query; the list filters (only them: no limit, no cursor) in an optional JSON body. */
@@ -144,8 +89,5 @@ export function parseExportRequest(
     ...(b.success ? [] : zodFieldErrors(b.error, '(body)')),
   ];
   if (!q.success || !b.success) return { ok: false, errors };
-  const filters = Object.fromEntries(
-    Object.entries(b.data).filter(([, v]) => v !== undefined),
-  ) as EventFilters;
-  return { ok: true, format: q.data.format, filters };
+  return { ok: true, format: q.data.format, filters: givenFilters(b.data) };
 }

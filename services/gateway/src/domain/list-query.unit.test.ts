@@ -44,6 +44,16 @@ describe('parseListQuery', () => {
     [{ acton: 'phi.read' }, 'acton'],
     [{ action: ['phi.read', 'phi.query'] }, 'action'],
     [{ cursor: '' }, 'cursor'],
+    [{ user_id: '' }, 'user_id'],
+    [{ user_id: 'x'.repeat(257) }, 'user_id'],
+    [{ resource_id: 'p\uD800' }, 'resource_id'],
+    [{ resource_type: '\uDC00' }, 'resource_type'],
+    [{ success: '1' }, 'success'],
+    [{ source_ip: 'localhost' }, 'source_ip'],
+    [{ source_ip: '10.0.0.256' }, 'source_ip'],
+    [{ action_prefix: 'PHI.' }, 'action_prefix'],
+    [{ action_prefix: 'phi%' }, 'action_prefix'],
+    [{ action_prefix: '' }, 'action_prefix'],
   ])('refuses %j naming %s', (query, field) => {
     const result = parseListQuery(query);
     expect(result.ok).toBe(false);
@@ -73,6 +83,9 @@ describe('parseExportRequest', () => {
     [{}, { limit: 10 }, 'limit'],
     [{}, { cursor: 'x' }, 'cursor'],
     [{}, { phi_involved: 'true' }, 'phi_involved'],
+    [{}, { success: 'false' }, 'success'],
+    [{}, { source_ip: 'not an address' }, 'source_ip'],
+    [{}, { user_id: 7 }, 'user_id'],
     [{}, { since: '2026-11-02T00:00:00Z', until: '2026-11-01T00:00:00Z' }, 'since'],
     [{}, [], '(body)'],
     [{}, null, '(body)'],

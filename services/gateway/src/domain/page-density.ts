@@ -1,5 +1,5 @@
 import type { PagePosition } from './cursor.js';
-import type { EventFilters } from './list-query.js';
+import { filterKey, type EventFilters } from './event-filters.js';
 
 /** Events per millisecond of a full page, and the span it covered: from its oldest timestamp up to where it began. */
 interface Span {
@@ -15,12 +15,10 @@ interface Span {
  */
 export function pageDensities(max = 10_000) {
   const seen = new Map<string, { first?: number; last?: Span }>();
-  const keyOf = (tenantId: string, f: EventFilters) =>
-    JSON.stringify([tenantId, f.action, f.resource_type, f.phi_involved, f.since, f.until]);
   return {
     /** The density to expect just below `top` for the page after `position` (null: the first page). */
     guess(tenantId: string, filters: EventFilters, position: PagePosition | null, top: number) {
-      const entry = seen.get(keyOf(tenantId, filters));
+      const entry = seen.get(filterKey(tenantId, filters));
       if (!position) return entry?.first;
       const last = entry?.last;
       return last && top > last.from && top <= last.to ? last.density : undefined;
@@ -35,7 +33,7 @@ export function pageDensities(max = 10_000) {
       from: number,
       to: number,
     ) {
-      const key = keyOf(tenantId, filters);
+      const key = filterKey(tenantId, filters);
       const entry = seen.get(key) ?? {};
       entry.last = { density: count / (to - from), from, to };
       if (!position) entry.first = entry.last.density;

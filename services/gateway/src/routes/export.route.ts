@@ -9,7 +9,8 @@ import type { PagePosition } from '../domain/cursor.js';
 import { exportAuditEvent } from '../domain/export-event.js';
 import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
-import { parseExportRequest, type EventFilters, type ExportFormat } from '../domain/list-query.js';
+import type { EventFilters } from '../domain/event-filters.js';
+import { parseExportRequest, type ExportFormat } from '../domain/list-query.js';
 import { apiCallOf, auditWriter, unavailable } from '../plugins/public-api.plugin.js';
 
 // Rows per read: a full row carries up to 64 KiB of details, so a chunk stays within a few tens of MiB.

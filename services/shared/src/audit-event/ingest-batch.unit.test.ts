@@ -50,8 +50,9 @@ describe('validateBatch', () => {
           timestamp: '2026-11-21T13:00:00.123999+01:00',
           fields_accessed: ['dob'],
           details: { nested: { a: [1, 2] } },
-          source_ip: '2001:db8::1',
+          source_ip: '2001:DB8:0::1',
         },
+        { ...minimal, source_ip: '::ffff:10.0.0.1' },
       ],
       ctx,
     );
@@ -60,7 +61,10 @@ describe('validateBatch', () => {
       timestamp: Date.UTC(2026, 10, 21, 12, 0, 0, 123),
       fields_accessed: '["dob"]',
       details: '{"nested":{"a":[1,2]}}',
+      source_ip: '2001:db8::1',
     });
+    // Stored in one canonical text, so a filter finds every spelling (an IPv4-mapped address as its IPv4).
+    expect(result.ok && result.records[1]?.source_ip).toBe('10.0.0.1');
   });
 
   it.each([

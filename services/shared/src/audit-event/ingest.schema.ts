@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseRfc3339 } from '../time.js';
 import { ACTION_PATTERN, MAX_DETAILS_BYTES, TENANT_ID_PATTERN, UUID_PATTERN } from './audit-event.js';
+import { canonicalIp } from './ip-address.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
 import { text } from './text.js';
 
@@ -31,10 +31,15 @@ export const ingestEventSchema = z
     resource_id: text(256).default(''),
     fields_accessed: stringArray.default([]),
     phi_involved: z.boolean(),
+    // Stored in its one canonical text, so that a filter finds every spelling of the address.
     source_ip: z
       .string()
       .max(64)
-      .refine((s) => s === '' || isIP(s) !== 0, 'must be an IPv4 or IPv6 address, or empty')
+      .transform(
+        (s, ctx) =>
+          (s === '' ? '' : canonicalIp(s)) ??
+          (ctx.addIssue({ code: 'custom', message: 'must be an IPv4 or IPv6 address, or empty' }), z.NEVER),
+      )
       .default(''),
     user_agent: text(1024).default(''),
     justification: text(2048).default(''),

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import {
+  ACTION_PATTERN,
+  FILTER_ENTRY_PATTERN,
+  canonicalIp,
+  parseRfc3339,
+  sqlValue,
+  text,
+} from '@audit/shared';
+
+/**
+ * A filter of the list and the export (docs/api.md, "Filters"): how its value is spelled in a query string and in
+ * a JSON body, and the condition it puts on the events table's columns.
+ */
+interface FilterField<T> {
+  query: z.ZodType<T, string>;
+  body: z.ZodType<T>;
+  sql: (value: T) => string;
+}
+
+const field = <T>(spec: FilterField<T>) => spec;
+
+/** A filter spelled the same in a query string and in a body (text, or a time). */
+const sameIn = <T>(schema: z.ZodType<T, string>, sql: (value: T) => string) =>
+  field({ query: schema, body: schema, sql });
+
+const exact = (description: string, example?: string) =>
+  text(256)
+    .min(1, 'must not be empty')
+    .meta({ description, ...(example ? { example } : {}) });
+
+const flag = (column: string, description: string) =>
+  field({
+    query: z
+      .enum(['true', 'false'], { message: 'must be true or false' })
+      .transform((v) => v === 'true')
+      .meta({ description }),
+    body: z.boolean({ message: 'must be true or false' }).meta({ description }),
+    sql: (v: boolean) => `${column} = ${sqlValue(v)}`,
+  });
+
+const time = (description: string, example: string) =>
+  z
+    .string()
+    .meta({ format: 'date-time', example, description })
+    .transform(
+      (text, ctx) =>
+        parseRfc3339(text) ??
+        (ctx.addIssue({
+          code: 'custom',
+          message: 'must be an RFC 3339 date-time with Z or a numeric offset',
+        }),
+        z.NEVER),
+    );
+
+/** The smallest string above every string that starts with `prefix` (its last character is never the largest). */
+const pastPrefix = (prefix: string) =>
+  prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+
+/**
+ * Every filter, AND-combined. Validation, the OpenAPI parameters and export body, the SQL conditions, the cursor
+ * binding and the reader's cache keys all follow from this table, so a new filter is one entry (and, where it
+ * needs one, its access path). The order is part of the cursor's binding: add new entries at the end.
+ */
+export const FILTERS = {
+  action: sameIn(
+    z
+      .string()
+      .max(100)
+      .regex(ACTION_PATTERN, 'must be a dotted lowercase slug such as phi.read')
+      .meta({ description: 'Only events with exactly this action.', example: 'phi.read' }),
+    (v) => `action = ${sqlValue(v)}`,
+  ),
+  resource_type: sameIn(
+    exact('Only events on this resource type.', 'patient'),
+    (v) => `resource_type = ${sqlValue(v)}`,
+  ),
+  phi_involved: flag('phi_involved', '`true`: PHI events only; `false`: non-PHI only; omitted: both.'),
+  since: sameIn(
+    time('Inclusive lower bound (RFC 3339).', '2025-11-01T00:00:00.000Z'),
+    (v) => `ts >= ${sqlValue(v)}`,
+  ),
+  until: sameIn(
+    time('Exclusive upper bound (RFC 3339).', '2026-11-01T00:00:00.000Z'),
+    (v) => `ts < ${sqlValue(v)}`,
+  ),
+  user_id: sameIn(exact('Only events of this actor (exact).'), (v) => `user_id = ${sqlValue(v)}`),
+  resource_id: sameIn(
+    exact('Only events on this resource id (exact), e.g. one patient record.'),
+    (v) => `resource_id = ${sqlValue(v)}`,
+  ),
+  success: flag(
+    'success',
+    '`true`: accepted accesses only; `false`: denied or failed ones only; omitted: both.',
+  ),
+  source_ip: sameIn(
+    z
+      .string()
+      .max(64)
+      .transform(
+        (s, ctx) =>
+          canonicalIp(s) ??
+          (ctx.addIssue({ code: 'custom', message: 'must be an IPv4 or IPv6 address' }), z.NEVER),
+      )
+      .meta({
+        description:
+          'Only events from this address, in any spelling: `::ffff:10.0.0.1` finds `10.0.0.1`, `0:0::1` finds `::1`.',
+        example: '203.0.113.7',
+      }),
+    (v) => `source_ip = ${sqlValue(v)}`,
+  ),
+  action_prefix: sameIn(
+    z.string().regex(FILTER_ENTRY_PATTERN, 'must be 1 to 100 of a-z, 0-9, dot, underscore and hyphen').meta({
+      description:
+        'Only events whose action starts with this text, as in webhook filters: `phi.` matches `phi.read` and `phi.query`. With `action`, both must hold.',
+      example: 'phi.',
+    }),
+    // A range rather than LIKE: no wildcard to escape, and the same on every ClickHouse version.
+    (v) => `action >= ${sqlValue(v)} AND action < ${sqlValue(pastPrefix(v))}`,
+  ),
+} as const;
+
+export type FilterName = keyof typeof FILTERS;
+export const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
+
+/** The filters of one read, validated; times as epoch ms, `until` exclusive. */
+export type EventFilters = {
+  [K in FilterName]?: z.output<(typeof FILTERS)[K]['query']>;
+};
+
+/** The schema of every filter as it is spelled in `where` (a query string or a JSON body), each optional. */
+export function filterShape(where: 'query' | 'body') {
+  return Object.fromEntries(FILTER_NAMES.map((name) => [name, FILTERS[name][where].optional()])) as {
+    [K in FilterName]: z.ZodOptional<(typeof FILTERS)[K]['query' | 'body']>;
+  };
+}
+
+/** The conditions the filters put on the events table. */
+export function filterConditions(filters: EventFilters): string[] {
+  return FILTER_NAMES.flatMap((name) => {
+    const value = filters[name];
+    if (value === undefined) return [];
+    return [(FILTERS[name].sql as (v: typeof value) => string)(value)];
+  });
+}
+
+/**
+ * One text per tenant and filters, the same for every spelling of the same read: what a cursor is bound to and
+ * what the reader's caches are keyed by. Absent filters at the end are left out, so a cursor stays valid when a
+ * filter is added to the table.
+ */
+export function filterKey(tenantId: string, filters: EventFilters): string {
+  const values = FILTER_NAMES.map((name) => filters[name] ?? null);
+  while (values.length > 0 && values.at(-1) === null) values.pop();
+  return JSON.stringify([tenantId, ...values]);
+}
+
+/** An empty or reversed window is a mistake, not a question: 422 naming `since`. */
+export function checkWindow(filters: { since?: number; until?: number }, ctx: z.RefinementCtx) {
+  if (filters.since !== undefined && filters.until !== undefined && filters.since >= filters.until) {
+    ctx.addIssue({ code: 'custom', path: ['since'], message: 'must be earlier than until' });
+  }
+}
+
+/** Drops the filters that were not given (a parsed object holds them as undefined). */
+export const givenFilters = (parsed: Record<string, unknown>): EventFilters =>
+  Object.fromEntries(
+    FILTER_NAMES.filter((name) => parsed[name] !== undefined).map((name) => [name, parsed[name]]),
+  ) as EventFilters;
