@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeEvent } from '../support/events.js';
+import { expectFilterIndexExact } from '../support/filter-index.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { outage } from '../support/outage.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
@@ -112,6 +113,8 @@ describe('outages', () => {
     // Ingest never needed ClickHouse.
     expect(new Set(traffic.answers.map((a) => a.status))).toEqual(new Set([202]));
     await expectExactlyStored(tenant, traffic.acked, traffic.sent);
+    // The filter index and its summary too: an insert the stop cut short was repaired, not repeated.
+    await expectFilterIndexExact(fx.ch, tenant);
   });
 
   it('Postgres stopped for 20 s: the gateway answers 503 with Retry-After, then recovers on its own', async () => {

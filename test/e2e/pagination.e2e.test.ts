@@ -5,6 +5,7 @@ import { sqlValue } from '@audit/shared';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { newestFirst, pageThrough, type Listed, type Page } from '../support/paging.js';
+import { indexedEventIds } from '../support/filter-index.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
@@ -391,7 +392,7 @@ function backgroundIngest(q: Query, seed: number) {
   };
 }
 
-/** True once every one of the events is in audit_events, the table the list and the export read. */
+/** True once every one of the events is in audit_events and the filter index, the tables reads use. */
 async function queryable(eventIds: string[]): Promise<boolean> {
   const result = await ch.query({
     query: `SELECT count() AS n FROM audit_events
@@ -399,7 +400,8 @@ async function queryable(eventIds: string[]): Promise<boolean> {
     format: 'JSONEachRow',
   });
   const [row] = await result.json<{ n: string }>();
-  return Number(row?.n) === eventIds.length;
+  const indexed = await indexedEventIds(ch, tenant);
+  return Number(row?.n) === eventIds.length && eventIds.every((id) => indexed.has(id));
 }
 
 /**
@@ -471,7 +473,9 @@ describe('paging against the export', () => {
             const first = background.firstBatch();
             return first !== undefined && (await queryable(first));
           });
-          const before = await storedEvents(ch, tenant);
+          const stored = await storedEvents(ch, tenant);
+          const indexed = await indexedEventIds(ch, tenant);
+          const before = stored.filter((e) => indexed.has(e.event_id));
           q = narrowed(query, before);
           const [tieAttributes] = fc.sample(fitting(q), { numRuns: 1, seed: batchSeed });
           const [pages, snapshot] = await Promise.all([

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { filterIndexState } from '@audit/shared';
+import { expectFilterIndexExact } from '../support/filter-index.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
@@ -108,10 +110,17 @@ describe('ops replay projection', () => {
     });
     // The old generation went once the command's grace was over, before it returned.
     expect((await tables.json<{ name: string }>()).map((r) => r.name)).toEqual([
+      'audit_event_buckets_g2',
+      'audit_event_buckets_mv_g2',
       'audit_event_ids_g2',
       'audit_event_ids_mv_g2',
+      'audit_events_by_g2',
+      'audit_events_by_mv_g2',
       'audit_events_g2',
     ]);
+    // The rebuilt generation's filter index is complete from its start, and exact.
+    expect(await filterIndexState(fx.ch).ready(2)).toBe(true);
+    for (const t of tenants) await expectFilterIndexExact(fx.ch, t, 2);
   });
 
   it('with --since, copies what was ingested before from the live generation and replays only the rest', async () => {
@@ -149,5 +158,7 @@ describe('ops replay projection', () => {
         sameSet((await read(t)).ids, acked.get(t)!),
       );
     }
+    // What was copied from the live generation went through the new one's views too.
+    for (const t of tenants) await expectFilterIndexExact(fx.ch, t, 3);
   });
 });

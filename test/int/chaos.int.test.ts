@@ -3,6 +3,7 @@ import { sleep } from '@audit/shared';
 import { ingest, makeEvent } from '../support/events.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { expectFilterIndexExact } from '../support/filter-index.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -56,5 +57,6 @@ describe('projector killed with SIGKILL while events flow', () => {
     expect(new Set(storedIds).size).toBe(storedIds.length);
     expect(storedIds.length).toBe(TOTAL);
     expect(new Set(storedIds)).toEqual(acknowledged);
+    await expectFilterIndexExact(ch, names.tenant);
   });
 });

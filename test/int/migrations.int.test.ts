@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { freshPostgres } from '../support/postgres.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MigrationChecksumError, migrateClickHouse, migratePostgres } from '@audit/shared';
+import { MigrationChecksumError, filterIndexState, migrateClickHouse, migratePostgres } from '@audit/shared';
 import { uniqueNames } from '../support/names.js';
 import { cleanUp, clickhouseSettings, testClickHouse } from '../support/stack.js';
 
@@ -20,21 +20,34 @@ afterAll(async () => {
 describe('migrations', () => {
   it('ClickHouse: applies every file once; re-running is a no-op', async () => {
     const settings = clickhouseSettings(names);
-    expect((await migrateClickHouse(settings)).applied).toEqual(['1_audit_events', '2_projection_state']);
+    expect((await migrateClickHouse(settings)).applied).toEqual([
+      '1_audit_events',
+      '2_projection_state',
+      '3_filter_index_state',
+    ]);
     expect((await migrateClickHouse(settings)).applied).toEqual([]);
     const ch = testClickHouse(names);
     const tables = await (
       await ch.query({ query: 'SHOW TABLES', format: 'JSONEachRow' })
     ).json<{ name: string }>();
+    // An empty projection gets a complete filter index at once: its views fill it from the first event on.
+    const ready = await filterIndexState(ch).ready(1);
     await ch.close();
     expect(tables.map((t) => t.name).sort()).toEqual([
+      'audit_event_buckets',
+      'audit_event_buckets_mv',
       'audit_event_ids',
       'audit_event_ids_mv',
       'audit_events',
+      'audit_events_by',
+      'audit_events_by_mv',
+      'filter_index_backfill',
+      'filter_index_ready',
       'projection_acks',
       'projection_state',
       'schema_migrations',
     ]);
+    expect(ready).toBe(true);
   });
 
   it('Postgres: applies in order in transactions, records them, refuses an edited one', async () => {

@@ -9,6 +9,7 @@ import {
   DurableProducer,
   createLogger,
   kafkaDeployment,
+  filterIndexState,
   liveTables,
   projectionStateStore,
   loggableError,
@@ -61,7 +62,10 @@ const app = await buildApp({
     env: config.apiKeyEnv,
     findKey: cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 }),
   },
-  events: eventsReader(clickhouse, liveTables(projectionStateStore(clickhouse))),
+  events: eventsReader(
+    clickhouse,
+    liveTables(projectionStateStore(clickhouse), filterIndexState(clickhouse)),
+  ),
   cursorSecret: config.cursorSecret,
   // Bounded like ingest: during a Kafka outage an export fails with 503 quickly instead of queueing.
   auditLog: auditPublisher({

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
-import { createLogger, type Env } from '@audit/shared';
-import { OPTIONS, type Print } from './cli-values.js';
+import { createClickHouse, createLogger, type Env } from '@audit/shared';
+import { OPTIONS, onlyOptions, type Print } from './cli-values.js';
+import { backfillFilterIndex } from './commands/backfill.command.js';
 import { CliError } from './commands/cli-error.js';
 import { dlqCli } from './commands/dlq.cli.js';
 import { keysCli } from './commands/keys.cli.js';
@@ -19,6 +20,8 @@ export interface CliIo {
 }
 
 const PROGRESS_EVERY_MS = 1000;
+// A backfill's statements copy a whole partition each.
+const LONG_STATEMENT_MS = 6 * 3600 * 1000;
 
 /** Progress of a long read on stderr, at most once a second, so stdout stays the command's output. */
 function progressTo(io: CliIo) {
@@ -71,6 +74,25 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
       case 'dlq':
         await dlqCli(sub, values, config, logger, print, progressTo(io));
         return 0;
+      case 'backfill': {
+        if (sub !== 'filter-index')
+          throw new CliError(`unknown backfill: ${sub ?? '(none)'}\n\n${HELP.backfill}`, 2);
+        const stray = onlyOptions(values, 'backfill filter-index', []);
+        if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+        const clickhouse = createClickHouse(config.clickhouse, config.clickhouse.database, LONG_STATEMENT_MS);
+        try {
+          const r = await backfillFilterIndex({ clickhouse, now: Date.now, progress: progressTo(io) });
+          print(
+            r,
+            r.already_ready
+              ? `the filter index of generation ${r.generation} is complete: nothing to do`
+              : `filter index of generation ${r.generation} complete: ${r.partitions} partitions, ${r.events} events copied (${r.duration_ms} ms)`,
+          );
+        } finally {
+          await clickhouse.close();
+        }
+        return 0;
+      }
       case 'replay':
         await replayCli(sub, values, config, logger, print, progressTo(io), (text) => io.err(text));
         return 0;

@@ -11,6 +11,7 @@ Commands:
   status                   every component and service: up, not ready or down, with its address
   lag                      per consumer group and partition: committed offset, end, lag, oldest unprocessed age
   dlq list|show|redrive    the projector's and the dispatcher's dead letters (ops dlq --help)
+  backfill filter-index    fill the filter index of a projection that held events before it existed
   replay projection        rebuild the ClickHouse projection from the audit topic, reads uninterrupted
   replay webhooks          re-drive a window of a tenant's events to one endpoint (ops replay --help)
   help                     this text
@@ -56,6 +57,14 @@ processed. On a retry tier the lag is the number of deliveries waiting for their
            deliveries to the first retry tier as a new run of attempts recorded as replays.
            An inactive endpoint is never re-enabled: --endpoint OLD --to NEW sends OLD's deliveries to its
            replacement NEW (same tenant, active).
+`,
+  backfill: `Usage: ops backfill filter-index [--json]
+
+Fills the live projection generation's filter index and summary (docs/architecture.md, "Read path") from its
+events table, one 30-day partition at a time, with progress on stderr, then marks the index complete: from then
+on filtered reads use it. Needed once after upgrading a projection that already held events; a new or rebuilt
+projection (ops replay projection) has a complete index from its start. Re-runnable: a run that stopped resumes
+with the partitions not finished. Writes go on meanwhile.
 `,
   replay: `Usage: ops replay projection [--since TIME] [--drop-old-after SECONDS] [--json]
        ops replay projection --abort

@@ -60,3 +60,5 @@ export * from './http/startup-gate.js';
 export * from './projection/live-tables.js';
 export * from './audit-event/decode-record.js';
 export * from './projection/running-inserts.js';
+export * from './projection/filter-index.js';
+export * from './projection/filter-index.state.js';

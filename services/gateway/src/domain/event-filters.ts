@@ -2,7 +2,9 @@ import { z } from 'zod';
 import {
   ACTION_PATTERN,
   FILTER_ENTRY_PATTERN,
+  FILTER_DIMS,
   canonicalIp,
+  flagValue,
   parseRfc3339,
   sqlValue,
   text,
@@ -16,27 +18,44 @@ interface FilterField<T> {
   query: z.ZodType<T, string>;
   body: z.ZodType<T>;
   sql: (value: T) => string;
+  /** Its access path: the events of the filter index it selects (none: `since` and `until`, which bound time). */
+  slice?: (value: T) => IndexSlice;
 }
+
+/** The filter index's events of one dimension: one value, or every value in [from, to). */
+export type IndexSlice = { dim: number } & ({ value: string } | { from: string; to: string });
 
 const field = <T>(spec: FilterField<T>) => spec;
 
 /** A filter spelled the same in a query string and in a body (text, or a time). */
-const sameIn = <T>(schema: z.ZodType<T, string>, sql: (value: T) => string) =>
-  field({ query: schema, body: schema, sql });
+const sameIn = <T>(
+  schema: z.ZodType<T, string>,
+  sql: (value: T) => string,
+  slice?: (value: T) => IndexSlice,
+) => field({ query: schema, body: schema, sql, ...(slice ? { slice } : {}) });
+
+/** An exact match on a text column with a dimension of its own. */
+const column = (name: keyof typeof FILTER_DIMS, schema: z.ZodType<string, string>) =>
+  sameIn(
+    schema,
+    (v) => `${name} = ${sqlValue(v)}`,
+    (v) => ({ dim: FILTER_DIMS[name], value: v }),
+  );
 
 const exact = (description: string, example?: string) =>
   text(256)
     .min(1, 'must not be empty')
     .meta({ description, ...(example ? { example } : {}) });
 
-const flag = (column: string, description: string) =>
+const flag = (name: 'phi_involved' | 'success', description: string) =>
   field({
     query: z
       .enum(['true', 'false'], { message: 'must be true or false' })
       .transform((v) => v === 'true')
       .meta({ description }),
     body: z.boolean({ message: 'must be true or false' }).meta({ description }),
-    sql: (v: boolean) => `${column} = ${sqlValue(v)}`,
+    sql: (v: boolean) => `${name} = ${sqlValue(v)}`,
+    slice: (v: boolean) => ({ dim: FILTER_DIMS[name], value: flagValue(v) }),
   });
 
 const time = (description: string, example: string) =>
@@ -84,16 +103,17 @@ export const FILTERS = {
     time('Exclusive upper bound (RFC 3339).', '2026-11-01T00:00:00.000Z'),
     (v) => `ts < ${sqlValue(v)}`,
   ),
-  user_id: sameIn(exact('Only events of this actor (exact).'), (v) => `user_id = ${sqlValue(v)}`),
-  resource_id: sameIn(
+  user_id: column('user_id', exact('Only events of this actor (exact).')),
+  resource_id: column(
+    'resource_id',
     exact('Only events on this resource id (exact), e.g. one patient record.'),
-    (v) => `resource_id = ${sqlValue(v)}`,
   ),
   success: flag(
     'success',
     '`true`: accepted accesses only; `false`: denied or failed ones only; omitted: both.',
   ),
-  source_ip: sameIn(
+  source_ip: column(
+    'source_ip',
     z
       .string()
       .max(64)
@@ -107,7 +127,6 @@ export const FILTERS = {
           'Only events from this address, in any spelling: `::ffff:10.0.0.1` finds `10.0.0.1`, `0:0::1` finds `::1`.',
         example: '203.0.113.7',
       }),
-    (v) => `source_ip = ${sqlValue(v)}`,
   ),
   action_prefix: sameIn(
     z.string().regex(FILTER_ENTRY_PATTERN, 'must be 1 to 100 of a-z, 0-9, dot, underscore and hyphen').meta({
@@ -117,6 +136,7 @@ export const FILTERS = {
     }),
     // A range rather than LIKE: no wildcard to escape, and the same on every ClickHouse version.
     (v) => `action >= ${sqlValue(v)} AND action < ${sqlValue(pastPrefix(v))}`,
+    (v) => ({ dim: FILTER_DIMS.action, from: v, to: pastPrefix(v) }),
   ),
 } as const;
 
@@ -160,6 +180,15 @@ export function checkWindow(filters: { since?: number; until?: number }, ctx: z.
   if (filters.since !== undefined && filters.until !== undefined && filters.since >= filters.until) {
     ctx.addIssue({ code: 'custom', path: ['since'], message: 'must be earlier than until' });
   }
+}
+
+/** The filter index's slices the filters select, one per filter with an access path of its own. */
+export function filterSlices(filters: EventFilters): IndexSlice[] {
+  return FILTER_NAMES.flatMap((name) => {
+    const value = filters[name];
+    const slice = FILTERS[name].slice as ((v: typeof value) => IndexSlice) | undefined;
+    return value === undefined || !slice ? [] : [slice(value)];
+  });
 }
 
 /** Drops the filters that were not given (a parsed object holds them as undefined). */

@@ -1,4 +1,6 @@
 import {
+  createFilterIndex,
+  filterIndexState,
   generationOf,
   projectionTables,
   sqlIdentifier,
@@ -21,9 +23,15 @@ export async function existingGenerations(client: ClickHouseClient, database: st
 
 /**
  * A new generation shaped like `like` (same columns, engine, keys and settings: CREATE TABLE … AS), with the view
- * that keeps its by-id table, as 0001_audit_events has it for generation 1.
+ * that keeps its by-id table, as 0001_audit_events has it for generation 1, and its filter index: complete from
+ * the start, since the generation is still empty.
  */
-export async function createGeneration(client: ClickHouseClient, like: ProjectionTables, generation: number) {
+export async function createGeneration(
+  client: ClickHouseClient,
+  like: ProjectionTables,
+  generation: number,
+  now: () => number,
+) {
   const t = projectionTables(generation);
   await client.command({ query: `CREATE TABLE ${sqlIdentifier(t.events)} AS ${sqlIdentifier(like.events)}` });
   await client.command({ query: `CREATE TABLE ${sqlIdentifier(t.ids)} AS ${sqlIdentifier(like.ids)}` });
@@ -31,6 +39,8 @@ export async function createGeneration(client: ClickHouseClient, like: Projectio
     query: `CREATE MATERIALIZED VIEW ${sqlIdentifier(t.idsView)} TO ${sqlIdentifier(t.ids)}
       AS SELECT tenant_id, cityHash64(event_id) AS id_hash, event_id, ts FROM ${sqlIdentifier(t.events)}`,
   });
+  await createFilterIndex(client, t);
+  await filterIndexState(client).markReady(generation, now());
   return t;
 }
 
@@ -48,10 +58,10 @@ export async function copyBefore(
   });
 }
 
-/** Drops a generation: the view first, so nothing writes into its by-id table while it goes. */
+/** Drops a generation: the views first, so nothing writes into the tables they fill while they go. */
 export async function dropGeneration(client: ClickHouseClient, generation: number) {
   const t = projectionTables(generation);
-  for (const table of [t.idsView, t.ids, t.events]) {
+  for (const table of [t.idsView, t.indexView, t.bucketsView, t.ids, t.index, t.buckets, t.events]) {
     await client.command({ query: `DROP TABLE IF EXISTS ${sqlIdentifier(table)}` });
   }
 }

@@ -112,7 +112,7 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
       // Left by a replay given up, or by one whose command died after its switch: nothing reads or writes them.
       for (const g of generations.filter((g) => g !== state.live)) await dropGeneration(ctx.clickhouse, g);
       const group = replayGroupId(ctx.projectorGroupId, target);
-      const next = await createGeneration(ctx.clickhouse, live, target);
+      const next = await createGeneration(ctx.clickhouse, live, target, ctx.now);
       ctx.note?.(
         `building generation ${target} (${next.events}) while generation ${state.live} serves reads`,
       );

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropClickHouseDatabase, migrateClickHouse, projectionTables } from '@audit/shared';
+import {
+  BUCKET_MS,
+  FILTER_DIMS,
+  dropClickHouseDatabase,
+  indexedValues,
+  migrateClickHouse,
+  projectionTables,
+} from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { clickhouseSettings, testClickHouse } from '../../../../test/support/stack.js';
@@ -9,6 +16,8 @@ import { clickhouseSink } from './clickhouse.sink.js';
 const names = uniqueNames('chsink');
 const ch = testClickHouse(names);
 const writer = clickhouseSink(ch, names.database).on(projectionTables(1));
+
+const rows = async <T>(query: string) => (await ch.query({ query, format: 'JSONEachRow' })).json<T>();
 
 beforeAll(async () => {
   await migrateClickHouse(clickhouseSettings(names));
@@ -34,5 +43,46 @@ describe('clickhouseSink, an insert the server died in the middle of', () => {
     expect(await writer.storedKeys([torn, whole], true)).toEqual(new Set([idKey(torn), idKey(whole)]));
     // Repaired: the by-id table now has it, also for lookups without repair.
     expect(await writer.storedKeys([torn, whole])).toEqual(new Set([idKey(torn), idKey(whole)]));
+  });
+
+  it('makes the filter index and its summary whole: every row once, every count exact', async () => {
+    const at = Date.UTC(2026, 0, 1, 10, 30);
+    const torn = [0, 1, 2].map((i) =>
+      sampleRecord({ tenant_id: names.tenant, timestamp: at + i, user_id: `u-${i % 2}`, resource_id: '' }),
+    );
+    const whole = sampleRecord({ tenant_id: names.tenant, timestamp: at + 3, user_id: 'u-0' });
+    await writer.insert([whole]);
+    // The events and by-id tables written, the filter index only for one event, the summary not at all.
+    await ch.command({ query: 'DETACH TABLE audit_event_buckets_mv' });
+    await writer.insert([torn[0]!]);
+    await ch.command({ query: 'DETACH TABLE audit_events_by_mv' });
+    await writer.insert(torn.slice(1));
+    await ch.command({ query: 'ATTACH TABLE audit_events_by_mv' });
+    await ch.command({ query: 'ATTACH TABLE audit_event_buckets_mv' });
+
+    const all = [...torn, whole];
+    expect(await writer.storedKeys(all, true)).toEqual(new Set(all.map(idKey)));
+    await writer.storedKeys(all, true);
+
+    const index = await rows<{ dim: number; value: string; event_id: string }>(
+      `SELECT dim, value, event_id FROM audit_events_by WHERE tenant_id = '${names.tenant}' AND ts >= ${at} AND ts < ${at + 10}`,
+    );
+    const expected = all.flatMap((e) =>
+      indexedValues(e).map(([dim, value]) => ({ dim, value, event_id: e.event_id })),
+    );
+    const order = (a: { dim: number; value: string; event_id: string }) =>
+      `${a.dim}/${a.value}/${a.event_id}`;
+    expect(index.map(order).sort()).toEqual(expected.map(order).sort());
+
+    const counts = await rows<{ dim: number; value: string; n: string }>(
+      `SELECT dim, value, sum(n) AS n FROM audit_event_buckets WHERE tenant_id = '${names.tenant}'
+       AND bucket = ${Math.floor(at / BUCKET_MS)} GROUP BY dim, value HAVING n != 0`,
+    );
+    const users = Object.fromEntries(
+      counts.filter((c) => c.dim === FILTER_DIMS.user_id).map((c) => [c.value, Number(c.n)]),
+    );
+    expect(users).toEqual({ 'u-0': 3, 'u-1': 1 });
+    expect(counts.find((c) => c.dim === 0)?.n).toBe('4');
+    expect(counts.find((c) => c.dim === FILTER_DIMS.resource_id)?.n).toBe('1');
   });
 });

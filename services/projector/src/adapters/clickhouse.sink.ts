@@ -8,34 +8,17 @@ import {
   type AuditEventRecord,
   type ClickHouseClient,
   type ProjectionTables,
+  EVENT_TABLE_COLUMNS,
   insertQueryPrefix,
   runningInserts,
 } from '@audit/shared';
 import { randomUUID } from 'node:crypto';
 import { idKey } from '../domain/project-batch.js';
 import type { EventSink } from '../domain/store-events.js';
+import { BATCH_QUERY_SETTINGS, batchCondition } from './batch-condition.js';
+import { repairFilterIndex } from './filter-index.repair.js';
 
-// A flush may carry tens of thousands of ids (37 bytes each); ClickHouse's default limit is 256 KiB.
-const MAX_QUERY_BYTES = 64 * 1024 * 1024;
-
-const COLUMNS: [string, ...string[]] = [
-  'tenant_id',
-  'ts',
-  'event_id',
-  'action',
-  'user_id',
-  'user_role',
-  'resource_type',
-  'resource_id',
-  'fields_accessed',
-  'phi_involved',
-  'source_ip',
-  'user_agent',
-  'justification',
-  'success',
-  'details',
-  'ingested_at',
-];
+const COLUMNS = EVENT_TABLE_COLUMNS.map(([name]) => name) as [string, ...string[]];
 
 // One TabSeparated line per event, in COLUMNS order: no per-row objects or JSON, cheap to build and to parse.
 const toLine = (e: AuditEventRecord) =>
@@ -59,37 +42,29 @@ export function clickhouseSink(
   writer: 'live' | 'replay' = 'live',
 ): EventSink {
   const insertPrefix = insertQueryPrefix(database, writer);
-  /** Events of the batch the events table holds but the by-id table lacks: their by-id rows are written. */
-  async function repairIds(
-    tables: ProjectionTables,
-    events: readonly AuditEventRecord[],
-    known: Set<string>,
-  ) {
-    const missing = events.filter((e) => !known.has(idKey(e)));
-    if (missing.length === 0) return [];
-    const times = sqlList([...new Set(missing.map((e) => e.timestamp))]);
-    const where = (ids: readonly AuditEventRecord[] | readonly { tenant_id: string; event_id: string }[]) =>
-      `tenant_id IN ${sqlList([...new Set(ids.map((e) => e.tenant_id))])}
-        AND event_id IN (SELECT arrayJoin(splitByChar(',', ${sqlValue(ids.map((e) => e.event_id).join(','))})))`;
+  /** Keys of the events the events table holds (whether or not the by-id table has them). */
+  async function inEventsTable(tables: ProjectionTables, events: readonly AuditEventRecord[]) {
     const result = await client.query({
       query: `SELECT tenant_id, event_id FROM ${sqlIdentifier(tables.events)}
-        WHERE ${where(missing)} AND ts IN ${times}`,
+        WHERE ${batchCondition(events)}`,
       format: 'JSONEachRow',
-      clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
+      clickhouse_settings: BATCH_QUERY_SETTINGS,
     });
-    const wanted = new Set(missing.map(idKey));
-    const rows = (await result.json<{ tenant_id: string; event_id: string }>()).filter((r) =>
-      wanted.has(idKey(r)),
+    const wanted = new Set(events.map(idKey));
+    return new Set(
+      (await result.json<{ tenant_id: string; event_id: string }>()).map(idKey).filter((k) => wanted.has(k)),
     );
-    if (rows.length > 0) {
-      await client.command({
-        query: `INSERT INTO ${sqlIdentifier(tables.ids)} (tenant_id, id_hash, event_id, ts)
-          SELECT tenant_id, cityHash64(event_id), event_id, ts FROM ${sqlIdentifier(tables.events)}
-          WHERE ${where(rows)} AND ts IN ${times}`,
-        clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
-      });
-    }
-    return rows.map(idKey);
+  }
+
+  /** By-id rows for events the events table holds but the by-id table lacks. */
+  async function repairIds(tables: ProjectionTables, torn: readonly AuditEventRecord[]) {
+    if (torn.length === 0) return;
+    await client.command({
+      query: `INSERT INTO ${sqlIdentifier(tables.ids)} (tenant_id, id_hash, event_id, ts)
+        SELECT tenant_id, cityHash64(event_id), event_id, ts FROM ${sqlIdentifier(tables.events)}
+        WHERE ${batchCondition(torn)}`,
+      clickhouse_settings: BATCH_QUERY_SETTINGS,
+    });
   }
 
   const on = (tables: ProjectionTables) => ({
@@ -103,12 +78,21 @@ export function clickhouseSink(
           WHERE tenant_id IN ${sqlList(tenants)}
             AND id_hash IN (SELECT cityHash64(arrayJoin(splitByChar(',', ${sqlValue(ids)}))))`,
         format: 'JSONEachRow',
-        clickhouse_settings: { max_query_size: String(MAX_QUERY_BYTES) },
+        clickhouse_settings: BATCH_QUERY_SETTINGS,
       });
       const keys = new Set<string>();
       for (const row of await result.json<{ tenant_id: string; event_id: string }>()) keys.add(idKey(row));
-      if (repair) for (const key of await repairIds(tables, events, keys)) keys.add(key);
-      return keys;
+      if (!repair) return keys;
+      // The events table is written before the views fill the others: what it holds is stored, and the
+      // rest of its rows (by-id, filter index, summary) are made whole.
+      const held = await inEventsTable(tables, events);
+      const present = events.filter((e) => held.has(idKey(e)));
+      await repairIds(
+        tables,
+        present.filter((e) => !keys.has(idKey(e))),
+      );
+      await repairFilterIndex(client, tables, present);
+      return new Set([...keys, ...held]);
     },
     async insert(events: readonly AuditEventRecord[]) {
       await client.insert({

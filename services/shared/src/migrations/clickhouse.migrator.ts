@@ -1,6 +1,7 @@
 import type { ClickHouseSettings } from '../config/components.js';
 import { createClickHouse } from '../clickhouse/clickhouse-client.js';
 import { sqlIdentifier, sqlValue } from '../clickhouse/sql-quote.js';
+import { ensureFilterIndex } from '../projection/filter-index.state.js';
 import { checkApplied, loadMigrations, MIGRATIONS_DIR, splitStatements } from './migration-files.js';
 
 export interface MigrationReport {
@@ -45,6 +46,7 @@ export async function migrateClickHouse(
           VALUES (${sqlValue(m.version)}, ${sqlValue(m.name)}, ${sqlValue(m.checksum)})`,
       });
     }
+    await ensureFilterIndex(client);
     return { applied: pending.map((m) => `${m.version}_${m.name}`) };
   } finally {
     await client.close();

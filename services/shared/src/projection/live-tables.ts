@@ -1,5 +1,9 @@
+import type { FilterIndexState } from './filter-index.state.js';
 import { projectionTables, type ProjectionTables } from './projection-tables.js';
 import type { ProjectionStateStore } from './projection-state.store.js';
+
+/** The live generation's tables, and whether its filter index is complete (else reads do without it). */
+export type LiveGeneration = ProjectionTables & { indexed: boolean };
 
 /**
  * The live generation's tables for readers, asked of ClickHouse at most once per `ttlMs` (a read then follows a
@@ -8,17 +12,19 @@ import type { ProjectionStateStore } from './projection-state.store.js';
  */
 export function liveTables(
   store: Pick<ProjectionStateStore, 'read'>,
+  index: Pick<FilterIndexState, 'ready'>,
   ttlMs = 1000,
   now: () => number = Date.now,
-): () => Promise<ProjectionTables> {
-  let cached: { tables: ProjectionTables; at: number } | null = null;
-  let pending: Promise<ProjectionTables> | null = null;
+): () => Promise<LiveGeneration> {
+  let cached: { tables: LiveGeneration; at: number } | null = null;
+  let pending: Promise<LiveGeneration> | null = null;
   return () => {
     if (cached && now() - cached.at < ttlMs) return Promise.resolve(cached.tables);
     pending ??= store
       .read()
-      .then((state) => {
-        cached = { tables: projectionTables(state.live), at: now() };
+      .then(async (state) => {
+        const indexed = await index.ready(state.live);
+        cached = { tables: { ...projectionTables(state.live), indexed }, at: now() };
         return cached.tables;
       })
       .finally(() => {

@@ -9,6 +9,10 @@ describe('projectionTables', () => {
       events: 'audit_events',
       ids: 'audit_event_ids',
       idsView: 'audit_event_ids_mv',
+      index: 'audit_events_by',
+      indexView: 'audit_events_by_mv',
+      buckets: 'audit_event_buckets',
+      bucketsView: 'audit_event_buckets_mv',
     });
     expect(projectionTables(3).events).toBe('audit_events_g3');
     expect(() => projectionTables(0)).toThrow();
@@ -43,6 +47,7 @@ describe('liveTables', () => {
           return { phase: 'live' as const, live, changedAt: 0 };
         },
       },
+      { ready: async (generation) => generation === 2 },
       1000,
       () => now,
     );
@@ -52,7 +57,7 @@ describe('liveTables', () => {
     now = 999;
     expect((await tables()).events).toBe('audit_events');
     now = 1000;
-    expect((await tables()).events).toBe('audit_events_g2');
+    expect(await tables()).toMatchObject({ events: 'audit_events_g2', indexed: true });
     expect(asked).toBe(2);
   });
 });

@@ -1,9 +1,16 @@
-/** One generation of the projection: the events, the by-id table, and the view that fills the latter. */
+/**
+ * One generation of the projection: the events, the by-id table, the filter index and its summary
+ * (docs/architecture.md, "Read path"), and the views that fill the last three from the events table.
+ */
 export interface ProjectionTables {
   generation: number;
   events: string;
   ids: string;
   idsView: string;
+  index: string;
+  indexView: string;
+  buckets: string;
+  bucketsView: string;
 }
 
 /** Generation 1 keeps the first names (0001_audit_events); a rebuilt generation N has its own suffix. */
@@ -15,6 +22,10 @@ export function projectionTables(generation: number): ProjectionTables {
     events: `audit_events${suffix}`,
     ids: `audit_event_ids${suffix}`,
     idsView: `audit_event_ids_mv${suffix}`,
+    index: `audit_events_by${suffix}`,
+    indexView: `audit_events_by_mv${suffix}`,
+    buckets: `audit_event_buckets${suffix}`,
+    bucketsView: `audit_event_buckets_mv${suffix}`,
   };
 }
 

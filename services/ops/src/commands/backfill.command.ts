@@ -1,0 +1,89 @@
+import {
+  bucketRowsQuery,
+  createFilterIndex,
+  filterIndexState,
+  indexRowsQuery,
+  projectionStateStore,
+  projectionTables,
+  sqlIdentifier,
+  sqlValue,
+  type ClickHouseClient,
+} from '@audit/shared';
+
+export interface BackfillContext {
+  clickhouse: ClickHouseClient;
+  now: () => number;
+  progress?: (done: number, total: number) => void;
+}
+
+export interface BackfillResult {
+  generation: number;
+  /** Partitions copied by this run (those an earlier run copied are skipped). */
+  partitions: number;
+  events: number;
+  /** The index was complete already: nothing to do. */
+  already_ready: boolean;
+  duration_ms: number;
+}
+
+/** The events table's partitions (30-day buckets of time) with their row counts, oldest first. */
+async function partitions(client: ClickHouseClient, table: string) {
+  const result = await client.query({
+    query: `SELECT partition, sum(rows) AS events FROM system.parts
+      WHERE database = currentDatabase() AND table = ${sqlValue(table)} AND active
+      GROUP BY partition ORDER BY toInt64(partition)`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ partition: string; events: string }>()).map((r) => ({
+    partition: Number(r.partition),
+    events: Number(r.events),
+  }));
+}
+
+/**
+ * Fills the live generation's filter index and summary from its events table, one partition at a time, and
+ * marks the index complete (docs/operations.md, "Backfilling the filter index"). Re-runnable: a run resumes
+ * with the partitions no earlier run finished. Live writes go on meanwhile through the views; an event the
+ * views write while its partition is copied is copied once more, and the partition is then merged so that the
+ * index holds it once (the summary, only a hint for sizing reads, may count it twice).
+ */
+export async function backfillFilterIndex(ctx: BackfillContext): Promise<BackfillResult> {
+  const started = ctx.now();
+  const client = ctx.clickhouse;
+  const { live } = await projectionStateStore(client).read();
+  const t = projectionTables(live);
+  const state = filterIndexState(client);
+  await createFilterIndex(client, t);
+  const result = { generation: live, partitions: 0, events: 0, already_ready: false };
+  if (await state.ready(live)) return { ...result, already_ready: true, duration_ms: ctx.now() - started };
+
+  const done = await state.backfilled(live);
+  const todo = (await partitions(client, t.events)).filter((p) => !done.has(p.partition));
+  const total = todo.reduce((sum, p) => sum + p.events, 0);
+  for (const { partition, events } of todo) {
+    const inPartition = `intDiv(ts, 2592000000) = ${sqlValue(partition)}`;
+    // Events the views already indexed (every event has an action) are left out.
+    const missing = `${inPartition} AND (tenant_id, event_id) NOT IN
+      (SELECT tenant_id, event_id FROM ${sqlIdentifier(t.index)} WHERE dim = 1 AND ${inPartition})`;
+    const settings = { max_execution_time: 0 };
+    // The summary first: once the index holds the partition's events they no longer count as missing.
+    await client.command({
+      query: `INSERT INTO ${sqlIdentifier(t.buckets)} ${bucketRowsQuery(t.events, missing)}`,
+      clickhouse_settings: settings,
+    });
+    await client.command({
+      query: `INSERT INTO ${sqlIdentifier(t.index)} ${indexRowsQuery(t.events, missing)}`,
+      clickhouse_settings: settings,
+    });
+    await client.command({
+      query: `OPTIMIZE TABLE ${sqlIdentifier(t.index)} PARTITION ${sqlValue(partition)} FINAL`,
+      clickhouse_settings: settings,
+    });
+    await state.markBackfilled(live, partition, events, ctx.now());
+    result.partitions += 1;
+    result.events += events;
+    ctx.progress?.(result.events, total);
+  }
+  await state.markReady(live, ctx.now());
+  return { ...result, duration_ms: ctx.now() - started };
+}

@@ -1,0 +1,117 @@
+import {
+  BUCKET_MS,
+  indexedValues,
+  indexRowsQuery,
+  sqlIdentifier,
+  sqlList,
+  sqlValue,
+  type AuditEventRecord,
+  type ClickHouseClient,
+  type ProjectionTables,
+} from '@audit/shared';
+import { BATCH_QUERY_SETTINGS, batchCondition, textSet } from './batch-condition.js';
+
+const rows = async <T>(client: ClickHouseClient, query: string) =>
+  (await client.query({ query, format: 'JSONEachRow', clickhouse_settings: BATCH_QUERY_SETTINGS })).json<T>();
+
+const bucketKey = (tenant: string, dim: number, value: string, bucket: number) =>
+  JSON.stringify([tenant, dim, value, bucket]);
+
+/**
+ * Makes the filter index and its summary whole again for events the events table holds (an insert the server
+ * died in the middle of may have written the events table and not all of its views). Missing index rows are
+ * written from the events table; every summary count the events touch is set to what the index (for dimension 0,
+ * the events table) holds. Only the projector that owns the events' tenants writes their rows, so nothing moves
+ * these counts meanwhile.
+ */
+export async function repairFilterIndex(
+  client: ClickHouseClient,
+  tables: ProjectionTables,
+  events: readonly AuditEventRecord[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const tenants = sqlList([...new Set(events.map((e) => e.tenant_id))]);
+  const ofEvents = batchCondition(events);
+
+  const held = await rows<{ event_id: string; dim: number }>(
+    client,
+    `SELECT event_id, dim FROM ${sqlIdentifier(tables.index)} WHERE ${ofEvents}`,
+  );
+  const have = new Set(held.map((r) => `${r.event_id}:${r.dim}`));
+  const missing = events.flatMap((e) =>
+    indexedValues(e)
+      .map(([dim]) => `${e.event_id}:${dim}`)
+      .filter((key) => !have.has(key)),
+  );
+  if (missing.length > 0) {
+    await client.command({
+      query: `INSERT INTO ${sqlIdentifier(tables.index)} ${indexRowsQuery(
+        tables.events,
+        `${ofEvents} AND concat(event_id, ':', toString(d.1)) IN ${textSet(missing)}`,
+      )}`,
+      clickhouse_settings: BATCH_QUERY_SETTINGS,
+    });
+  }
+  await reconcileBuckets(client, tables, events, tenants);
+}
+
+/** Sets each summary count the events touch to the number of events the index holds there. */
+async function reconcileBuckets(
+  client: ClickHouseClient,
+  tables: ProjectionTables,
+  events: readonly AuditEventRecord[],
+  tenants: string,
+) {
+  const touched = new Set<string>();
+  const hours = new Set<number>();
+  for (const e of events) {
+    const bucket = Math.floor(e.timestamp / BUCKET_MS);
+    hours.add(bucket);
+    for (const [dim, value] of [[0, ''] as [number, string], ...indexedValues(e)]) {
+      touched.add(bucketKey(e.tenant_id, dim, value, bucket));
+    }
+  }
+  const inHours = (column: string) =>
+    [...hours]
+      .map(
+        (h) => `(${column} >= ${sqlValue(h * BUCKET_MS)} AND ${column} < ${sqlValue((h + 1) * BUCKET_MS)})`,
+      )
+      .join(' OR ');
+  const ofBuckets = `tenant_id IN ${tenants} AND bucket IN ${sqlList([...hours])}`;
+  type Count = { tenant_id: string; dim: number; value: string; bucket: string; n: string };
+  const [indexed, all, summary] = await Promise.all([
+    rows<Count>(
+      client,
+      `SELECT tenant_id, dim, value, intDiv(ts, ${BUCKET_MS}) AS bucket, count() AS n
+       FROM ${sqlIdentifier(tables.index)} WHERE tenant_id IN ${tenants} AND (${inHours('ts')})
+       GROUP BY tenant_id, dim, value, bucket`,
+    ),
+    rows<Count>(
+      client,
+      `SELECT tenant_id, 0 AS dim, '' AS value, intDiv(ts, ${BUCKET_MS}) AS bucket, count() AS n
+       FROM ${sqlIdentifier(tables.events)} WHERE tenant_id IN ${tenants} AND (${inHours('ts')})
+       GROUP BY tenant_id, bucket`,
+    ),
+    rows<Count>(
+      client,
+      `SELECT tenant_id, dim, value, bucket, sum(n) AS n FROM ${sqlIdentifier(tables.buckets)}
+       WHERE ${ofBuckets} GROUP BY tenant_id, dim, value, bucket`,
+    ),
+  ]);
+  const want = new Map<string, number>();
+  for (const r of [...indexed, ...all])
+    want.set(bucketKey(r.tenant_id, Number(r.dim), r.value, Number(r.bucket)), Number(r.n));
+  const counted = new Map(
+    summary.map((r) => [bucketKey(r.tenant_id, Number(r.dim), r.value, Number(r.bucket)), Number(r.n)]),
+  );
+  const corrections = [...touched]
+    .map((key) => ({ key, n: (want.get(key) ?? 0) - (counted.get(key) ?? 0) }))
+    .filter((c) => c.n !== 0)
+    .map(({ key, n }) => {
+      const [tenant_id, dim, value, bucket] = JSON.parse(key) as [string, number, string, number];
+      return { tenant_id, dim, value, bucket, n };
+    });
+  if (corrections.length > 0) {
+    await client.insert({ table: tables.buckets, format: 'JSONEachRow', values: corrections });
+  }
+}
