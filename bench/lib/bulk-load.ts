@@ -10,46 +10,93 @@ import {
   type ClickHouseClient,
   type ClickHouseSettings,
 } from '@audit/shared';
+import { VIEW_FRIENDLY_BLOCKS } from '../../services/ops/src/adapters/projection-tables.admin.js';
 import { runPool } from './pool.js';
 
 /** Bump when the generator changes: a kept dataset of another version is reloaded. */
-const VERSION = 'read-bench-v1';
+const VERSION = 'read-bench-v2';
 const DAY_MS = 86_400_000;
-const WEEKS = 52;
 const WEEK_MS = 7 * DAY_MS;
+/** The whole history: two years before now. */
+const WEEKS = 104;
 const OTHER_TENANTS = 200;
 
 export const TARGET_TENANT = 'bench-target';
 
-/** Filter values and their share of every tenant's events (per 10,000), as the generator below draws them. */
+/**
+ * The target tenant's history, in weeks before now and shares of its events: a steady older year, a gap of six
+ * months, dense recent weeks with a one-day burst among them, and a quiet stretch of nine weeks up to now (a
+ * tenant that went quiet, or history loaded from an older system). Other tenants are spread over all 104 weeks.
+ */
+export const TARGET_SHAPE = {
+  older: { fromWeek: 104, toWeek: 60, share: 0.2 },
+  dense: { fromWeek: 34, toWeek: 9, share: 0.7 },
+  burst: { week: 20, hours: 6, share: 0.1 },
+} as const;
+
+/**
+ * Filter values and their share of every tenant's events (per million), as the generator below draws them: for
+ * each filter, values at about 10 %, 0.1 %, 0.001 % (one patient's record) and none, and where the field allows
+ * it, one of most events.
+ */
 export const FILTER_VALUES = {
-  commonAction: { value: 'phi.read', per10k: 4500 },
-  rareAction: { value: 'phi.break_glass', per10k: 12 },
-  commonResourceType: { value: 'patient', per10k: 4000 },
-  rareResourceType: { value: 'genomic_report', per10k: 50 },
-  // A real action the generator never draws: a page must read the tenant's whole history to find it empty.
-  absentAction: { value: 'admin.key.create', per10k: 0 },
+  action: {
+    '10 %': 'auth.login',
+    '0.1 %': 'phi.break_glass',
+    '0.001 %': 'phi.emergency_access',
+    '0 %': 'admin.key.create',
+    '45 %': 'phi.read',
+  },
+  action_prefix: {
+    '75 %': 'phi.',
+    '10 %': 'auth.',
+    '0.1 %': 'phi.break',
+    '0.001 %': 'phi.emerg',
+    '0 %': 'zzz.',
+  },
+  resource_type: {
+    '40 %': 'patient',
+    '10 %': 'lab_result',
+    '0.1 %': 'genomic_report',
+    '0.001 %': 'consent_form',
+    '0 %': 'invoice',
+  },
+  user_id: { '10 %': 'svc-batch', '0.1 %': 'dr-busy', '0.001 %': 'auditor-7', '0 %': 'nobody' },
+  resource_id: { '10 %': 'shared-board', '0.1 %': 'pat-hot', '0.001 %': 'pat-123', '0 %': 'pat-none' },
+  source_ip: { '10 %': '10.0.0.1', '0.1 %': '10.0.0.2', '0.001 %': '10.0.0.3', '0 %': '192.0.2.1' },
+  success: { '98.5 %': 'true', '1.5 %': 'false' },
+  phi_involved: { '75 %': 'true', '25 %': 'false' },
 } as const;
 
 const ACTIONS: [string, number][] = [
-  ['phi.read', 4500],
-  ['phi.query', 2000],
-  ['auth.login', 1200],
-  ['record.update', 1000],
-  ['phi.export', 500],
-  ['admin.user.update', 450],
-  ['phi.decrypt', 338],
-  ['phi.break_glass', 12],
+  ['phi.read', 450_000],
+  ['phi.query', 200_000],
+  ['auth.login', 100_000],
+  ['record.update', 100_000],
+  ['phi.export', 50_000],
+  ['admin.user.update', 49_000],
+  ['phi.break_glass', 1000],
+  ['phi.emergency_access', 10],
+  ['phi.decrypt', 49_990],
 ];
 const RESOURCE_TYPES: [string, number][] = [
-  ['patient', 4000],
-  ['claim', 2500],
-  ['encounter', 1500],
-  ['prescription', 1000],
-  ['lab_result', 600],
-  ['document', 350],
-  ['genomic_report', 50],
+  ['patient', 400_000],
+  ['claim', 250_000],
+  ['lab_result', 100_000],
+  ['genomic_report', 1000],
+  ['consent_form', 10],
+  ['encounter', 150_000],
+  ['prescription', 98_990],
 ];
+/** A value of the given shares (per million), else the expression `rest`. */
+function special(choices: [string, number][], seed: number, rest: string): string {
+  let bound = 0;
+  const arms = choices.flatMap(([value, weight]) => {
+    bound += weight;
+    return [`${h(seed)} % 1000000 < ${bound}`, sqlValue(value)];
+  });
+  return `multiIf(${arms.join(', ')}, ${rest})`;
+}
 const USER_AGENTS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Safari/605.1.15',
@@ -78,14 +125,9 @@ const h = (seed: number) => `cityHash64(g, ${seed})`;
 const array = (items: readonly string[]) => `[${items.map(sqlValue).join(', ')}]`;
 const pick = (items: readonly string[], seed: number) => `${array(items)}[1 + ${h(seed)} % ${items.length}]`;
 
-/** A weighted choice among values whose weights add up to 10,000. */
+/** A weighted choice among values whose weights add up to a million. */
 function weighted(choices: [string, number][], seed: number): string {
-  let bound = 0;
-  const arms = choices.slice(0, -1).flatMap(([value, weight]) => {
-    bound += weight;
-    return [`${h(seed)} % 10000 < ${bound}`, sqlValue(value)];
-  });
-  return `multiIf(${arms.join(', ')}, ${sqlValue(choices.at(-1)![0])})`;
+  return special(choices.slice(0, -1), seed, sqlValue(choices.at(-1)![0]));
 }
 
 // Office hours carry most of the traffic: weekdays 08:00-18:00 UTC at full rate, nights at 15 %, weekends at
@@ -94,28 +136,56 @@ const KEEP_PPM = `multiIf(toDayOfWeek(toDateTime(intDiv(ts, 1000)), 'UTC') >= 6,
   * multiIf(toHour(toDateTime(intDiv(ts, 1000)), 'UTC') BETWEEN 8 AND 17, 1000, 150)`;
 const MEAN_KEEP = (5 * (10 + 14 * 0.15) + 2 * 0.3 * (10 + 14 * 0.15)) / (7 * 24);
 
-function insertWeek(
+/**
+ * `rows` events of one tenant (or of the others) in [fromMs, fromMs + spanMs): in office hours' shape, or, for a
+ * burst, evenly. `firstCandidate` keeps every span's hashes apart.
+ */
+function insertSpan(
   tenant: string,
-  weekStart: number,
+  span: { fromMs: number; spanMs: number; shaped: boolean },
   rows: number,
   firstCandidate: number,
-  candidates: number,
 ) {
+  const candidates = Math.ceil(((rows + 100) / (span.shaped ? MEAN_KEEP : 1)) * 1.3);
   const tenantExpr =
     tenant === TARGET_TENANT
       ? sqlValue(TARGET_TENANT)
       : // Other tenants' sizes are skewed, as real customers' are.
         `concat('bench-other-', toString(toUInt32(pow((${h(3)} % 1000) / 1000, 2) * ${OTHER_TENANTS})))`;
+  const v = FILTER_VALUES;
   return `INSERT INTO audit_events (${COLUMNS})
     SELECT tenant_id, ts, toString(generateUUIDv4()) AS event_id, action,
-      concat('user-', toString(${h(7)} % 5000)) AS user_id,
+      ${special(
+        [
+          [v.user_id['10 %'], 100_000],
+          [v.user_id['0.1 %'], 1000],
+          [v.user_id['0.001 %'], 10],
+        ],
+        7,
+        `concat('user-', toString(${h(19)} % 5000))`,
+      )} AS user_id,
       ${pick(['clinician', 'clinician', 'clinician', 'nurse', 'nurse', 'billing', 'admin', 'service'], 8)} AS user_role,
       resource_type,
-      concat(substring(resource_type, 1, 3), '_', toString(${h(6)} % 2000000)) AS resource_id,
+      ${special(
+        [
+          [v.resource_id['10 %'], 100_000],
+          [v.resource_id['0.1 %'], 1000],
+          [v.resource_id['0.001 %'], 10],
+        ],
+        6,
+        `concat(substring(resource_type, 1, 3), '_', toString(${h(20)} % 2000000))`,
+      )} AS resource_id,
       if(phi, ${pick(FIELDS, 9)}, '[]') AS fields_accessed,
       phi AS phi_involved,
-      concat('10.', toString(${h(10)} % 256), '.', toString(intDiv(${h(10)}, 256) % 256), '.',
-        toString(intDiv(${h(10)}, 65536) % 256)) AS source_ip,
+      ${special(
+        [
+          [v.source_ip['10 %'], 100_000],
+          [v.source_ip['0.1 %'], 1000],
+          [v.source_ip['0.001 %'], 10],
+        ],
+        10,
+        `concat('10.', toString(1 + ${h(21)} % 255), '.', toString(intDiv(${h(21)}, 256) % 256), '.', toString(intDiv(${h(21)}, 65536) % 256))`,
+      )} AS source_ip,
       ${pick(USER_AGENTS, 11)} AS user_agent,
       if(phi AND ${h(12)} % 10 < 6, ${array(['treatment', 'payment', 'operations'])}[1 + intDiv(${h(12)}, 10) % 3], '')
         AS justification,
@@ -128,12 +198,40 @@ function insertWeek(
       SELECT g, ts, ${tenantExpr} AS tenant_id, ${weighted(ACTIONS, 4)} AS action,
         ${weighted(RESOURCE_TYPES, 5)} AS resource_type, substring(action, 1, 4) = 'phi.' AS phi
       FROM (
-        SELECT ${firstCandidate} + number AS g, ${weekStart} + ${h(0)} % ${WEEK_MS} AS ts
+        SELECT ${firstCandidate} + number AS g, ${span.fromMs} + ${h(0)} % ${span.spanMs} AS ts
         FROM numbers(${candidates})
       )
-      WHERE ${h(1)} % 1000000 < ${KEEP_PPM}
+      WHERE ${span.shaped ? `${h(1)} % 1000000 < ${KEEP_PPM}` : '1'}
       LIMIT ${rows}
     )`;
+}
+
+/** The target tenant's spans (TARGET_SHAPE) and the others' weeks, each with its rows. */
+function spans(half: number, endMs: number) {
+  const { older, dense, burst } = TARGET_SHAPE;
+  const weeksOf = (fromWeek: number, toWeek: number, rows: number) => {
+    const n = fromWeek - toWeek;
+    return Array.from({ length: n }, (_, i) => ({
+      fromMs: endMs - (fromWeek - i) * WEEK_MS,
+      spanMs: WEEK_MS,
+      shaped: true,
+      rows: i === n - 1 ? rows - Math.floor(rows / n) * (n - 1) : Math.floor(rows / n),
+    }));
+  };
+  const olderRows = Math.round(half * older.share);
+  const burstRows = Math.round(half * burst.share);
+  const target = [
+    ...weeksOf(older.fromWeek, older.toWeek, olderRows),
+    ...weeksOf(dense.fromWeek, dense.toWeek, half - olderRows - burstRows),
+    {
+      fromMs: endMs - burst.week * WEEK_MS + 2 * DAY_MS + 9 * 3_600_000,
+      spanMs: burst.hours * 3_600_000,
+      shaped: false,
+      rows: burstRows,
+    },
+  ].map((s) => ({ ...s, tenant: TARGET_TENANT }));
+  const others = weeksOf(WEEKS, 0, half).map((s) => ({ ...s, tenant: 'others' }));
+  return [...target, ...others];
 }
 
 async function one<T>(ch: ClickHouseClient, query: string): Promise<T | undefined> {
@@ -183,7 +281,7 @@ async function settleMerges(ch: ClickHouseClient, database: string) {
 }
 
 /**
- * The dataset of `events` rows, half of them the target tenant's, spread over the 52 weeks before now; kept
+ * The dataset of `events` rows, half of them the target tenant's (TARGET_SHAPE), the rest over the 104 weeks before now; kept
  * between runs when the database already holds exactly this version and size.
  */
 export async function ensureDataset(
@@ -202,21 +300,22 @@ export async function ensureDataset(
   }
   await dropClickHouseDatabase(settings);
   await migrateClickHouse(settings);
-  const ch = createClickHouse(settings);
+  // One span's insert also fills the filter index and its summary: minutes for the largest.
+  const ch = createClickHouse(settings, settings.database, 3_600_000);
   const endMs = Math.floor(Date.now() / 60_000) * 60_000;
   const startMs = endMs - WEEKS * WEEK_MS;
-  const half = events / 2;
-  const perWeek = Math.floor(half / WEEKS);
-  // Enough candidates that the LIMIT is always reached (the keep rate is a hash, so it hardly varies).
-  const candidates = Math.ceil(((perWeek + WEEKS) / MEAN_KEEP) * 1.3);
+  const all = spans(events / 2, endMs);
   const started = performance.now();
-  await runPool(2 * WEEKS, 2, async (i) => {
-    const tenant = i % 2 === 0 ? TARGET_TENANT : 'others';
-    const week = Math.floor(i / 2);
-    const rows = week === WEEKS - 1 ? half - perWeek * (WEEKS - 1) : perWeek;
+  let done = 0;
+  await runPool(all.length, 2, async (i) => {
+    const span = all[i]!;
+    // Hash seeds far apart: every span draws its own candidates.
     await ch.command({
-      query: insertWeek(tenant, startMs + week * WEEK_MS, rows, i * candidates, candidates),
+      query: insertSpan(span.tenant, span, span.rows, i * 100_000_000),
+      clickhouse_settings: VIEW_FRIENDLY_BLOCKS,
     });
+    done += span.rows;
+    if (i % 20 === 0) log(`  … ${done.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events`);
   });
   const inserted = (performance.now() - started) / 1000;
   await settleMerges(ch, settings.database);

@@ -7,9 +7,9 @@ import {
 } from '@audit/shared';
 import { EVENT_COLUMNS, type EventRow } from '../domain/audit-event.view.js';
 import type { PagePosition } from '../domain/cursor.js';
-import { filterConditions, filterKey, filterSlices, type EventFilters } from '../domain/event-filters.js';
+import { filterConditions, filterSlices, type EventFilters } from '../domain/event-filters.js';
 import { pageDensities } from '../domain/page-density.js';
-import { indexedPage, summaryCache } from './indexed-page.js';
+import { indexedPage } from './indexed-page.js';
 import { pageQuery, rows } from './page-query.js';
 import { probedPage } from './probed-page.js';
 
@@ -20,7 +20,6 @@ import { probedPage } from './probed-page.js';
  */
 export function eventsReader(client: ClickHouseClient, tables: () => Promise<LiveGeneration>) {
   const densities = pageDensities();
-  const summaries = summaryCache();
   return {
     /**
      * One event by id within one tenant, without scanning the tenant: the by-id table gives its timestamp, the
@@ -87,25 +86,19 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
     const t = await tables();
     const conditions = [`tenant_id = ${sqlValue(tenantId)}`, ...filterConditions(filters)];
     if (position) conditions.push(`(ts < ${sqlValue(position.ts)} OR event_id < ${sqlValue(position.id)})`);
-    if (t.indexed) {
-      const read = {
-        tenantId,
-        slices: filterSlices(filters),
-        conditions,
-        key: filterKey(tenantId, filters),
-        until: filters.until ?? Infinity,
-      };
-      return indexedPage<T>(client, t, read, summaries, columns, want, lo, top);
-    }
-    const select = pageQuery(client, t.events, conditions);
-    const found = await probedPage<T>(
-      select,
-      densities.guess(tenantId, filters, position, top),
-      columns,
-      want,
-      lo,
-      top,
-    );
+    const density = densities.guess(tenantId, filters, position, top);
+    const found = t.indexed
+      ? await indexedPage<T>(
+          client,
+          t,
+          { tenantId, slices: filterSlices(filters), conditions },
+          columns,
+          want,
+          lo,
+          top,
+          density,
+        )
+      : await probedPage<T>(pageQuery(client, t.events, conditions), density, columns, want, lo, top);
     // Only a full page measures a density: a short one may have read back to the tenant's first event, or to 1970.
     if (found.length === want)
       densities.learn(tenantId, filters, position, want, Number(found.at(-1)!.ts), top);

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import {
   BUCKET_MS,
   sqlIdentifier,
@@ -8,33 +7,26 @@ import {
 } from '@audit/shared';
 import type { IndexSlice } from '../domain/event-filters.js';
 import { readPlan } from '../domain/read-plan.js';
-import { windowStart, type BucketCount } from '../domain/window-plan.js';
-import { pageQuery, rows } from './page-query.js';
+import { nextWindow, type BucketCount } from '../domain/window-plan.js';
+import { overBudget, pageQuery, rows } from './page-query.js';
 
 const WINDOW_GROWTH = 4;
-// The pages of one paging (or an export's chunks) reuse the summary this long. A count that has grown since
-// only makes a window larger than it needed to be; it never hides an event.
-const SUMMARY_TTL_MS = 2000;
-const SUMMARIES_KEPT = 256;
-
-type SummaryCounts = BucketCount[][];
-
-/** The summaries read last, by generation, tenant and filters; concurrent reads of one share one query. */
-export function summaryCache() {
-  return new LRUCache<string, SummaryCounts, () => Promise<SummaryCounts>>({
-    max: SUMMARIES_KEPT,
-    ttl: SUMMARY_TTL_MS,
-    fetchMethod: (_key, _stale, { context }) => context(),
-  });
-}
-export type Summaries = ReturnType<typeof summaryCache>;
-
+// A window sized from a known density holds the page with this much room.
+const DENSITY_MARGIN = 1.5;
+// What a window guessed from a density may cost at most: the rows of its key ranges' granules, which count whole
+// granules of every part it touches (1,024 rows in the events table, 256 in the index), so a good guess on
+// unmerged parts stays well under it while a density measured across a gap (one that would read months of
+// events) is refused before it reads.
+const guessBudget = (want: number) => 16 * want + 65_536;
 export const sliceCondition = (s: IndexSlice) =>
   'value' in s
     ? `dim = ${sqlValue(s.dim)} AND value = ${sqlValue(s.value)}`
     : `dim = ${sqlValue(s.dim)} AND value >= ${sqlValue(s.from)} AND value < ${sqlValue(s.to)}`;
 
-/** The summary's counts per hour in [lo, hi) of every event (first) and of each slice, in one round trip. */
+/**
+ * The summary's counts per hour in [lo, hi), in one round trip: of every event (first; not for a single slice)
+ * and of each slice.
+ */
 async function readSummary(
   client: ClickHouseClient,
   t: LiveGeneration,
@@ -43,22 +35,32 @@ async function readSummary(
   lo: number,
   hi: number,
 ): Promise<BucketCount[][]> {
-  const conditions = ['dim = 0', ...slices.map(sliceCondition)];
-  const found = await rows<{ slice: number; bucket: string; n: string }>(
+  // Every event's counts serve a read without a slice, and weigh several slices against each other.
+  const conditions = [...(slices.length === 1 ? [] : ['dim = 0']), ...slices.map(sliceCondition)];
+  // One row per slice, its hours and counts packed in one text: a long history has tens of thousands of hours,
+  // and a row each would cost more to send and parse than to count.
+  const found = await rows<{ slice: number; counts: string }>(
     client,
     conditions
       .map(
-        (condition, i) => `SELECT toUInt8(${i}) AS slice, bucket, sum(n) AS n FROM ${sqlIdentifier(t.buckets)}
-        WHERE tenant_id = ${sqlValue(tenantId)} AND ${condition}
-          AND bucket >= ${sqlValue(Math.floor(lo / BUCKET_MS))}
-          AND bucket <= ${sqlValue(Math.floor((Math.min(hi, Number.MAX_SAFE_INTEGER) - 1) / BUCKET_MS))}
-        GROUP BY bucket`,
+        (condition, i) => `SELECT toUInt8(${i}) AS slice,
+          arrayStringConcat(groupArray(concat(toString(bucket), ':', toString(n))), ',') AS counts
+        FROM (SELECT bucket, sum(n) AS n FROM ${sqlIdentifier(t.buckets)}
+          WHERE tenant_id = ${sqlValue(tenantId)} AND ${condition}
+            AND bucket >= ${sqlValue(Math.floor(lo / BUCKET_MS))}
+            AND bucket <= ${sqlValue(Math.floor((hi - 1) / BUCKET_MS))}
+          GROUP BY bucket)`,
       )
       .join(' UNION ALL '),
   );
   const counts = conditions.map((): BucketCount[] => []);
-  for (const r of found)
-    counts[Number(r.slice)]!.push({ start: Number(r.bucket) * BUCKET_MS, count: Number(r.n) });
+  for (const r of found) {
+    if (r.counts === '') continue;
+    for (const pair of r.counts.split(',')) {
+      const [bucket, n] = pair.split(':');
+      counts[Number(r.slice)]!.push({ start: Number(bucket) * BUCKET_MS, count: Number(n) });
+    }
+  }
   return counts;
 }
 
@@ -66,46 +68,57 @@ async function readSummary(
  * The newest `want` events in [lo, top) through the filter index (docs/architecture.md, "Read path"): the
  * summary says which slice of it holds the fewest of the filters' events and where they lie, and each window is
  * sized from its counts to hold what the page still lacks, so a page reads about what it returns, at any depth
- * and over any gap. The counts only size windows: a window always reaches down from where the previous one
- * ended, so a count that is off costs a query or rows more, never an event.
+ * and over any gap: stretches the summary counts empty are never read, and a page ends when it counts nothing
+ * more. The summary is exact (the projector repairs it with the index after a torn insert).
  */
 export async function indexedPage<T>(
   client: ClickHouseClient,
   t: LiveGeneration,
-  read: {
-    tenantId: string;
-    slices: readonly IndexSlice[];
-    conditions: readonly string[];
-    /** The tenant and filters (filterKey), whose whole range [lo, until) the summary is read for. */
-    key: string;
-    until: number;
-  },
-  summaries: Summaries,
+  read: { tenantId: string; slices: readonly IndexSlice[]; conditions: readonly string[] },
   columns: string,
   want: number,
   lo: number,
   top: number,
+  density?: number,
 ): Promise<T[]> {
   if (top <= lo) return [];
-  const counts = await summaries.fetch(`${t.generation}:${read.key}`, {
-    context: () => readSummary(client, t, read.tenantId, read.slices, lo, read.until),
-  });
-  const [all, ...bySlice] = counts!;
+  const sliceOf = (slice: IndexSlice | null) =>
+    slice
+      ? pageQuery(client, t.index, [sliceCondition(slice), ...read.conditions])
+      : pageQuery(client, t.events, read.conditions);
+  const found: T[] = [];
+  let hi = top;
+  // Where the density of the page above is known and the slice needs no choosing, one window sized from it
+  // usually holds the page: the next page of a paging, or the next chunk of an export, in one query. It reads
+  // down from where the page starts, so it skips nothing and needs no count. A guess too wide for its budget is
+  // refused unread, and the summary decides.
+  if (density !== undefined && read.slices.length <= 1) {
+    const from = Math.max(lo, hi - Math.ceil((DENSITY_MARGIN * want) / density));
+    const guessed = await sliceOf(read.slices[0] ?? null)<T>(columns, from, hi, want, {
+      maxRows: guessBudget(want),
+    }).catch(overBudget);
+    if (guessed) {
+      found.push(...guessed);
+      hi = from;
+      if (found.length === want || hi <= lo) return found;
+    }
+  }
+  // Read afresh: it also says where nothing is, which only a current count may say.
+  const counts = await readSummary(client, t, read.tenantId, read.slices, lo, hi);
+  const [all, ...bySlice] = read.slices.length === 1 ? [[], ...counts] : counts;
   const plan = readPlan(
     { slice: null, buckets: all! },
     read.slices.map((slice, i) => ({ slice, buckets: bySlice[i]! })),
   );
-  const select = plan.slice
-    ? pageQuery(client, t.index, [sliceCondition(plan.slice), ...read.conditions])
-    : pageQuery(client, t.events, read.conditions);
-  const found: T[] = [];
+  const select = sliceOf(plan.slice);
   // Events bunched inside an hour can leave a window short of its estimate: each further window aims at four
   // times what is still missing, so a page takes a few queries at most, never one per empty slice of an hour.
-  for (let hi = top, aim = 1; found.length < want && hi > lo; aim *= WINDOW_GROWTH) {
+  for (let aim = 1; found.length < want && hi > lo; aim *= WINDOW_GROWTH) {
     const missing = want - found.length;
-    const from = windowStart(plan.buckets, hi, lo, missing * aim, plan.share);
-    found.push(...(await select<T>(columns, from, hi, missing)));
-    hi = from;
+    const window = nextWindow(plan.buckets, hi, lo, missing * aim, plan.share);
+    if (!window) break;
+    found.push(...(await select<T>(columns, window.from, window.to, missing)));
+    hi = window.from;
   }
   return found;
 }

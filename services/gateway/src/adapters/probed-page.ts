@@ -41,7 +41,7 @@ export async function probedPage<T>(
   const stamps: number[] = [];
   while (stamps.length < rest && hi > lo) {
     const from = Math.max(lo, hi - window);
-    const probed = await select<{ ts: string }>('ts', from, hi, rest - stamps.length, 'ts DESC');
+    const probed = await select<{ ts: string }>('ts', from, hi, rest - stamps.length, { order: 'ts DESC' });
     stamps.push(...probed.map((r) => Number(r.ts)));
     hi = from;
     window *= probed.length === 0 ? EMPTY_WINDOW_GROWTH : WINDOW_GROWTH;

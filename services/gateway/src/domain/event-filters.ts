@@ -82,18 +82,15 @@ const pastPrefix = (prefix: string) =>
  * needs one, its access path). The order is part of the cursor's binding: add new entries at the end.
  */
 export const FILTERS = {
-  action: sameIn(
+  action: column(
+    'action',
     z
       .string()
       .max(100)
       .regex(ACTION_PATTERN, 'must be a dotted lowercase slug such as phi.read')
       .meta({ description: 'Only events with exactly this action.', example: 'phi.read' }),
-    (v) => `action = ${sqlValue(v)}`,
   ),
-  resource_type: sameIn(
-    exact('Only events on this resource type.', 'patient'),
-    (v) => `resource_type = ${sqlValue(v)}`,
-  ),
+  resource_type: column('resource_type', exact('Only events on this resource type.', 'patient')),
   phi_involved: flag('phi_involved', '`true`: PHI events only; `false`: non-PHI only; omitted: both.'),
   since: sameIn(
     time('Inclusive lower bound (RFC 3339).', '2025-11-01T00:00:00.000Z'),

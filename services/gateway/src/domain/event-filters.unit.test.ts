@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { FILTER_NAMES, filterConditions, filterKey, type EventFilters } from './event-filters.js';
+import { FILTER_DIMS } from '@audit/shared';
+import {
+  FILTER_NAMES,
+  filterConditions,
+  filterKey,
+  filterSlices,
+  type EventFilters,
+} from './event-filters.js';
 import { parseExportRequest, parseListQuery } from './list-query.js';
 
 const SECRET = 'cursor-secret-0123456789abcdef012345';
@@ -71,6 +78,20 @@ describe('the filter table', () => {
       Object.entries(query).map(([n, v]) => [n, v === 'true' ? true : v === 'false' ? false : v]),
     );
     expect(parseExportRequest({}, body)).toEqual({ ok: true, format: 'json', filters: filtersOf(query) });
+  });
+
+  it('gives every filter but the time bounds an access path through the filter index', () => {
+    for (const name of FILTER_NAMES) {
+      const slices = filterSlices(filtersOf({ [name]: VALUES[name][0] }));
+      expect(slices, name).toHaveLength(name === 'since' || name === 'until' ? 0 : 1);
+    }
+    expect(
+      filterSlices(filtersOf({ action_prefix: 'phi.', source_ip: '::ffff:10.0.0.1', success: 'false' })),
+    ).toEqual([
+      { dim: FILTER_DIMS.success, value: '0' },
+      { dim: FILTER_DIMS.source_ip, value: '10.0.0.1' },
+      { dim: FILTER_DIMS.action, from: 'phi.', to: 'phi/' },
+    ]);
   });
 
   it('puts one quoted condition per filter on the events table', () => {

@@ -1,36 +1,49 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BUCKET_MS, windowStart } from './window-plan.js';
+import { BUCKET_MS } from '@audit/shared';
+import { nextWindow } from './window-plan.js';
 
 const H = BUCKET_MS;
 
-describe('windowStart', () => {
-  it('reaches lo when the counts hold too few events', () => {
-    expect(windowStart([], 10 * H, 0, 100)).toBe(0);
-    expect(windowStart([{ start: 5 * H, count: 99 }], 10 * H, 2 * H, 100)).toBe(2 * H);
+describe('nextWindow', () => {
+  it('is over when the summary counts nothing below hi', () => {
+    expect(nextWindow([], 10 * H, 0, 100)).toBeNull();
+    expect(nextWindow([{ start: 12 * H, count: 5 }], 10 * H, 0, 100)).toBeNull();
+    expect(nextWindow([{ start: 1 * H, count: 5 }], 10 * H, 2 * H, 100)).toBeNull();
+  });
+
+  it('reaches lo when the counts hold too few events, ending where they end', () => {
+    expect(nextWindow([{ start: 5 * H, count: 99 }], 10 * H, 2 * H, 100)).toEqual({ from: 2 * H, to: 6 * H });
   });
 
   it('takes a slice of a dense bucket, events spread evenly in it', () => {
-    expect(windowStart([{ start: 9 * H, count: 1000 }], 10 * H, 0, 100)).toBe(10 * H - 0.125 * H);
+    expect(nextWindow([{ start: 9 * H, count: 1000 }], 10 * H, 0, 100)).toEqual({
+      from: 10 * H - 0.125 * H,
+      to: 10 * H,
+    });
     // From inside the bucket: only what lies below hi counts.
-    expect(windowStart([{ start: 9 * H, count: 1000 }], 9.5 * H, 0, 100)).toBe(9.5 * H - 0.125 * H);
+    expect(nextWindow([{ start: 9 * H, count: 1000 }], 9.5 * H, 0, 100)).toEqual({
+      from: 9.5 * H - 0.125 * H,
+      to: 9.5 * H,
+    });
   });
 
-  it('crosses empty months at no cost, and buckets in any order', () => {
+  it('skips the months the summary counts empty, and takes buckets in any order', () => {
     const buckets = [
       { start: 0, count: 1000 },
       { start: 1000 * H, count: 20 },
     ];
-    // 20 from the late hour, 105 more of the early one's 1000.
-    expect(windowStart(buckets, 5000 * H, 0, 100)).toBe(H - 0.105 * H);
-    expect(windowStart([...buckets].reverse(), 5000 * H, 0, 100)).toBe(H - 0.105 * H);
+    // Ends with the late hour; 20 from it, 105 more of the early one's 1000.
+    const window = { from: H - 0.105 * H, to: 1001 * H };
+    expect(nextWindow(buckets, 5000 * H, 0, 100)).toEqual(window);
+    expect(nextWindow([...buckets].reverse(), 5000 * H, 0, 100)).toEqual(window);
   });
 
   it('widens by the share of counted events the other filters are expected to keep', () => {
-    expect(windowStart([{ start: 9 * H, count: 1000 }], 10 * H, 0, 100, 0.5)).toBe(10 * H - 0.25 * H);
+    expect(nextWindow([{ start: 9 * H, count: 1000 }], 10 * H, 0, 100, 0.5)?.from).toBe(10 * H - 0.25 * H);
   });
 
-  it('always starts below hi and never below lo', () => {
+  it('always lies in [lo, hi), and holds every counted bucket between its ends', () => {
     const bucket = fc.record({
       start: fc.integer({ min: 0, max: 50 }).map((h) => h * H),
       count: fc.nat(10_000),
@@ -43,8 +56,14 @@ describe('windowStart', () => {
         fc.integer({ min: 1, max: 1001 }),
         (buckets, hi, loRaw, want) => {
           const lo = Math.min(loRaw, hi - 1);
-          const from = windowStart(buckets, hi, lo, want);
-          return Number.isInteger(from) && from >= lo && from < hi;
+          const w = nextWindow(buckets, hi, lo, want);
+          const counted = buckets.some((b) => b.count > 0 && b.start < hi && b.start + H > lo);
+          if (!w) return !counted;
+          // Nothing counted between the window's end and hi is skipped.
+          const skipped = buckets.some(
+            (b) => b.count > 0 && Math.max(b.start, w.to) < Math.min(hi, b.start + H),
+          );
+          return Number.isInteger(w.from) && w.from >= lo && w.from < w.to && w.to <= hi && !skipped;
         },
       ),
     );

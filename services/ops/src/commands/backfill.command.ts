@@ -9,6 +9,7 @@ import {
   sqlValue,
   type ClickHouseClient,
 } from '@audit/shared';
+import { VIEW_FRIENDLY_BLOCKS } from '../adapters/projection-tables.admin.js';
 
 export interface BackfillContext {
   clickhouse: ClickHouseClient;
@@ -65,7 +66,7 @@ export async function backfillFilterIndex(ctx: BackfillContext): Promise<Backfil
     // Events the views already indexed (every event has an action) are left out.
     const missing = `${inPartition} AND (tenant_id, event_id) NOT IN
       (SELECT tenant_id, event_id FROM ${sqlIdentifier(t.index)} WHERE dim = 1 AND ${inPartition})`;
-    const settings = { max_execution_time: 0 };
+    const settings = { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS };
     // The summary first: once the index holds the partition's events they no longer count as missing.
     await client.command({
       query: `INSERT INTO ${sqlIdentifier(t.buckets)} ${bucketRowsQuery(t.events, missing)}`,

@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseError, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseSettings } from '../config/components.js';
 
 export type { ClickHouseClient };
@@ -27,4 +27,15 @@ export function createClickHouse(
 export async function clickhouseReady(client: ClickHouseClient): Promise<void> {
   const result = await client.ping();
   if (!result.success) throw result.error;
+}
+
+/**
+ * The server's error code of a failed query, or null for any other failure. The client parses the code only from
+ * messages that end in the error's name, which current servers add and 18.16 does not ("Code: 158, e.displayText()
+ * = DB::Exception: ..."), so the message is read too.
+ */
+export function clickhouseErrorCode(err: unknown): number | null {
+  if (err instanceof ClickHouseError) return Number(err.code);
+  const code = err instanceof Error ? /^Code: (\d+)[,.]/.exec(err.message) : null;
+  return code ? Number(code[1]) : null;
 }

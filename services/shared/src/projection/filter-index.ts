@@ -99,7 +99,8 @@ export async function createFilterIndex(client: ClickHouseClient, t: ProjectionT
      SETTINGS index_granularity = 256`,
     `CREATE TABLE IF NOT EXISTS ${sqlIdentifier(t.buckets)}
      (tenant_id String, dim UInt8, value String, bucket Int64, n Int64)
-     ENGINE = SummingMergeTree ORDER BY (tenant_id, dim, value, bucket)`,
+     ENGINE = SummingMergeTree ORDER BY (tenant_id, dim, value, bucket)
+     SETTINGS index_granularity = 1024`,
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${sqlIdentifier(t.indexView)} TO ${sqlIdentifier(t.index)}
      AS ${indexRowsQuery(t.events)}`,
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${sqlIdentifier(t.bucketsView)} TO ${sqlIdentifier(t.buckets)}
