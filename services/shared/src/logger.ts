@@ -1,4 +1,5 @@
 import { ClickHouseError } from '@clickhouse/client';
+import { clickhouseErrorCode } from './clickhouse/clickhouse-client.js';
 import pino, { type Logger } from 'pino';
 
 export type { Logger };
@@ -34,6 +35,9 @@ export function loggableError(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { message: String(err) };
   const { code, type } = err as { code?: unknown; type?: unknown };
   if (err instanceof ClickHouseError) return { name: 'ClickHouseError', code, type };
+  // 18.16's errors reach us as plain Errors (clickhouseErrorCode says why): their messages are left out too.
+  const serverCode = clickhouseErrorCode(err);
+  if (serverCode !== null) return { name: 'ClickHouseError', code: String(serverCode) };
   return {
     name: err.name,
     message: err.message,

@@ -12,6 +12,13 @@ describe('loggableError', () => {
     expect(loggableError(err)).toEqual({ name: 'ClickHouseError', code: '27', type: 'CANNOT_PARSE_INPUT' });
   });
 
+  it('keeps only the code of an 18.16 server error, which the client leaves a plain Error', () => {
+    const err = new Error(
+      'Code: 27, e.displayText() = DB::Exception: Cannot parse input: ...ssn 123-45-6789..., e.what() = DB::Exception\n',
+    );
+    expect(loggableError(err)).toEqual({ name: 'ClickHouseError', code: '27' });
+  });
+
   it('keeps name and message of other errors', () => {
     expect(loggableError(new TypeError('boom'))).toEqual({ name: 'TypeError', message: 'boom' });
     expect(loggableError('text')).toEqual({ message: 'text' });

@@ -86,8 +86,8 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
     const t = await tables();
     const conditions = [`tenant_id = ${sqlValue(tenantId)}`, ...filterConditions(filters)];
     if (position) conditions.push(`(ts < ${sqlValue(position.ts)} OR event_id < ${sqlValue(position.id)})`);
-    const density = densities.guess(tenantId, filters, position, top);
-    const found = t.indexed
+    const guess = densities.guess(tenantId, filters, position, top);
+    const { rows: found, slice } = t.indexed
       ? await indexedPage<T>(
           client,
           t,
@@ -96,12 +96,27 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
           want,
           lo,
           top,
-          density,
+          guess,
         )
-      : await probedPage<T>(pageQuery(client, t.events, conditions), density, columns, want, lo, top);
+      : {
+          rows: await probedPage<T>(
+            pageQuery(client, t.events, conditions),
+            guess?.density,
+            columns,
+            want,
+            lo,
+            top,
+          ),
+          slice: undefined,
+        };
     // Only a full page measures a density: a short one may have read back to the tenant's first event, or to 1970.
     if (found.length === want)
-      densities.learn(tenantId, filters, position, want, Number(found.at(-1)!.ts), top);
+      densities.learn(tenantId, filters, position, {
+        count: want,
+        from: Number(found.at(-1)!.ts),
+        to: top,
+        slice,
+      });
     return found;
   }
 }

@@ -10,6 +10,7 @@ import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../../projector/src/adapters/clickhouse.sink.js';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { clickhouseSettings, testClickHouse } from '../../../../test/support/stack.js';
+import type { PageGuess } from '../domain/page-density.js';
 import { indexedPage } from './indexed-page.js';
 
 const names = uniqueNames('idxpage');
@@ -39,22 +40,28 @@ afterAll(async () => {
   await dropClickHouseDatabase(clickhouseSettings(names));
 });
 
-/** The 120 newest events below `top`, no filter or one slice of the index (every event's action). */
-const page = (top: number, density: number | undefined, sliced: boolean) =>
+// Slices of the filter index that hold every event: its action, and its resource type.
+const everyEvent = [
+  { dim: FILTER_DIMS.action, value: 'phi.read' },
+  { dim: FILTER_DIMS.resource_type, value: 'claim' },
+];
+
+/** The 120 newest events below `top`, read without a slice or through the first `sliced` of everyEvent. */
+const page = (top: number, guess: PageGuess | undefined, sliced: number) =>
   indexedPage<{ ts: string }>(
     ch,
     live,
     {
       tenantId: names.tenant,
-      slices: sliced ? [{ dim: FILTER_DIMS.action, value: 'phi.read' }] : [],
+      slices: everyEvent.slice(0, sliced),
       conditions: [`tenant_id = ${tenant}`],
     },
     'ts',
     120,
     0,
     top,
-    density,
-  ).then((found) => found.map((r) => Number(r.ts)));
+    guess,
+  ).then((found) => found.rows.map((r) => Number(r.ts)));
 
 async function refusedReads(): Promise<number> {
   await ch.command({ query: 'SYSTEM FLUSH LOGS' });
@@ -71,19 +78,28 @@ async function refusedReads(): Promise<number> {
 describe('indexedPage with a density guessed from the page above', () => {
   const below = recent.at(-1)!;
   const expected = [...recent, ...older].filter((ts) => ts < below).slice(0, 120);
+  const acrossTheGap = 150 / (now - older[0]!);
 
-  it.each([false, true])('reads the same page for any guess, sliced: %s', async (sliced) => {
-    const acrossTheGap = 150 / (now - older[0]!);
-    for (const density of [undefined, acrossTheGap, 1 / 1000, 1])
-      expect(await page(below, density, sliced), `density ${density}`).toEqual(expected);
-    // From the top: the recent events, then the first of the older ones.
-    expect(await page(now, acrossTheGap, sliced)).toEqual([...recent, ...older].slice(0, 120));
+  it.each([0, 1, 2])('reads the same page for any guess, through %i slices', async (sliced) => {
+    for (const density of [acrossTheGap, 1 / 1000, 1])
+      for (const slice of sliced === 2 ? [0, 1] : [undefined])
+        expect(await page(below, { density, slice }, sliced), `density ${density}`).toEqual(expected);
+    expect(await page(below, undefined, sliced)).toEqual(expected);
+    // A first page: the recent events, from a floor above the gap, a floor below it, or a density alone.
+    for (const floor of [recent[119]!, recent[140]!, older[5]!, undefined])
+      expect(await page(now, { density: acrossTheGap, floor }, sliced), `floor ${floor}`).toEqual(
+        recent.slice(0, 120),
+      );
   });
 
-  it('refuses a window guessed across the gap before reading it', async () => {
+  it('refuses a window guessed across the gap before reading it, and a first page reads down to its floor', async () => {
     const before = await refusedReads();
-    await page(below, 150 / (now - older[0]!), false);
-    await page(below, 150 / (now - older[0]!), true);
-    await expect.poll(refusedReads, { timeout: 15_000 }).toBe(before + 2);
+    await page(below, { density: acrossTheGap }, 0);
+    await page(below, { density: acrossTheGap }, 1);
+    await page(below, { density: acrossTheGap, slice: 1 }, 2);
+    await page(now, { density: acrossTheGap, floor: recent[119]! }, 0);
+    await page(now, { density: acrossTheGap, floor: recent[119]! }, 1);
+    await page(now, { density: acrossTheGap, floor: recent[119]!, slice: 0 }, 2);
+    await expect.poll(refusedReads, { timeout: 15_000 }).toBe(before + 3);
   });
 });

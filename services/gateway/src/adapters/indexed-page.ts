@@ -6,6 +6,7 @@ import {
   type LiveGeneration,
 } from '@audit/shared';
 import type { IndexSlice } from '../domain/event-filters.js';
+import type { PageGuess } from '../domain/page-density.js';
 import { readPlan } from '../domain/read-plan.js';
 import { nextWindow, type BucketCount } from '../domain/window-plan.js';
 import { overBudget, pageQuery, rows } from './page-query.js';
@@ -79,28 +80,38 @@ export async function indexedPage<T>(
   want: number,
   lo: number,
   top: number,
-  density?: number,
-): Promise<T[]> {
-  if (top <= lo) return [];
+  guess?: PageGuess,
+): Promise<{ rows: T[]; slice?: number }> {
+  if (top <= lo) return { rows: [] };
   const sliceOf = (slice: IndexSlice | null) =>
     slice
       ? pageQuery(client, t.index, [sliceCondition(slice), ...read.conditions])
       : pageQuery(client, t.events, read.conditions);
+  const sliceIndex = (slice: IndexSlice | null) => (slice ? read.slices.indexOf(slice) : undefined);
   const found: T[] = [];
   let hi = top;
-  // Where the density of the page above is known and the slice needs no choosing, one window sized from it
-  // usually holds the page: the next page of a paging, or the next chunk of an export, in one query. It reads
-  // down from where the page starts, so it skips nothing and needs no count. A guess too wide for its budget is
-  // refused unread, and the summary decides.
-  if (density !== undefined && read.slices.length <= 1) {
-    const from = Math.max(lo, hi - Math.ceil((DENSITY_MARGIN * want) / density));
-    const guessed = await sliceOf(read.slices[0] ?? null)<T>(columns, from, hi, want, {
+  // Where the density of the page above is known (and of several slices, the one it was read from), one window
+  // sized from it usually holds the page: the next page of a paging, or the next chunk of an export, in one query. A first
+  // page reads no lower than the previous first page's oldest event, so a tenant that went quiet months ago
+  // reads its newest page, not months of density. The window reads down from where the page starts, so it skips
+  // nothing and needs no count. A guess too wide for its budget is refused unread, and the summary decides.
+  const from =
+    guess && Math.max(lo, guess.floor ?? lo, hi - Math.ceil((DENSITY_MARGIN * want) / guess.density));
+  // Of several slices, the one the summary chose for the page above.
+  const guessed =
+    read.slices.length <= 1
+      ? (read.slices[0] ?? null)
+      : guess?.slice === undefined
+        ? undefined
+        : read.slices[guess.slice];
+  if (from !== undefined && from < hi && guessed !== undefined) {
+    const rows = await sliceOf(guessed)<T>(columns, from, hi, want, {
       maxRows: guessBudget(want),
     }).catch(overBudget);
-    if (guessed) {
-      found.push(...guessed);
+    if (rows) {
+      found.push(...rows);
       hi = from;
-      if (found.length === want || hi <= lo) return found;
+      if (found.length === want || hi <= lo) return { rows: found, slice: sliceIndex(guessed) };
     }
   }
   // Read afresh: it also says where nothing is, which only a current count may say.
@@ -120,5 +131,5 @@ export async function indexedPage<T>(
     found.push(...(await select<T>(columns, window.from, window.to, missing)));
     hi = window.from;
   }
-  return found;
+  return { rows: found, slice: sliceIndex(plan.slice) };
 }

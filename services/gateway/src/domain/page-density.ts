@@ -1,11 +1,34 @@
 import type { PagePosition } from './cursor.js';
 import { filterKey, type EventFilters } from './event-filters.js';
 
-/** Events per millisecond of a full page, and the span it covered: from its oldest timestamp up to where it began. */
+/**
+ * Events per millisecond of a full page, the span it covered (from its oldest timestamp up to where it began), and
+ * the slice it was read from.
+ */
 interface Span {
   density: number;
   from: number;
   to: number;
+  slice?: number;
+}
+
+/** A full page: `count` events, the oldest at `from`, read below `to` (from `slice`, where there was a choice). */
+export interface ReadPage {
+  count: number;
+  from: number;
+  to: number;
+  slice?: number;
+}
+
+/**
+ * Where a page's rows are expected: at `density` events per millisecond below where it starts, and for a first
+ * page, at or above `floor` (the oldest timestamp of the previous first page, which held a full page).
+ */
+export interface PageGuess {
+  density: number;
+  floor?: number;
+  /** Of the filters' slices of the filter index, the one the page was read from. */
+  slice?: number;
 }
 
 /**
@@ -14,29 +37,30 @@ interface Span {
  * next to where it was measured: a tenant's events can be far denser in one month, or hour, than in another.
  */
 export function pageDensities(max = 10_000) {
-  const seen = new Map<string, { first?: number; last?: Span }>();
+  const seen = new Map<string, { first?: Span; last?: Span }>();
   return {
     /** The density to expect just below `top` for the page after `position` (null: the first page). */
-    guess(tenantId: string, filters: EventFilters, position: PagePosition | null, top: number) {
-      const entry = seen.get(filterKey(tenantId, filters));
-      if (!position) return entry?.first;
-      const last = entry?.last;
-      return last && top > last.from && top <= last.to ? last.density : undefined;
-    },
-
-    /** A full page of `count` events, the oldest at `from`, read below `to`. */
-    learn(
+    guess(
       tenantId: string,
       filters: EventFilters,
       position: PagePosition | null,
-      count: number,
-      from: number,
-      to: number,
-    ) {
+      top: number,
+    ): PageGuess | undefined {
+      const entry = seen.get(filterKey(tenantId, filters));
+      const first = entry?.first;
+      if (!position) return first && { density: first.density, floor: first.from, slice: first.slice };
+      const last = entry?.last;
+      return last && top > last.from && top <= last.to
+        ? { density: last.density, slice: last.slice }
+        : undefined;
+    },
+
+    learn(tenantId: string, filters: EventFilters, position: PagePosition | null, page: ReadPage) {
       const key = filterKey(tenantId, filters);
       const entry = seen.get(key) ?? {};
-      entry.last = { density: count / (to - from), from, to };
-      if (!position) entry.first = entry.last.density;
+      const { count, from, to, slice } = page;
+      entry.last = { density: count / (to - from), from, to, slice };
+      if (!position) entry.first = entry.last;
       seen.delete(key);
       if (seen.size >= max) seen.delete(seen.keys().next().value!);
       seen.set(key, entry);

@@ -1,5 +1,6 @@
 import {
   bucketRowsQuery,
+  INDEX_PARTITION_MS,
   createFilterIndex,
   filterIndexState,
   indexRowsQuery,
@@ -10,6 +11,10 @@ import {
   type ClickHouseClient,
 } from '@audit/shared';
 import { VIEW_FRIENDLY_BLOCKS } from '../adapters/projection-tables.admin.js';
+
+// The events table's partitions: 30-day buckets of epoch ms (infra/migrations/clickhouse/0001_audit_events.sql).
+const EVENTS_PARTITION_MS = 2_592_000_000;
+const SETTINGS = { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS };
 
 export interface BackfillContext {
   clickhouse: ClickHouseClient;
@@ -59,31 +64,43 @@ export async function backfillFilterIndex(ctx: BackfillContext): Promise<Backfil
   if (await state.ready(live)) return { ...result, already_ready: true, duration_ms: ctx.now() - started };
 
   const done = await state.backfilled(live);
-  const todo = (await partitions(client, t.events)).filter((p) => !done.has(p.partition));
+  const all = await partitions(client, t.events);
+  const todo = all.filter((p) => !done.has(p.partition));
   const total = todo.reduce((sum, p) => sum + p.events, 0);
   for (const { partition, events } of todo) {
-    const inPartition = `intDiv(ts, 2592000000) = ${sqlValue(partition)}`;
+    const inPartition = `intDiv(ts, ${EVENTS_PARTITION_MS}) = ${sqlValue(partition)}`;
     // Events the views already indexed (every event has an action) are left out.
     const missing = `${inPartition} AND (tenant_id, event_id) NOT IN
       (SELECT tenant_id, event_id FROM ${sqlIdentifier(t.index)} WHERE dim = 1 AND ${inPartition})`;
-    const settings = { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS };
     // The summary first: once the index holds the partition's events they no longer count as missing.
     await client.command({
       query: `INSERT INTO ${sqlIdentifier(t.buckets)} ${bucketRowsQuery(t.events, missing)}`,
-      clickhouse_settings: settings,
+      clickhouse_settings: SETTINGS,
     });
     await client.command({
       query: `INSERT INTO ${sqlIdentifier(t.index)} ${indexRowsQuery(t.events, missing)}`,
-      clickhouse_settings: settings,
-    });
-    await client.command({
-      query: `OPTIMIZE TABLE ${sqlIdentifier(t.index)} PARTITION ${sqlValue(partition)} FINAL`,
-      clickhouse_settings: settings,
+      clickhouse_settings: SETTINGS,
     });
     await state.markBackfilled(live, partition, events, ctx.now());
     result.partitions += 1;
     result.events += events;
     ctx.progress?.(result.events, total);
+  }
+  // A merge keeps each index row once where a live write and the copy both wrote it. The index's partitions span
+  // many of the events table's, so each is merged once, at the end: again after a run that stopped, which is
+  // only more work.
+  const indexPartitions = new Set(
+    all.flatMap(({ partition }) =>
+      [partition * EVENTS_PARTITION_MS, (partition + 1) * EVENTS_PARTITION_MS - 1].map((ts) =>
+        Math.floor(ts / INDEX_PARTITION_MS),
+      ),
+    ),
+  );
+  for (const partition of indexPartitions) {
+    await client.command({
+      query: `OPTIMIZE TABLE ${sqlIdentifier(t.index)} PARTITION ${sqlValue(partition)} FINAL`,
+      clickhouse_settings: SETTINGS,
+    });
   }
   await state.markReady(live, ctx.now());
   return { ...result, duration_ms: ctx.now() - started };
