@@ -31,6 +31,8 @@ const FIRST_GENERATION = async () => ({ ...projectionTables(1), indexed: true })
 const EVENTS = Number(process.env.BENCH_READ_EVENTS ?? 20_000_000);
 const SAMPLES = Number(process.env.BENCH_READ_SAMPLES ?? 200);
 const EXPORTS = Number(process.env.BENCH_READ_EXPORTS ?? 10);
+// Which measurements to run (all by default), e.g. BENCH_READ_PARTS=exports after a change to the export alone.
+const PARTS = (process.env.BENCH_READ_PARTS ?? 'lists,lookups,exports,overhead').split(',');
 const RELOAD = process.argv.includes('--reload') || process.env.BENCH_READ_RELOAD === '1';
 const WARMUP = 10;
 const DEEP_PAGE = 100;
@@ -385,10 +387,10 @@ async function main() {
       gatewayPid: gateway.pid!,
     };
     console.log(`gateway pid ${gateway.pid}; ${SAMPLES} sequential samples per case after ${WARMUP} warm-up`);
-    await measureLists(b, dataset);
-    await measureLookups(b);
-    await measureExports(b, dataset);
-    await measureOverhead(b, postgres.url, key);
+    if (PARTS.includes('lists')) await measureLists(b, dataset);
+    if (PARTS.includes('lookups')) await measureLookups(b);
+    if (PARTS.includes('exports')) await measureExports(b, dataset);
+    if (PARTS.includes('overhead')) await measureOverhead(b, postgres.url, key);
   } finally {
     http?.close();
     await gateway.stop();

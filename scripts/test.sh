@@ -15,5 +15,8 @@ npx vitest run --project unit --reporter=default --reporter=json --outputFile.js
 echo "== integration and end-to-end"
 npx vitest run --project int --reporter=default --reporter=json --outputFile.json="$results/int.json" ||
   failed_runs=$((failed_runs + 1))
+echo "== the ClickHouse SQL on a current engine (chdb)"
+bash scripts/test-current-clickhouse.sh --reporter=default --reporter=json \
+  --outputFile.json="$results/current-clickhouse.json" || failed_runs=$((failed_runs + 1))
 npx tsx scripts/test-summary.ts "$failed_runs" "$results"/*.json
 [ "$failed_runs" -eq 0 ]

@@ -20,6 +20,9 @@ export function createClickHouse(
     request_timeout: requestTimeoutMs,
     compression: { request: false, response: false },
     max_open_connections: 16,
+    // 64-bit integers arrive in JSON as strings, whatever the server's default (18.16 quotes them, current
+    // engines may not): our parsers read them as text, and numbers past 2^53 keep every digit.
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     // The client's own log prints a failed query's text and settings, which can hold a tenant's values; every
     // error reaches our code, which logs it by code and type only (logger.ts).
     log: { level: ClickHouseLogLevel.OFF },

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `npm run test:current-clickhouse`: the tests of the ClickHouse SQL (schema, views, projector inserts, list, lookup,
+# export, filters, backfill, replay) against a current ClickHouse engine, chdb from PyPI, served over ClickHouse's
+# HTTP interface by infra/current-clickhouse/chdb-http.py. Kafka and Postgres are the local stack's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/prepare.sh
+venv=.data/chdb-venv
+port=${CHDB_HTTP_PORT:-58124}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r infra/current-clickhouse/requirements.txt
+rm -rf .data/chdb && mkdir -p .data/chdb .data/test-logs
+"$venv/bin/python" infra/current-clickhouse/chdb-http.py "$port" .data/chdb >.data/test-logs/chdb-http.log 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 120); do
+  curl -fs "http://127.0.0.1:$port/ping" >/dev/null && break
+  kill -0 "$server" 2>/dev/null || { cat .data/test-logs/chdb-http.log; exit 1; }
+  sleep 1
+done
+head -1 .data/test-logs/chdb-http.log
+# Arguments that start with a dash go to vitest; others name test files to run instead of the whole list.
+options=() files=()
+for arg in "$@"; do
+  case "$arg" in
+    -*) options+=("$arg") ;;
+    *) files+=("$arg") ;;
+  esac
+done
+[ ${#files[@]} -gt 0 ] || files=(
+  services/projector/src/adapters/clickhouse.sink.int.test.ts
+  services/gateway/src/adapters/indexed-page.int.test.ts
+  test/int/migrations.int.test.ts
+  test/int/backfill.int.test.ts
+  test/e2e/gateway-list.e2e.test.ts
+  test/e2e/gateway-lookup.e2e.test.ts
+  test/e2e/gateway-export.e2e.test.ts
+  test/e2e/pagination.e2e.test.ts
+  test/e2e/tenant-isolation.e2e.test.ts
+  test/e2e/replay-projection.e2e.test.ts
+)
+CLICKHOUSE_URL="http://127.0.0.1:$port" npx vitest run --project int "${options[@]}" "${files[@]}"
