@@ -7,19 +7,31 @@ cd "$(dirname "$0")/.."
 source scripts/prepare.sh
 venv=.data/chdb-venv
 port=${CHDB_HTTP_PORT:-58124}
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+if [ ! -x "$venv/bin/pip" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv" || {
+    rm -rf "$venv"
+    echo "python3 -m venv failed: install Python 3's venv module (Debian: apt-get install python3-venv)" >&2
+    exit 1
+  }
+fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r infra/current-clickhouse/requirements.txt
 rm -rf .data/chdb && mkdir -p .data/chdb .data/test-logs
 "$venv/bin/python" infra/current-clickhouse/chdb-http.py "$port" .data/chdb >.data/test-logs/chdb-http.log 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
+# Ready once it has bound its port and named its engine (if a server left by an earlier run holds the port, ours
+# exits instead).
+log=.data/test-logs/chdb-http.log
 for _ in $(seq 120); do
-  curl -fs "http://127.0.0.1:$port/ping" >/dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat .data/test-logs/chdb-http.log; exit 1; }
+  kill -0 "$server" 2>/dev/null || { cat "$log"; exit 1; }
+  grep -q '^chdb-http: ClickHouse' "$log" && break
   sleep 1
 done
-head -1 .data/test-logs/chdb-http.log
-# Arguments that start with a dash go to vitest; others name test files to run instead of the whole list.
+grep -q '^chdb-http: ClickHouse' "$log" || { echo "chdb-http did not start on :$port" >&2; exit 1; }
+head -1 "$log"
+# Arguments that start with a dash go to vitest (with their values after `=`); others name test files to run
+# instead of the whole list.
 options=() files=()
 for arg in "$@"; do
   case "$arg" in

@@ -4,7 +4,7 @@
 Only ClickHouse 18.16 installs on our machines, while users run current releases. This server lets the real
 @clickhouse/client, the services and the integration tests send their SQL, settings and inserts to a current
 engine unchanged (docs/testing.md). It is a test tool: one session, one statement at a time, no authentication,
-loopback only.
+loopback only; `query_id` is not passed on, so `system.processes` never shows a statement by the id it was sent with.
 
 usage: chdb-http.py PORT DATA_DIR
 """
@@ -19,6 +19,7 @@ from chdb import session as chdb_session
 # URL parameters of the HTTP interface that are not settings.
 NOT_SETTINGS = {"query", "database", "query_id", "session_id", "default_format", "user", "password"}
 SETTING_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+DATABASE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 ERROR_CODE = re.compile(r"Code: (\d+)")
 
@@ -36,20 +37,30 @@ class Engine:
 
     def run(self, sql, params):
         """Runs one statement with the request's database and settings, and puts the session back as it was."""
+        database = params.get("database", "default")
         settings = {k: v for k, v in params.items() if k not in NOT_SETTINGS}
+        if not DATABASE_NAME.match(database):
+            raise ValueError(f"Code: 81. DB::Exception: Database {database!r} does not exist. (UNKNOWN_DATABASE)")
         for name in settings:
             if not SETTING_NAME.match(name):
                 raise ValueError(f"Code: 115. DB::Exception: Unknown setting {name!r}. (UNKNOWN_SETTING)")
         with self.lock:
-            self.session.query(f"USE `{params.get('database', 'default')}`")
+            self.session.query(f"USE `{database}`")
+            applied = []
             try:
                 for name, value in settings.items():
                     self.session.query(f"SET {name} = {literal(value)}")
+                    applied.append(name)
                 result = self.session.query(sql, params.get("default_format", "TabSeparated"))
                 return result.bytes() if result is not None else b""
             finally:
-                for name in settings:
-                    self.session.query(f"SET {name} = DEFAULT")
+                # Each reset on its own: one that fails must neither hide the statement's answer nor leave the
+                # other settings to the next request.
+                for name in applied:
+                    try:
+                        self.session.query(f"SET {name} = DEFAULT")
+                    except Exception as err:  # noqa: BLE001
+                        print(f"chdb-http: could not reset {name}: {err}", file=sys.stderr, flush=True)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -91,7 +102,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         url = urllib.parse.urlsplit(self.path)
         params = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
-        body = self.read_body().decode("utf-8")
+        try:
+            body = self.read_body().decode("utf-8")
+        except (ValueError, UnicodeDecodeError) as err:
+            self.close_connection = True
+            return self.reply(400, f"Code: 27. DB::Exception: Cannot read the request: {err}. (CANNOT_PARSE_INPUT)\n".encode())
         # Inserts send the statement in the URL and the rows in the body, which ClickHouse reads as inline data.
         sql = params["query"] + "\n" + body if "query" in params else body
         try:

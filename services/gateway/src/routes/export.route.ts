@@ -57,7 +57,7 @@ async function* rows(
     next?.catch(() => undefined);
     for (const row of chunk) yield auditEventSchema.parse(toAuditEventView(row));
     if (!next) return;
-    chunk = await next;
+    chunk = await next.catch(unavailable('clickhouse'));
   }
 }
 
@@ -65,16 +65,19 @@ async function* rows(
 const PIECE = 64 * 1024;
 
 async function* body(format: ExportFormat, events: AsyncIterable<AuditEventView>, outcome: StreamOutcome) {
-  let piece = format === 'json' ? '{"events":[' : '';
+  // The response begins at once (JSON) or with the first row (NDJSON), as a failure past that point can only
+  // end it early; the rows after the first go out in pieces.
+  if (format === 'json') yield '{"events":[';
+  let piece = '';
   let first = true;
   for await (const event of events) {
     const text = JSON.stringify(event);
     piece += format === 'ndjson' ? `${text}\n` : first ? text : `,${text}`;
-    first = false;
-    if (piece.length >= PIECE) {
+    if (first || piece.length >= PIECE) {
       yield piece;
       piece = '';
     }
+    first = false;
   }
   if (format === 'json') piece += `],"count":${outcome.count},"truncated":${outcome.truncated}}`;
   if (piece) yield piece;

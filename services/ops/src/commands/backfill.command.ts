@@ -1,6 +1,5 @@
 import {
   bucketRowsQuery,
-  INDEX_PARTITION_MS,
   createFilterIndex,
   filterIndexState,
   indexRowsQuery,
@@ -32,7 +31,7 @@ export interface BackfillResult {
   duration_ms: number;
 }
 
-/** The events table's partitions (30-day buckets of time) with their row counts, oldest first. */
+/** A table's partitions (integer buckets of time) with their row counts, oldest first. */
 async function partitions(client: ClickHouseClient, table: string) {
   const result = await client.query({
     query: `SELECT partition, sum(rows) AS events FROM system.parts
@@ -88,15 +87,8 @@ export async function backfillFilterIndex(ctx: BackfillContext): Promise<Backfil
   }
   // A merge keeps each index row once where a live write and the copy both wrote it. The index's partitions span
   // many of the events table's, so each is merged once, at the end: again after a run that stopped, which is
-  // only more work.
-  const indexPartitions = new Set(
-    all.flatMap(({ partition }) =>
-      [partition * EVENTS_PARTITION_MS, (partition + 1) * EVENTS_PARTITION_MS - 1].map((ts) =>
-        Math.floor(ts / INDEX_PARTITION_MS),
-      ),
-    ),
-  );
-  for (const partition of indexPartitions) {
+  // only more work. They are asked of the table, which keeps the span it was created with.
+  for (const { partition } of await partitions(client, t.index)) {
     await client.command({
       query: `OPTIMIZE TABLE ${sqlIdentifier(t.index)} PARTITION ${sqlValue(partition)} FINAL`,
       clickhouse_settings: SETTINGS,

@@ -62,8 +62,8 @@ export function indexedValues(e: Indexed): [number, string][] {
 
 // 365-day partitions (plain integers of epoch ms, like the events table's 30-day ones): a rare value's events
 // lie across the whole history, and a read of them touches a granule in every part it spans, each with its own
-// files per column. At 20 million events, with the parts merges leave, a value of 0.001 % read 89 ms over 30-day
-// partitions (167 parts) and 11-22 ms with three times fewer parts (docs/benchmarks.md).
+// files per column. At 20 million events, a page of a value of 0.001 % took p50 54 / p99 98 ms over 30-day
+// partitions (167 parts after merges) and p50 10 / p99 15 ms over 365-day ones (docs/benchmarks.md).
 export const INDEX_PARTITION_MS = 31_536_000_000;
 const PARTITION = `intDiv(ts, ${INDEX_PARTITION_MS})`;
 
