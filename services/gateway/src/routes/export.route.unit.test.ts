@@ -5,29 +5,14 @@ import { buildApp } from '../app.js';
 import type { PagePosition } from '../domain/cursor.js';
 import type { EventFilters } from '../domain/event-filters.js';
 import type { EventRow } from '../domain/audit-event.view.js';
+import { eventRow } from '../test-support/event-row.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
 
 const key = generateApiKey('live');
 const stored = { ...storedKeyFor(key, STUB_PEPPER), scopes: ['audit:export' as const] };
 const NEWEST = Date.UTC(2026, 10, 24, 12);
 
-const row = (i: number): EventRow => ({
-  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-  ts: String(NEWEST - i),
-  tenant_id: 'tenant-a',
-  action: 'phi.read',
-  user_id: 'u-1',
-  user_role: 'nurse',
-  resource_type: 'patient',
-  resource_id: `p-${i}`,
-  fields_accessed: '["dob"]',
-  phi_involved: 1,
-  source_ip: '10.0.0.1',
-  user_agent: 'test',
-  justification: '',
-  success: 1,
-  details: '{}',
-});
+const row = (i: number) => eventRow(i, 'tenant-a', NEWEST);
 
 /** The events port over rows held in list order: the route's reads, answered as the reader would. */
 function tableOf(rows: EventRow[]) {

@@ -5,7 +5,7 @@ import { storedKeyFor } from '@audit/shared/test-support';
 import { openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER as PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
-import type { EventRow } from '../domain/audit-event.view.js';
+import { eventRow } from '../test-support/event-row.js';
 import { API_PREFIX, openApiDocument } from './openapi.document.js';
 
 const key = generateApiKey('live');
@@ -13,23 +13,7 @@ const stored: StoredApiKey = storedKeyFor(key, PEPPER);
 const auth = { authorization: `Bearer ${formatApiKey(key)}` };
 const document = openApiDocument() as unknown as Record<string, unknown>;
 
-const row = (i: number): EventRow => ({
-  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-  ts: String(1_790_000_000_000 - i),
-  tenant_id: stored.tenant_id,
-  action: 'phi.read',
-  user_id: 'u-1',
-  user_role: 'clinician',
-  resource_type: 'claim',
-  resource_id: `c-${i}`,
-  fields_accessed: '["dob"]',
-  phi_involved: 1,
-  source_ip: '10.0.0.1',
-  user_agent: 'test',
-  justification: '',
-  success: 1,
-  details: '{}',
-});
+const row = (i: number) => eventRow(i, stored.tenant_id, 1_790_000_000_000);
 
 function app(overrides: { key?: Partial<StoredApiKey> | 'down'; allowed?: boolean; rows?: number } = {}) {
   const rows = Array.from({ length: overrides.rows ?? 3 }, (_, i) => row(i));
