@@ -1,17 +1,6 @@
 import type { PagePosition } from './cursor.js';
 import { filterKey, type EventFilters } from './event-filters.js';
 
-/**
- * Events per millisecond of a full page, the span it covered (from its oldest timestamp up to where it began), and
- * the slice it was read from.
- */
-interface Span {
-  density: number;
-  from: number;
-  to: number;
-  slice?: number;
-}
-
 /** A full page: `count` events, the oldest at `from`, read below `to` (from `slice`, where there was a choice). */
 export interface ReadPage {
   count: number;
@@ -37,7 +26,8 @@ export interface PageGuess {
  * next to where it was measured: a tenant's events can be far denser in one month, or hour, than in another.
  */
 export function pageDensities(max = 10_000) {
-  const seen = new Map<string, { first?: Span; last?: Span }>();
+  const seen = new Map<string, { first?: ReadPage; last?: ReadPage }>();
+  const density = (page: ReadPage) => page.count / (page.to - page.from);
   return {
     /** The density to expect just below `top` for the page after `position` (null: the first page). */
     guess(
@@ -48,19 +38,18 @@ export function pageDensities(max = 10_000) {
     ): PageGuess | undefined {
       const entry = seen.get(filterKey(tenantId, filters));
       const first = entry?.first;
-      if (!position) return first && { density: first.density, floor: first.from, slice: first.slice };
+      if (!position) return first && { density: density(first), floor: first.from, slice: first.slice };
       const last = entry?.last;
       return last && top > last.from && top <= last.to
-        ? { density: last.density, slice: last.slice }
+        ? { density: density(last), slice: last.slice }
         : undefined;
     },
 
     learn(tenantId: string, filters: EventFilters, position: PagePosition | null, page: ReadPage) {
       const key = filterKey(tenantId, filters);
       const entry = seen.get(key) ?? {};
-      const { count, from, to, slice } = page;
-      entry.last = { density: count / (to - from), from, to, slice };
-      if (!position) entry.first = entry.last;
+      entry.last = page;
+      if (!position) entry.first = page;
       seen.delete(key);
       if (seen.size >= max) seen.delete(seen.keys().next().value!);
       seen.set(key, entry);

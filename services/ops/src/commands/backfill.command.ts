@@ -63,8 +63,7 @@ export async function backfillFilterIndex(ctx: BackfillContext): Promise<Backfil
   if (await state.ready(live)) return { ...result, already_ready: true, duration_ms: ctx.now() - started };
 
   const done = await state.backfilled(live);
-  const all = await partitions(client, t.events);
-  const todo = all.filter((p) => !done.has(p.partition));
+  const todo = (await partitions(client, t.events)).filter((p) => !done.has(p.partition));
   const total = todo.reduce((sum, p) => sum + p.events, 0);
   for (const { partition, events } of todo) {
     const inPartition = `intDiv(ts, ${EVENTS_PARTITION_MS}) = ${sqlValue(partition)}`;
