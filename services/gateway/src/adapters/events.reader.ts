@@ -101,7 +101,7 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
       : {
           rows: await probedPage<T>(
             pageQuery(client, t.events, conditions),
-            guess?.density,
+            guess && 'density' in guess ? guess.density : undefined,
             columns,
             want,
             lo,
@@ -110,13 +110,15 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
           slice: undefined,
         };
     // Only a full page measures a density: a short one may have read back to the tenant's first event, or to 1970.
-    if (found.length === want)
-      densities.learn(tenantId, filters, position, {
-        count: want,
-        from: Number(found.at(-1)!.ts),
-        to: top,
-        slice,
-      });
+    // It says instead that its range held few enough rows to read whole next time.
+    densities.learn(
+      tenantId,
+      filters,
+      position,
+      found.length === want
+        ? { count: want, from: Number(found.at(-1)!.ts), to: top, slice }
+        : { short: true, slice },
+    );
     return found;
   }
 }

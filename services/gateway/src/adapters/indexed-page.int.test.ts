@@ -22,20 +22,27 @@ const MINUTE = 60_000;
 const now = Date.UTC(2026, 10, 24, 12);
 const TOO_MANY_ROWS = 158;
 
-// Counts the reads ClickHouse refused over their row budget: the page catches them, so they are seen here.
+// Counts the reads ClickHouse refused over their row budget (the page catches them, so they are seen here), and
+// the reads of the summary.
 let refused = 0;
+let summaryReads = 0;
 const counting = {
-  query: (params: Parameters<ClickHouseClient['query']>[0]) =>
-    ch.query(params).catch((err: unknown) => {
+  query: (params: Parameters<ClickHouseClient['query']>[0]) => {
+    if (params.query.includes(live.buckets)) summaryReads += 1;
+    return ch.query(params).catch((err: unknown) => {
       if (clickhouseErrorCode(err) === TOO_MANY_ROWS) refused += 1;
       throw err;
-    }),
+    });
+  },
 } as ClickHouseClient;
 
 // A tenant whose newest 150 events are a minute apart, above a gap of six months and 100,000 events a second
 // apart: a density measured across the gap sizes a window that would read all of those.
 const recent = Array.from({ length: 150 }, (_, i) => now - (i + 1) * MINUTE);
 const older = Array.from({ length: 100_000 }, (_, i) => now - 183 * 24 * 60 * MINUTE - i * 1000);
+// One patient's record: a few events of one resource among the older ones.
+const patient = older.filter((_, i) => i % 9_000 === 4_000);
+const PATIENT = 'pat-rare';
 
 beforeAll(async () => {
   await migrateClickHouse(clickhouseSettings(names));
@@ -43,7 +50,13 @@ beforeAll(async () => {
   const stamps = [...recent, ...older];
   for (let i = 0; i < stamps.length; i += 20_000) {
     await sink.insert(
-      stamps.slice(i, i + 20_000).map((timestamp) => sampleRecord({ tenant_id: names.tenant, timestamp })),
+      stamps.slice(i, i + 20_000).map((timestamp) =>
+        sampleRecord({
+          tenant_id: names.tenant,
+          timestamp,
+          ...(patient.includes(timestamp) && { resource_id: PATIENT }),
+        }),
+      ),
     );
   }
 }, 120_000);
@@ -101,5 +114,46 @@ describe('indexedPage with a density guessed from the page above', () => {
     await page(now, { density: acrossTheGap, floor: recent[119]! }, 1);
     await page(now, { density: acrossTheGap, floor: recent[119]!, slice: 0 }, 2);
     expect(refused).toBe(before + 3);
+  });
+});
+
+describe('indexedPage of a slice with few rows', () => {
+  const read = (value: string, top: number, want: number, guess?: PageGuess) =>
+    indexedPage<{ ts: string }>(
+      counting,
+      live,
+      {
+        tenantId: names.tenant,
+        slices: [{ dim: FILTER_DIMS.resource_id, value }],
+        conditions: [`tenant_id = ${sqlValue(names.tenant)}`, `resource_id = ${sqlValue(value)}`],
+      },
+      'ts',
+      want,
+      0,
+      top,
+      guess,
+    ).then((found) => found.rows.map((r) => Number(r.ts)));
+  const whole = { whole: true } as const;
+
+  it('reads a rare value and an empty one whole after a short page, without the summary', async () => {
+    const before = { refused, summaryReads };
+    expect(await read(PATIENT, now, 120, whole)).toEqual(patient);
+    expect(await read(PATIENT, now, 5, whole)).toEqual(patient.slice(0, 5));
+    expect(await read(PATIENT, patient[5]!, 120, whole)).toEqual(patient.slice(6));
+    expect(await read('pat-none', now, 120, whole)).toEqual([]);
+    expect({ refused, summaryReads }).toEqual(before);
+    // Without that guess, the summary says where the events are.
+    expect(await read(PATIENT, now, 120)).toEqual(patient);
+    expect(summaryReads).toBe(before.summaryReads + 1);
+  });
+
+  it('leaves a slice that has grown to the summary after one refused read', async () => {
+    const before = { refused, summaryReads };
+    expect(await page(now, whole, 1)).toEqual([...recent, ...older].slice(0, 120));
+    expect(await page(now, whole, 0)).toEqual([...recent, ...older].slice(0, 120));
+    expect({ refused, summaryReads }).toEqual({
+      refused: before.refused + 2,
+      summaryReads: before.summaryReads + 2,
+    });
   });
 });

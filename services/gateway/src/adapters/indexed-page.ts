@@ -19,6 +19,9 @@ const DENSITY_MARGIN = 1.5;
 // unmerged parts stays well under it while a density measured across a gap (one that would read months of
 // events) is refused before it reads.
 const guessBudget = (want: number) => 16 * want + 65_536;
+// What reading the rest of a page's range whole may cost at most: about what the summary read and a window would
+// cost together (a granule of the summary in each of its parts, and the window's granules).
+const wholeBudget = (want: number) => 16 * want + 8_192;
 export const sliceCondition = (s: IndexSlice) =>
   'value' in s
     ? `dim = ${sqlValue(s.dim)} AND value = ${sqlValue(s.value)}`
@@ -96,7 +99,9 @@ export async function indexedPage<T>(
   // reads its newest page, not months of density. The window reads down from where the page starts, so it skips
   // nothing and needs no count. A guess too wide for its budget is refused unread, and the summary decides.
   const from =
-    guess && Math.max(lo, guess.floor ?? lo, hi - Math.ceil((DENSITY_MARGIN * want) / guess.density));
+    guess && 'density' in guess
+      ? Math.max(lo, guess.floor ?? lo, hi - Math.ceil((DENSITY_MARGIN * want) / guess.density))
+      : undefined;
   // Of several slices, the one the summary chose for the page above.
   const guessed =
     read.slices.length <= 1
@@ -113,6 +118,17 @@ export async function indexedPage<T>(
       hi = from;
       if (found.length === want || hi <= lo) return { rows: found, slice: sliceIndex(guessed) };
     }
+  }
+  // Where the previous first page was short, its range read whole completes the page in one query if the slice's
+  // key ranges still hold few rows: the page of a rare value, of a value matching nothing, of a small tenant. It
+  // reads the slice's own granules and not the summary (a granule in each of its parts). More rows are refused
+  // unread and the summary decides; a refusal costs about as much as the summary read (18.16 answers it as an
+  // exception), which is why only a short page earns the attempt.
+  if (guess && 'whole' in guess && guessed !== undefined) {
+    const rows = await sliceOf(guessed)<T>(columns, lo, hi, want, {
+      maxRows: wholeBudget(want),
+    }).catch(overBudget);
+    if (rows) return { rows, slice: sliceIndex(guessed) };
   }
   // Read afresh: it also says where nothing is, which only a current count may say.
   const counts = await readSummary(client, t, read.tenantId, read.slices, lo, hi);

@@ -42,6 +42,23 @@ describe('pageDensities', () => {
     expect(densities.guess('t', {}, position(8 * HOUR), 8 * HOUR + 1)?.slice).toBe(0);
   });
 
+  it('offers a first page after a short one its range whole, and learns nothing from a short later page', () => {
+    const densities = pageDensities();
+    densities.learn('t', {}, null, { short: true, slice: 1 });
+    expect(densities.guess('t', {}, null, 10 * HOUR)).toEqual({ whole: true, slice: 1 });
+    densities.learn('t', {}, null, { count: 100, from: 9 * HOUR, to: 10 * HOUR });
+    densities.learn('t', {}, position(9 * HOUR), { short: true });
+    expect(densities.guess('t', {}, null, 10 * HOUR)).toEqual({
+      density: 100 / HOUR,
+      floor: 9 * HOUR,
+      slice: undefined,
+    });
+    expect(densities.guess('t', {}, position(9 * HOUR), 9 * HOUR + 1)).toEqual({
+      density: 100 / HOUR,
+      slice: undefined,
+    });
+  });
+
   it('offers nothing to a page far from where the density was measured', () => {
     const densities = pageDensities();
     densities.learn('t', {}, position(9 * HOUR), { count: 100, from: 8 * HOUR, to: 9 * HOUR });
