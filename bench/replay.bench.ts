@@ -10,9 +10,9 @@ import {
   sleep,
   topics,
   validateBatch,
+  keyPartitioner,
   type AuditEventRecord,
 } from '@audit/shared';
-import { Partitioners } from 'kafkajs';
 import { runCli } from '../services/ops/src/cli.js';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
@@ -50,7 +50,7 @@ const report = (measure: string, result: string) => {
 /** The events, validated as ingest would, written straight to the audit topic (ingest is not measured here). */
 async function produce(): Promise<void> {
   const codec = auditEventCodec();
-  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafka.producer({ idempotent: true, createPartitioner: keyPartitioner });
   await producer.connect();
   for (let i = 0; i < EVENTS; i += CHUNK) {
     const batch = Array.from({ length: Math.min(CHUNK, EVENTS - i) }, (_, j) =>

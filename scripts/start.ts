@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SERVICE_NODE_FLAGS } from '../services/shared/src/node-flags.js';
 
 // Development launcher: every service as its own process, like separate deployments, stopped together.
 const SERVICES = [
@@ -35,7 +36,7 @@ const SERVICES = [
 // Each child gets its own process group: Ctrl-C reaches only this launcher, which then stops every service once,
 // with SIGTERM (a service treats a second signal as "exit now").
 function run(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', ...args], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
     detached: true,

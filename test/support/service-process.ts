@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../../services/shared/src/node-flags.js';
 import { waitFor } from './wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -49,7 +50,8 @@ export class ServiceProcess {
     // A benchmark run with SERVICE_CPU_PROFILE_DIR set leaves a V8 CPU profile of each service it started there.
     const profile = process.env.SERVICE_CPU_PROFILE_DIR;
     const node = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
-    const child = spawn(process.execPath, [...node, '--import', 'tsx', `services/${this.name}/src/main.ts`], {
+    const args = [...SERVICE_NODE_FLAGS, ...node, '--import', 'tsx', `services/${this.name}/src/main.ts`];
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],

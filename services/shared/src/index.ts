@@ -17,6 +17,7 @@ export * from './http/health.plugin.js';
 export * from './kafka/audit-publisher.js';
 export * from './kafka/kafka-client.js';
 export * from './kafka/producer.js';
+export * from './kafka/key-partitioner.js';
 export * from './kafka/topic-admin.js';
 export * from './logger.js';
 export * from './migrations/clickhouse.migrator.js';

@@ -16,26 +16,30 @@ export const MAX_EPOCH_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export function parseRfc3339(text: string): number | null {
   const m = RFC3339.exec(text);
   if (!m) return null;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  const fraction = m[7];
+  const millis = fraction === undefined ? 0 : Number(fraction.padEnd(3, '0').slice(0, 3));
   // Date.UTC reads years 0..99 as 1900..1999; nothing before 1970 is accepted anyway.
-  if (year < 1970 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  if (new Date(local).getUTCDate() !== day) return null;
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
   const offsetHours = Number(m[10] ?? 0);
   const offsetMinutes = Number(m[11] ?? 0);
   if (offsetHours > 23 || offsetMinutes > 59) return null;
   const sign = m[9] === '-' ? -1 : 1;
+  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
   const ms = local - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
   return ms >= 0 && ms <= MAX_EPOCH_MS ? ms : null;
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const daysIn = (year: number, month: number) =>
+  month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 
 /** The service's one output format: `YYYY-MM-DDTHH:mm:ss.SSS+00:00`. */
 export function formatTimestamp(epochMs: number): string {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../time.js';
-import { parseRfc3339 } from '../time.js';
 import { MAX_FUTURE_SKEW_MS, type AuditEventRecord } from './audit-event.js';
 import { ingestEventSchema, type IngestEvent } from './ingest.schema.js';
 import { zodFieldErrors, type FieldError } from '../validation/zod-field-errors.js';
@@ -20,7 +19,7 @@ export interface IngestContext {
 function toRecord(event: IngestEvent, now: number, newId: () => string): AuditEventRecord {
   return {
     event_id: event.event_id ?? newId(),
-    timestamp: event.timestamp === undefined ? now : (parseRfc3339(event.timestamp) as number),
+    timestamp: event.timestamp ?? now,
     tenant_id: event.tenant_id,
     action: event.action,
     user_id: event.user_id,
@@ -33,7 +32,7 @@ function toRecord(event: IngestEvent, now: number, newId: () => string): AuditEv
     user_agent: event.user_agent,
     justification: event.justification,
     success: event.success,
-    details: JSON.stringify(event.details),
+    details: event.details,
     ingested_at: now,
   };
 }

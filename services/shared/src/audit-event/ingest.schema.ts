@@ -15,10 +15,19 @@ export const ingestEventSchema = z
       .regex(UUID_PATTERN, 'must be a UUID')
       .transform((s) => s.toLowerCase())
       .optional(),
+    // Parsed here once: the output is epoch milliseconds.
     timestamp: z
       .string()
       .max(64)
-      .refine((s) => parseRfc3339(s) !== null, 'must be an RFC 3339 date-time with Z or a numeric offset')
+      .transform(
+        (s, ctx) =>
+          parseRfc3339(s) ??
+          (ctx.addIssue({
+            code: 'custom',
+            message: 'must be an RFC 3339 date-time with Z or a numeric offset',
+          }),
+          z.NEVER),
+      )
       .optional(),
     tenant_id: z.string().regex(TENANT_ID_PATTERN, 'must be 1..64 of [A-Za-z0-9._-]'),
     action: z
@@ -44,6 +53,7 @@ export const ingestEventSchema = z
     user_agent: text(1024).default(''),
     justification: text(2048).default(''),
     success: z.boolean(),
+    // Serialized here once: the output is the JSON text that is stored.
     details: z
       .record(z.string(), z.unknown())
       .refine((d) => jsonDepth(d) <= MAX_JSON_DEPTH, {
@@ -51,8 +61,9 @@ export const ingestEventSchema = z
         // Serializing a deeper value could exhaust the stack: the size check must not run.
         abort: true,
       })
-      .refine((d) => Buffer.byteLength(JSON.stringify(d)) <= MAX_DETAILS_BYTES, 'at most 64 KiB as JSON')
-      .default({}),
+      .transform((d) => JSON.stringify(d))
+      .refine((json) => Buffer.byteLength(json) <= MAX_DETAILS_BYTES, 'at most 64 KiB as JSON')
+      .default('{}'),
   })
   .superRefine((event, ctx) => {
     if (!event.phi_involved && event.fields_accessed.length > 0) {

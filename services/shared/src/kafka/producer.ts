@@ -1,11 +1,12 @@
-import { Partitioners, type Kafka, type Producer, type ProducerRecord, type RecordMetadata } from 'kafkajs';
+import type { Kafka, Producer, ProducerRecord, RecordMetadata } from 'kafkajs';
+import { keyPartitioner } from './key-partitioner.js';
 
 const OPTIONS = {
   idempotent: true,
   maxInFlightRequests: 1,
   allowAutoTopicCreation: false,
   // murmur2 on the key, as Java clients do: one tenant maps to the same partition from any producer.
-  createPartitioner: Partitioners.DefaultPartitioner,
+  createPartitioner: keyPartitioner,
   retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 2000 },
 };
 
