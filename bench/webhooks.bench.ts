@@ -20,7 +20,7 @@ import {
 import { commandCpuSeconds } from './lib/command-cpu.js';
 import { floorPipeline } from './lib/floor-pipeline.js';
 import { runPool } from './lib/pool.js';
-import { cpuSeconds } from './lib/process-cpu.js';
+import { cpuSeconds, runCpuSeconds } from './lib/process-cpu.js';
 import { receiverProcess, type Receiver } from './lib/receiver-process.js';
 import { fmt, summarize } from './lib/stats.js';
 import { machineShare, systemTicks } from './lib/system-cpu.js';
@@ -126,17 +126,9 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
 
   // CPU of everything this run drives (its own processes, and the shared Postgres and Kafka), to tell its load
   // from the rest of the machine's.
-  const oursSeconds = () => {
-    let seconds = commandCpuSeconds('postgres') + commandCpuSeconds('java');
-    for (const pid of [process.pid, receiver.pid, dispatcher.pid, ingest.pid, gateway.pid]) {
-      try {
-        seconds += pid === undefined ? 0 : cpuSeconds(pid);
-      } catch {
-        // a process stopped meanwhile (the dispatcher, for the backlog run)
-      }
-    }
-    return seconds;
-  };
+  // A process may stop meanwhile (the dispatcher, for the backlog run).
+  const oursSeconds = () =>
+    runCpuSeconds([process.pid, receiver.pid, dispatcher.pid, ingest.pid, gateway.pid], ['postgres', 'java']);
   const snapshot = () => ({ ticks: systemTicks(), ours: oursSeconds() });
   const machine = (from: ReturnType<typeof snapshot>) => {
     const { busy, rest } = machineShare(from.ticks, systemTicks(), oursSeconds() - from.ours);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { commandCpuSeconds } from './command-cpu.js';
 
 const TICKS_PER_SECOND = 100;
 
@@ -7,4 +8,21 @@ export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds used so far by the given processes (undefined or gone: not counted) and by every process of the
+ * given command names (shared servers: `commandCpuSeconds`).
+ */
+export function runCpuSeconds(pids: readonly (number | undefined)[], commands: readonly string[]): number {
+  let seconds = 0;
+  for (const comm of commands) seconds += commandCpuSeconds(comm);
+  for (const pid of pids) {
+    try {
+      seconds += pid === undefined ? 0 : cpuSeconds(pid);
+    } catch {
+      // a process stopped meanwhile
+    }
+  }
+  return seconds;
 }
