@@ -3,6 +3,7 @@ import {
   allowList,
   auditEventCodec,
   auditPublisher,
+  cachedResolve,
   consumerLagSource,
   createHttpServer,
   createLogger,
@@ -22,7 +23,7 @@ import {
   Startup,
   systemClock,
 } from '@audit/shared';
-import { cachedResolve } from './adapters/cached-resolve.js';
+
 import { deferrer, deliverer } from './adapters/deliverer.js';
 import { deliveryState } from './adapters/delivery-state.js';
 import { dispatcherMetrics } from './adapters/dispatcher.metrics.js';

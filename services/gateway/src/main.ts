@@ -22,7 +22,8 @@ import {
   allowList,
   secretBox,
   Startup,
-  systemResolve,
+  cachedResolve,
+  resolveWithin,
 } from '@audit/shared';
 import { eventsReader } from './adapters/events.reader.js';
 import { webhookStore } from './adapters/webhook-store.js';
@@ -31,6 +32,8 @@ import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 
+// How long a webhook target's name may take to resolve while its creator waits (docs/webhooks.md).
+const TARGET_RESOLVE_MS = 2000;
 const config = loadConfig(process.env);
 const logger = createLogger('gateway', config.logLevel);
 const startup = new Startup(logger);
@@ -80,7 +83,9 @@ const app = await buildApp({
   targets: {
     allowHttp: config.webhooks.allowHttp,
     allowed: allowList(config.webhooks.allowCidrs),
-    resolve: systemResolve,
+    // The cached resolver the dispatcher uses (c-ares, off the thread pool that Postgres connections need too),
+    // and an answer within 2 s or a refusal: a client waits on it.
+    resolve: resolveWithin(cachedResolve({ timeoutMs: TARGET_RESOLVE_MS }), TARGET_RESOLVE_MS),
   },
   clock: systemClock,
   startup,

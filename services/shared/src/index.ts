@@ -43,6 +43,7 @@ export * from './webhooks/secret-box.js';
 export * from './webhooks/signature.js';
 export * from './webhooks/target-policy.js';
 export * from './webhooks/webhook-target.js';
+export * from './webhooks/cached-resolve.js';
 export * from './webhooks/webhooks.repository.js';
 export * from './config/webhook-env.js';
 export * from './audit-event/text.js';

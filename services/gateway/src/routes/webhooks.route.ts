@@ -41,6 +41,10 @@ class EndpointLimitError extends AppError {
 }
 
 const noSuchEndpoint = () => new NotFoundError('No webhook endpoint with this id.');
+// One answer for every refused host: a literal address, a name that resolves into a refused range, a name that
+// does not resolve or not in time (docs/webhooks.md, "Target guard").
+export const REFUSED_TARGET =
+  'host is not an allowed webhook target: it must resolve, within 2 s, to public addresses only';
 
 function endpointOf<T>(result: Owned<T>): T {
   if (result.found) return result.value;
@@ -71,7 +75,10 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
       throw new ValidationError('Invalid webhook endpoint.', [{ field: 'url', message: url.reason }]);
     const target = await checkTarget(url.value, opts.targets, opts.targets.resolve);
     if (!target.ok) {
-      throw new ValidationError('Refused webhook target.', [{ field: 'url', message: target.reason }]);
+      // Why stays in the log: what a name resolves to, or whether it resolves at all, would map the internal
+      // network for any key that may create endpoints.
+      request.log.info({ reason: target.reason }, 'webhook target refused');
+      throw new ValidationError('Refused webhook target.', [{ field: 'url', message: REFUSED_TARGET }]);
     }
     const created = await opts.webhooks
       .create(request.principal!.tenantId, parsed.value, audited(request, 'create'))

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
 import { isIP, type BlockList } from 'node:net';
 import { refusedRange } from './target-policy.js';
 
@@ -7,8 +6,6 @@ export const MAX_URL_LENGTH = 2048;
 
 /** Name resolution as the guard sees it; tests inject one that answers what they want, when they want. */
 export type Resolve = (host: string) => Promise<readonly { address: string; family: number }[]>;
-
-export const systemResolve: Resolve = (host) => lookup(host, { all: true, verbatim: true });
 
 export interface TargetRules {
   allowHttp: boolean;

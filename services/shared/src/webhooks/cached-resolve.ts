@@ -1,6 +1,7 @@
 import { lookup as systemLookup, promises as dns } from 'node:dns';
 import CacheableLookup from 'cacheable-lookup';
-import type { Resolve } from '@audit/shared';
+import { withDeadline } from '../deadline.js';
+import type { Resolve } from './webhook-target.js';
 
 // Caps a record's TTL: an endpoint moved to another address is followed within this many seconds at most.
 const MAX_TTL_S = 300;
@@ -33,4 +34,12 @@ export function cachedResolve(options: CachedResolveOptions): Resolve {
   });
   return async (host) =>
     (await cache.lookupAsync(host, { all: true })).map(({ address, family }) => ({ address, family }));
+}
+
+/**
+ * A resolver whose every answer comes within `ms`, or fails: a question the DNS servers leave unanswered must not
+ * hold a request (the gateway checks webhook targets while a client waits).
+ */
+export function resolveWithin(resolve: Resolve, ms: number): Resolve {
+  return (host) => withDeadline(resolve(host), ms, () => new Error(`no answer for ${host} within ${ms} ms`));
 }
