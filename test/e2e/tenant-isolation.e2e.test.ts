@@ -7,7 +7,7 @@ import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
-const ACTIONS = ['phi.read', 'phi.query', 'phi.export', 'admin.key.create', 'admin.user.update'] as const;
+const ACTIONS = ['phi.read', 'phi.query', 'phi.export', 'admin.role.grant', 'admin.user.update'] as const;
 const TYPES = ['claim', 'upload', 'note'] as const;
 
 const { names, ingest: ingestProc, ch } = pipelineFixture('isolation');

@@ -98,8 +98,8 @@ describe('webhook delivery', () => {
       'phi.query',
       'phi.export',
       'phi.decrypt',
-      'admin.key.create',
-      'audit.export',
+      'admin.user.update',
+      'record.update',
     ];
     const sent = actions.map((action, i) => ({ ...makeEvent(tenant, i), action }));
     await send(sent);
@@ -116,7 +116,7 @@ describe('webhook delivery', () => {
     expect(actionsAt('/f-phi')).toEqual(['phi.decrypt', 'phi.export', 'phi.query', 'phi.read']);
     expect(actionsAt('/f-read')).toEqual(['phi.read']);
     expect(actionsAt('/f-phi-admin')).toEqual([
-      'admin.key.create',
+      'admin.user.update',
       'phi.decrypt',
       'phi.export',
       'phi.query',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-const ACTIONS = ['phi.read', 'phi.query', 'phi.export', 'phi.decrypt', 'admin.key.create'];
+const ACTIONS = ['phi.read', 'phi.query', 'phi.export', 'phi.decrypt', 'admin.user.update'];
 
 /** A valid ingest event with every field set to something distinctive. */
 export function makeEvent(tenant: string, i: number, baseMs = Date.now() - 3_600_000) {

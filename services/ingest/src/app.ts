@@ -13,6 +13,7 @@ import {
   type StartupState,
 } from '@audit/shared';
 import { ingestMetrics } from './adapters/ingest.metrics.js';
+import { NdjsonText } from './domain/request-body.js';
 import { eventsRoute, type EventsRouteOptions } from './routes/events.route.js';
 
 export interface IngestAppOptions extends Omit<EventsRouteOptions, 'meter'> {
@@ -31,7 +32,7 @@ export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance>
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
   app.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) =>
-    done(null, body),
+    done(null, new NdjsonText(body as string)),
   );
   registerErrorHandling(app);
   registerStartupGate(app, opts.startup);

@@ -93,6 +93,39 @@ describe('ingest app', () => {
     expect(res.json().details).toEqual([{ field: '(body)', message: expect.any(String) }]);
   });
 
+  it('reads the body as its Content-Type says: a JSON string is not NDJSON', async () => {
+    let published = 0;
+    const app = await appWith(async () => void published++);
+    const lines = `${JSON.stringify(event)}\n${JSON.stringify(event)}`;
+    const res = await post(app, JSON.stringify(lines), { 'content-type': 'application/json' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual([
+      { field: '(body)', message: 'The body must be a JSON array of audit events.' },
+    ]);
+    expect((await post(app, lines, { 'content-type': 'application/x-ndjson' })).statusCode).toBe(202);
+    expect(published).toBe(1);
+  });
+
+  it("refuses the service's own actions, naming each, and publishes nothing of the batch", async () => {
+    let published = 0;
+    const app = await appWith(async () => void published++);
+    const actions = ['admin.key.create', 'admin.webhook.delete', 'audit.export', 'admin.user.update'];
+    const res = await post(
+      app,
+      actions.map((action) => ({ ...event, action })),
+    );
+    expect(res.statusCode).toBe(422);
+    expect(res.json().details).toEqual(
+      [0, 1, 2].map((index) => ({
+        index,
+        field: 'action',
+        message: expect.stringContaining('service itself'),
+      })),
+    );
+    expect(published).toBe(0);
+    expect((await post(app, [{ ...event, action: 'admin.user.update' }])).statusCode).toBe(202);
+  });
+
   it('serves health without a token', async () => {
     const app = await appWith(async () => undefined);
     expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });

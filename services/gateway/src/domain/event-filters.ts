@@ -6,6 +6,7 @@ import {
   canonicalIp,
   flagValue,
   parseRfc3339,
+  RFC3339_RULE,
   sqlValue,
   text,
 } from '@audit/shared';
@@ -67,7 +68,7 @@ const time = (description: string, example: string) =>
         parseRfc3339(text) ??
         (ctx.addIssue({
           code: 'custom',
-          message: 'must be an RFC 3339 date-time with Z or a numeric offset',
+          message: RFC3339_RULE,
         }),
         z.NEVER),
     );
@@ -93,11 +94,17 @@ export const FILTERS = {
   resource_type: column('resource_type', exact('Only events on this resource type.', 'patient')),
   phi_involved: flag('phi_involved', '`true`: PHI events only; `false`: non-PHI only; omitted: both.'),
   since: sameIn(
-    time('Inclusive lower bound (RFC 3339).', '2025-11-01T00:00:00.000Z'),
+    time(
+      'Inclusive lower bound: RFC 3339 with Z or an offset, from 1970 to 9999.',
+      '2025-11-01T00:00:00.000Z',
+    ),
     (v) => `ts >= ${sqlValue(v)}`,
   ),
   until: sameIn(
-    time('Exclusive upper bound (RFC 3339).', '2026-11-01T00:00:00.000Z'),
+    time(
+      'Exclusive upper bound: RFC 3339 with Z or an offset, from 1970 to 9999.',
+      '2026-11-01T00:00:00.000Z',
+    ),
     (v) => `ts < ${sqlValue(v)}`,
   ),
   user_id: column('user_id', exact('Only events of this actor (exact).')),

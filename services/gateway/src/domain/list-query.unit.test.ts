@@ -95,4 +95,13 @@ describe('parseExportRequest', () => {
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.errors.map((e) => e.field)).toContain(field);
   });
+
+  it('says the whole rule of a time it refuses, the years it allows included', () => {
+    const result = parseListQuery({ since: '1969-12-31T23:59:59Z' });
+    expect(result.ok).toBe(false);
+    if (!result.ok)
+      expect(result.errors).toEqual([
+        { field: 'since', message: expect.stringContaining('from 1970-01-01T00:00:00Z') },
+      ]);
+  });
 });

@@ -2,6 +2,14 @@ import { parseJsonText, type IndexedFieldError } from '@audit/shared';
 
 export const MAX_EVENTS_PER_REQUEST = 1000;
 
+/**
+ * An `application/x-ndjson` body as its parser hands it on: the route tells the two formats apart by this, never
+ * by what a JSON body parsed into (a JSON string is not NDJSON).
+ */
+export class NdjsonText {
+  constructor(readonly text: string) {}
+}
+
 export type ParsedBody =
   | { ok: true; items: unknown[] }
   | {

@@ -11,7 +11,7 @@ import {
   type AuditPublisher,
   type Clock,
 } from '@audit/shared';
-import { checkItems, parseNdjson, type ParsedBody } from '../domain/request-body.js';
+import { checkItems, NdjsonText, parseNdjson, type ParsedBody } from '../domain/request-body.js';
 
 /** A whole batch shares one outcome: only a fully valid batch is published, and it is published whole. */
 export type IngestOutcome = 'accepted' | 'rejected' | 'unavailable';
@@ -41,9 +41,10 @@ export async function eventsRoute(app: FastifyInstance, opts: EventsRouteOptions
   });
 
   app.post('/internal/v1/events', async (request, reply) => {
-    const parsed = typeof request.body === 'string' ? parseNdjson(request.body) : checkItems(request.body);
+    const parsed =
+      request.body instanceof NdjsonText ? parseNdjson(request.body.text) : checkItems(request.body);
     if (!parsed.ok) rejectBody(parsed);
-    const batch = validateBatch(parsed.items, { clock: opts.clock });
+    const batch = validateBatch(parsed.items, { clock: opts.clock, refuseReserved: true });
     if (!batch.ok) {
       opts.meter.events('rejected', parsed.items.length);
       throw new ValidationError('One or more events are invalid; nothing was published.', batch.errors);

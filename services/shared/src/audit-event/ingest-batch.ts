@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../time.js';
-import { MAX_FUTURE_SKEW_MS, type AuditEventRecord } from './audit-event.js';
+import { isReservedAction, MAX_FUTURE_SKEW_MS, type AuditEventRecord } from './audit-event.js';
 import { ingestEventSchema, type IngestEvent } from './ingest.schema.js';
 import { zodFieldErrors, type FieldError } from '../validation/zod-field-errors.js';
 
@@ -14,7 +14,11 @@ export type BatchResult =
 export interface IngestContext {
   clock: Clock;
   newId?: () => string;
+  /** Refuse the service's own actions: true for the ingest API, whose producers are not the service. */
+  refuseReserved?: boolean;
 }
+
+const RESERVED_MESSAGE = 'is written by the audit service itself (admin.key.*, admin.webhook.*, audit.*)';
 
 function toRecord(event: IngestEvent, now: number, newId: () => string): AuditEventRecord {
   return {
@@ -47,6 +51,10 @@ export function validateBatch(items: readonly unknown[], ctx: IngestContext): Ba
     const parsed = ingestEventSchema.safeParse(item);
     if (!parsed.success) {
       errors.push(...zodFieldErrors(parsed.error, '(event)').map((e) => ({ index, ...e })));
+      return;
+    }
+    if (ctx.refuseReserved && isReservedAction(parsed.data.action)) {
+      errors.push({ index, field: 'action', message: RESERVED_MESSAGE });
       return;
     }
     const record = toRecord(parsed.data, now, newId);

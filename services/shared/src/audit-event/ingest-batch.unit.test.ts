@@ -97,6 +97,16 @@ describe('validateBatch', () => {
     if (!result.ok) expect(result.errors).toContainEqual(expect.objectContaining({ index: 1, field }));
   });
 
+  it('says the whole rule of a timestamp it refuses, the years it allows included', () => {
+    const result = validateBatch([{ ...minimal, timestamp: '1969-12-31T23:59:59Z' }], ctx);
+    expect(result).toEqual({
+      ok: false,
+      errors: [
+        { index: 0, field: 'timestamp', message: expect.stringContaining('from 1970-01-01T00:00:00Z') },
+      ],
+    });
+  });
+
   it('accepts a timestamp exactly 5 minutes ahead', () => {
     expect(validateBatch([{ ...minimal, timestamp: '2026-11-21T12:05:00Z' }], ctx).ok).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRfc3339 } from '../time.js';
+import { parseRfc3339, RFC3339_RULE } from '../time.js';
 import { ACTION_PATTERN, MAX_DETAILS_BYTES, TENANT_ID_PATTERN, UUID_PATTERN } from './audit-event.js';
 import { canonicalIp } from './ip-address.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
@@ -24,7 +24,7 @@ export const ingestEventSchema = z
           parseRfc3339(s) ??
           (ctx.addIssue({
             code: 'custom',
-            message: 'must be an RFC 3339 date-time with Z or a numeric offset',
+            message: RFC3339_RULE,
           }),
           z.NEVER),
       )
