@@ -16,6 +16,7 @@ import {
 } from '@audit/shared';
 import type { EventsReader } from './adapters/events.reader.js';
 import { publicApiMetrics } from './adapters/public-api.metrics.js';
+import { withMethodNotAllowed } from './plugins/method-not-allowed.js';
 import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/public-api.plugin.js';
 import { eventListRoute } from './routes/event-list.route.js';
 import { exportRoute } from './routes/export.route.js';
@@ -49,15 +50,22 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
   openApiRoute(app);
   await app.register(
     async (api) => {
+      // Tenant data must not be kept by a shared cache or read by a browser as another type than JSON; set before
+      // anything else, so that errors (a 401 included, identical for every cause) carry them too.
+      api.addHook('onRequest', async (_request, reply) => {
+        void reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+      });
       registerPublicApiAuth(api, { ...opts, meter: publicApiMetrics(opts.metrics) });
       // Unknown paths under the API are answered inside it: authenticated and counted like any other request.
       api.setNotFoundHandler(() => {
         throw new NotFoundError('No such endpoint.');
       });
-      eventLookupRoute(api, opts.events);
-      eventListRoute(api, opts);
-      exportRoute(api, opts);
-      webhookRoutes(api, opts);
+      withMethodNotAllowed(api, () => {
+        eventLookupRoute(api, opts.events);
+        eventListRoute(api, opts);
+        exportRoute(api, opts);
+        webhookRoutes(api, opts);
+      });
     },
     { prefix: API_PREFIX },
   );

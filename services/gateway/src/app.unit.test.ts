@@ -121,4 +121,58 @@ describe('gateway app', () => {
     expect(res.statusCode).toBe(403);
     expect(res.headers['ratelimit-remaining']).toBe('999');
   });
+
+  it('marks every answer of the public API, errors included, as not to be stored or sniffed', async () => {
+    const a = await app(
+      async () => stored,
+      async () => null,
+    );
+    const answers = [
+      await lookup(a),
+      await a.inject({ url: '/api/v2/public/audit/events' }),
+      await a.inject({ url: '/api/v2/public/audit/events', headers: { authorization: 'Bearer nope' } }),
+      await a.inject({
+        url: '/api/v2/public/audit/events?limit=0',
+        headers: { authorization: `Bearer ${formatApiKey(key)}` },
+      }),
+      await a.inject({
+        url: '/api/v2/public/audit/events',
+        headers: { authorization: `Bearer ${formatApiKey(key)}` },
+      }),
+    ];
+    expect(answers.map((res) => res.statusCode)).toEqual([404, 401, 401, 422, 200]);
+    for (const res of answers) {
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+
+  it('answers a method a path does not have with 405 and Allow, after authentication', async () => {
+    const a = await app(
+      async () => stored,
+      async () => null,
+    );
+    const auth = { authorization: `Bearer ${formatApiKey(key)}` };
+    const cases = [
+      ['DELETE', '/api/v2/public/audit/events', 'GET, HEAD'],
+      ['POST', '/api/v2/public/audit/events/00000000-0000-4000-8000-000000000000', 'GET, HEAD'],
+      ['GET', '/api/v2/public/audit/export', 'POST'],
+      ['PUT', '/api/v2/public/audit/webhooks', 'GET, HEAD, POST'],
+      ['GET', '/api/v2/public/audit/webhooks/wh_00000000/disable', 'POST'],
+      ['POST', '/api/v2/public/audit/webhooks/wh_00000000', 'DELETE'],
+    ] as const;
+    for (const [method, url, allow] of cases) {
+      const res = await a.inject({ method, url, headers: auth });
+      expect(res.statusCode, `${method} ${url}`).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      expect(res.json()).toEqual({
+        error: 'method_not_allowed',
+        message: `This endpoint answers ${allow} only.`,
+      });
+    }
+    expect((await a.inject({ method: 'DELETE', url: '/api/v2/public/audit/events' })).statusCode).toBe(401);
+    expect(
+      (await a.inject({ method: 'GET', url: '/api/v2/public/audit/nothing', headers: auth })).statusCode,
+    ).toBe(404);
+  });
 });

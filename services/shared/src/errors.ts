@@ -46,6 +46,17 @@ export class NotFoundError extends AppError {
   readonly code = 'not_found';
 }
 
+/** A path that exists, asked with a method it does not have: `Allow` lists the ones it has. */
+export class MethodNotAllowedError extends AppError {
+  readonly status = 405;
+  readonly code = 'method_not_allowed';
+
+  constructor(allow: readonly string[]) {
+    super(`This endpoint answers ${allow.join(', ')} only.`);
+    this.headers['allow'] = allow.join(', ');
+  }
+}
+
 /** Spec: 429 with `Retry-After` and `{error, scope, retry_after_s}` (plus our `message`). */
 export class RateLimitedError extends AppError {
   readonly status = 429;

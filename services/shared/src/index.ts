@@ -10,6 +10,7 @@ export * from './codec/single-object.codec.js';
 export * from './config/components.js';
 export * from './config/env.js';
 export * from './deadline.js';
+export * from './recent-result.js';
 export * from './errors.js';
 export * from './http/bearer.js';
 export * from './http/error-handler.js';

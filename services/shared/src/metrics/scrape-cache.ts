@@ -1,5 +1,6 @@
 import { withDeadline } from '../deadline.js';
 import { loggableError, type Logger } from '../logger.js';
+import { recentResult } from '../recent-result.js';
 
 export interface ScrapeCacheOptions {
   /** A result this young is served again: concurrent scrapes make one round of calls, not one each. */
@@ -15,21 +16,11 @@ export interface ScrapeCacheOptions {
  * A call that outlives the deadline goes on, and the next scrape waits on it instead of starting another.
  */
 export function scrapeCache<T>(read: () => Promise<T>, fallback: T, opts: ScrapeCacheOptions) {
-  let last: { at: number; value: T } | undefined;
-  let inFlight: Promise<T> | undefined;
+  const recent = recentResult(read, opts.ttlMs, opts.clock);
   return async (): Promise<T> => {
-    if (last && opts.clock() - last.at < opts.ttlMs) return last.value;
-    inFlight ??= read()
-      .then((value) => {
-        last = { at: opts.clock(), value };
-        return value;
-      })
-      .finally(() => {
-        inFlight = undefined;
-      });
     try {
       return await withDeadline(
-        inFlight,
+        recent(),
         opts.deadlineMs,
         () => new Error(`no answer within ${opts.deadlineMs} ms`),
       );
