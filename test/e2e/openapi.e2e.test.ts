@@ -61,7 +61,7 @@ describe('GET /api/v2/public/openapi.json', () => {
     const created = await call(
       'POST',
       '/audit/webhooks',
-      '{"url":"http://127.0.0.1:9/h","event_filter":["phi."]}',
+      '{"url":"http://127.0.0.1:9999/h","event_filter":["phi."]}',
     );
     const id = (JSON.parse(created.body) as { endpoint: { id: string } }).endpoint.id;
     checks.push(

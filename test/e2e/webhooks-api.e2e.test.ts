@@ -48,7 +48,7 @@ afterAll(async () => {
 
 describe('POST /audit/webhooks', () => {
   it('creates an active endpoint, returns its secret once, and stores the secret only sealed', async () => {
-    const body = { url: 'http://127.0.0.1:9/hook', event_filter: ['phi.', 'admin.'], description: 'SIEM' };
+    const body = { url: 'http://127.0.0.1:9999/hook', event_filter: ['phi.', 'admin.'], description: 'SIEM' };
     const res = await created(writer, body);
     expect(res.endpoint).toEqual({
       id: expect.stringMatching(/^wh_[0-9a-f]{8}$/),
@@ -73,7 +73,7 @@ describe('POST /audit/webhooks', () => {
   });
 
   it('defaults the filter to every action and the description to empty', async () => {
-    const res = await created(writer, { url: 'http://127.0.0.1:9/all' });
+    const res = await created(writer, { url: 'http://127.0.0.1:9999/all' });
     expect(res.endpoint).toMatchObject({ event_filter: [], description: '' });
   });
 
@@ -96,8 +96,8 @@ describe('POST /audit/webhooks', () => {
     [{ url: 'http://127.0.0.1/', description: 'x'.repeat(501) }, ['description']],
     [{ url: 'http://127.0.0.1/', secret: 'mine' }, ['secret']],
     [{ url: 42, active: false }, ['url', 'active']],
-    [{ url: 'http://127.0.0.1:9/h\took' }, ['url']],
-    [{ url: 'http://127.0.0.1:9/h ok' }, ['url']],
+    [{ url: 'http://127.0.0.1:9999/h\took' }, ['url']],
+    [{ url: 'http://127.0.0.1:9999/h ok' }, ['url']],
     [{ url: 'http://127.0.0.1/', description: 'a\u0000b' }, ['description']],
     [{ url: 'http://127.0.0.1/', description: '\ud800' }, ['description']],
   ])('refuses %j with a 422 naming %j, and creates nothing', async (body, fields) => {
@@ -117,7 +117,7 @@ describe('POST /audit/webhooks', () => {
       body: 'http://127.0.0.1/',
     });
     expect(plain.status).toBe(415);
-    const denied = await create(readOnly, { url: 'http://127.0.0.1:9/' });
+    const denied = await create(readOnly, { url: 'http://127.0.0.1:9999/' });
     expect(denied.status).toBe(403);
     expect(JSON.parse(denied.text).message).toContain('webhooks:write');
     expect((await gw.send('GET', '/audit/webhooks', writeOnly)).status).toBe(403);
@@ -125,9 +125,9 @@ describe('POST /audit/webhooks', () => {
 
   it('holds the cap of 100 endpoints per tenant, also under concurrent creation', async () => {
     const key = await gw.mint(capped, 'audit:read,webhooks:write');
-    for (let i = 0; i < 97; i++) await created(key, { url: `http://127.0.0.1:9/${i}` });
+    for (let i = 0; i < 97; i++) await created(key, { url: `http://127.0.0.1:9999/${i}` });
     const burst = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => create(key, { url: `http://127.0.0.1:9/burst-${i}` })),
+      Array.from({ length: 6 }, (_, i) => create(key, { url: `http://127.0.0.1:9999/burst-${i}` })),
     );
     expect(burst.map((r) => r.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
     expect(JSON.parse(burst.find((r) => r.status === 409)!.text).error).toBe('limit_reached');
@@ -137,7 +137,7 @@ describe('POST /audit/webhooks', () => {
 
 describe('disable and delete', () => {
   it('disables idempotently, keeps the endpoint listed, and refuses other tenants and unknown ids', async () => {
-    const { endpoint } = await created(writer, { url: 'http://127.0.0.1:9/to-disable' });
+    const { endpoint } = await created(writer, { url: 'http://127.0.0.1:9999/to-disable' });
     const path = `/audit/webhooks/${endpoint.id}/disable`;
     expect((await gw.send('POST', path, otherWriter)).status).toBe(403);
     const first = await gw.send('POST', path, writer);
@@ -154,7 +154,7 @@ describe('disable and delete', () => {
   });
 
   it('deletes the endpoint with its delivery history, for its own tenant only', async () => {
-    const { endpoint } = await created(writer, { url: 'http://127.0.0.1:9/to-delete' });
+    const { endpoint } = await created(writer, { url: 'http://127.0.0.1:9999/to-delete' });
     await db.query(
       `INSERT INTO webhook_delivery_attempts (endpoint_id, event_id, attempt, attempted_at, succeeded, latency_ms)
        VALUES ($1, gen_random_uuid(), 1, now(), false, 5), ($1, gen_random_uuid(), 1, now(), true, 7)`,
@@ -185,7 +185,7 @@ describe('disable and delete', () => {
 describe('audit trail of webhook changes', () => {
   it('writes admin.webhook.create, disable and delete events, never with the secret', async () => {
     const { endpoint, secret } = await created(writer, {
-      url: 'http://127.0.0.1:9/audited?token=s3cr3t-query',
+      url: 'http://127.0.0.1:9999/audited?token=s3cr3t-query',
     });
     await gw.send('POST', `/audit/webhooks/${endpoint.id}/disable`, writer);
     await gw.send('DELETE', `/audit/webhooks/${endpoint.id}`, writer);
@@ -204,7 +204,7 @@ describe('audit trail of webhook changes', () => {
       // Receivers put tokens in queries: the trail keeps origin and path, and a digest of the whole URL.
       expect(JSON.stringify(e)).not.toContain('s3cr3t-query');
       expect(e.details).toMatchObject({
-        target: 'http://127.0.0.1:9/audited',
+        target: 'http://127.0.0.1:9999/audited',
         url_sha256: expect.any(String),
       });
     }

@@ -77,7 +77,11 @@ let stopping = false;
 const consumers: { events?: TrackedConsumer; retries?: TrackedConsumer } = {};
 const client = webhookClient({
   timeoutMs: config.timeoutMs,
-  rules: { allowHttp: config.webhooks.allowHttp, allowed: allowList(config.webhooks.allowCidrs) },
+  rules: {
+    allowHttp: config.webhooks.allowHttp,
+    allowed: allowList(config.webhooks.allowCidrs),
+    ports: config.webhooks.allowPorts,
+  },
   resolve: cachedResolve({ timeoutMs: config.timeoutMs }),
   connectionsPerEndpoint: config.concurrencyPerEndpoint,
 });

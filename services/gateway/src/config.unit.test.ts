@@ -12,7 +12,16 @@ describe('gateway loadConfig', () => {
     const config = loadConfig(minimal);
     expect(config.port).toBe(8080);
     expect(config.metrics).toEqual({ host: '127.0.0.1', port: 9080 });
-    expect(config.webhooks).toEqual({ secretKey: 'ab'.repeat(32), allowCidrs: [], allowHttp: false });
+    expect(config.webhooks).toEqual({
+      secretKey: 'ab'.repeat(32),
+      allowCidrs: [],
+      allowHttp: false,
+      allowPorts: [
+        [80, 80],
+        [443, 443],
+        [1024, 65535],
+      ],
+    });
     expect(Object.isFrozen(config.webhooks)).toBe(true);
   });
 
@@ -21,8 +30,16 @@ describe('gateway loadConfig', () => {
       ...minimal,
       WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/8, ::1',
       WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PORTS: '443,8443',
     });
-    expect(config.webhooks).toMatchObject({ allowCidrs: ['127.0.0.0/8', '::1/128'], allowHttp: true });
+    expect(config.webhooks).toMatchObject({
+      allowCidrs: ['127.0.0.0/8', '::1/128'],
+      allowHttp: true,
+      allowPorts: [
+        [443, 443],
+        [8443, 8443],
+      ],
+    });
   });
 
   it.each([
@@ -30,6 +47,7 @@ describe('gateway loadConfig', () => {
     [{ WEBHOOK_SECRET_KEY: 'ab'.repeat(16) }, 'WEBHOOK_SECRET_KEY'],
     [{ WEBHOOK_ALLOW_TARGET_CIDRS: '127.0.0.0/33' }, 'WEBHOOK_ALLOW_TARGET_CIDRS'],
     [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP'],
+    [{ WEBHOOK_ALLOW_PORTS: '22-0' }, 'WEBHOOK_ALLOW_PORTS'],
     [{ GATEWAY_METRICS_PORT: '70000' }, 'GATEWAY_METRICS_PORT'],
   ])('refuses %j, naming the variable', (change, name) => {
     expect(() => loadConfig({ ...minimal, ...change })).toThrow(name);

@@ -83,6 +83,7 @@ const app = await buildApp({
   targets: {
     allowHttp: config.webhooks.allowHttp,
     allowed: allowList(config.webhooks.allowCidrs),
+    ports: config.webhooks.allowPorts,
     // The cached resolver the dispatcher uses (c-ares, off the thread pool that Postgres connections need too),
     // and an answer within 2 s or a refusal: a client waits on it.
     resolve: resolveWithin(cachedResolve({ timeoutMs: TARGET_RESOLVE_MS }), TARGET_RESOLVE_MS),

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { allowList, type Resolve } from '@audit/shared';
+import { allowList, DEFAULT_WEBHOOK_PORTS, type Resolve } from '@audit/shared';
 import { httpReceiver, type Handler, type LoopbackServer } from '../test-support/loopback-servers.js';
 import { webhookClient, type WebhookClient } from './webhook.client.js';
 
 // The attempt's deadline is an EventEmitter handed to undici as its signal (not an AbortController): these check
 // that it still covers every phase, and that an attempt well inside it is not cut short.
-const rules = { allowHttp: true, allowed: allowList(['127.0.0.0/8']) };
+const rules = { allowHttp: true, allowed: allowList(['127.0.0.0/8']), ports: DEFAULT_WEBHOOK_PORTS };
 const noNames: Resolve = async () => {
   throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
 };

@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowList, type Resolve } from '@audit/shared';
+import { allowList, DEFAULT_WEBHOOK_PORTS, type Resolve } from '@audit/shared';
 import { serversOnOnePort } from '../test-support/loopback-servers.js';
 import { guardedConnector } from './guarded-connector.js';
 import { webhookClient, type WebhookClient } from './webhook.client.js';
 
 // Only 127.0.0.2 is opened: the counting server on 127.0.0.1 (same port) stands for the internal network.
-const rules = { allowHttp: true, allowed: allowList(['127.0.0.2/32']) };
+const rules = { allowHttp: true, allowed: allowList(['127.0.0.2/32']), ports: DEFAULT_WEBHOOK_PORTS };
 const body = Buffer.from('{}');
 const signature = 't=1,v1=00';
 
@@ -81,6 +81,20 @@ describe('webhookClient target guard', () => {
     );
     expect(error).toMatchObject({ code: 'ERR_REFUSED_TARGET' });
     expect(servers.counter.connections()).toBe(0);
+  });
+
+  it('refuses a port the operator does not allow, for an endpoint made before the rule, without connecting', async () => {
+    const c = webhookClient({ timeoutMs: 2000, rules: { ...rules, ports: [[443, 443]] }, resolve: fixed });
+    clients.push(c);
+    const before = servers.receiver.connections();
+    const result = await c.send({
+      endpointId: 'wh_test',
+      url: `http://allowed.test:${port}/`,
+      body,
+      signature,
+    });
+    expect(result).toMatchObject({ ok: false, status: null, error: 'refused url: must use a port of 443' });
+    expect(servers.receiver.connections()).toBe(before);
   });
 
   it.each([1, 2])('never reaches a rebound address (%i honest answers first)', async (honest) => {

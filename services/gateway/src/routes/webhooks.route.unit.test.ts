@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { allowList, formatApiKey, generateApiKey, resolveWithin, type Resolve } from '@audit/shared';
+import {
+  allowList,
+  DEFAULT_WEBHOOK_PORTS,
+  formatApiKey,
+  generateApiKey,
+  resolveWithin,
+  type Resolve,
+} from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
@@ -24,7 +31,12 @@ async function create(url: string) {
   const app = await buildApp(
     stubAppOptions({
       auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored },
-      targets: { allowHttp: false, allowed: allowList([]), resolve: resolveWithin(resolve, 50) },
+      targets: {
+        allowHttp: false,
+        allowed: allowList([]),
+        ports: DEFAULT_WEBHOOK_PORTS,
+        resolve: resolveWithin(resolve, 50),
+      },
     }),
   );
   const res = await app.inject({

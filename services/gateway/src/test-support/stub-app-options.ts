@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { allowList, Registry } from '@audit/shared';
+import { allowList, DEFAULT_WEBHOOK_PORTS, Registry } from '@audit/shared';
 import type { GatewayAppOptions } from '../app.js';
 
 export const STUB_PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
@@ -23,7 +23,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     startup: { done: true, waitingFor: null },
     metrics: new Registry(),
     webhooks: { create: unused, list: async () => [], disable: unused, remove: unused },
-    targets: { allowHttp: false, allowed: allowList([]), resolve: unused },
+    targets: { allowHttp: false, allowed: allowList([]), ports: DEFAULT_WEBHOOK_PORTS, resolve: unused },
     ...overrides,
   };
 }

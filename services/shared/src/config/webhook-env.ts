@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseCidr } from '../api-keys/cidr.js';
+import { DEFAULT_WEBHOOK_PORTS, describePorts, parsePortRanges } from '../webhooks/target-policy.js';
 
 /** A comma-separated list of IPv4/IPv6 CIDRs (a bare address is one host), normalized. */
 export const cidrList = z
@@ -33,6 +34,19 @@ export const webhookEnv = {
   // Development and tests only: every range not listed stays refused (decisions.md "Webhooks").
   WEBHOOK_ALLOW_TARGET_CIDRS: cidrList,
   WEBHOOK_ALLOW_HTTP: booleanFlag(false),
+  // Ports and ranges a webhook URL may name, e.g. `443,8443`.
+  WEBHOOK_ALLOW_PORTS: z
+    .string()
+    .default(describePorts(DEFAULT_WEBHOOK_PORTS))
+    .transform(
+      (text, ctx) =>
+        parsePortRanges(text) ??
+        (ctx.addIssue({
+          code: 'custom',
+          message: 'must be a comma-separated list of ports and ranges (1-65535)',
+        }),
+        z.NEVER),
+    ),
 };
 
 export function webhookSettings(e: z.output<z.ZodObject<typeof webhookEnv>>) {
@@ -40,5 +54,6 @@ export function webhookSettings(e: z.output<z.ZodObject<typeof webhookEnv>>) {
     secretKey: e.WEBHOOK_SECRET_KEY,
     allowCidrs: e.WEBHOOK_ALLOW_TARGET_CIDRS,
     allowHttp: e.WEBHOOK_ALLOW_HTTP,
+    allowPorts: e.WEBHOOK_ALLOW_PORTS,
   };
 }

@@ -19,6 +19,8 @@ const REFUSED: readonly (readonly [cidr: string, name: string])[] = [
   ['203.0.113.0/24', 'documentation'],
   ['224.0.0.0/4', 'multicast'],
   ['240.0.0.0/4', 'reserved'],
+  // Azure's platform address (WireServer): public, yet it answers every VM of Azure's own network.
+  ['168.63.129.16/32', 'cloud platform'],
   ['::/128', 'unspecified'],
   ['::1/128', 'loopback'],
   ['::/96', 'IPv4-compatible'],
@@ -55,12 +57,35 @@ export function unmapped(address: string): string {
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 }
 
-export interface TargetPolicy {
-  /** Plain http targets (development only). */
-  allowHttp: boolean;
-  /** Ranges an operator opened for development and tests; every other refused range stays refused. */
-  allowCidrs: readonly string[];
+/** Ports a webhook URL may name, as inclusive ranges (`WEBHOOK_ALLOW_PORTS`). */
+export type PortRanges = readonly (readonly [from: number, to: number])[];
+
+/** The web's ports, and none of the well-known ports of other services below 1024 (SSH, SMTP, LDAP...). */
+export const DEFAULT_WEBHOOK_PORTS: PortRanges = [
+  [80, 80],
+  [443, 443],
+  [1024, 65535],
+];
+
+/** `80,443,1024-65535` as ranges, or null when an item is not a port or an ascending range of ports. */
+export function parsePortRanges(text: string): PortRanges | null {
+  const ranges: [number, number][] = [];
+  for (const item of text.split(',').map((s) => s.trim())) {
+    const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(item);
+    if (!m) return null;
+    const from = Number(m[1]);
+    const to = Number(m[2] ?? m[1]);
+    if (from < 1 || to > 65535 || from > to) return null;
+    ranges.push([from, to]);
+  }
+  return ranges;
 }
+
+export const portAllowed = (ranges: PortRanges, port: number) =>
+  ranges.some(([from, to]) => port >= from && port <= to);
+
+export const describePorts = (ranges: PortRanges) =>
+  ranges.map(([from, to]) => (from === to ? `${from}` : `${from}-${to}`)).join(', ');
 
 export function allowList(cidrs: readonly string[]): BlockList {
   const list = new BlockList();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { allowList, refusedRange, unmapped } from './target-policy.js';
+import {
+  allowList,
+  describePorts,
+  parsePortRanges,
+  portAllowed,
+  refusedRange,
+  unmapped,
+} from './target-policy.js';
 
 const none = allowList([]);
 
@@ -13,6 +20,10 @@ describe('refusedRange', () => {
     ['192.168.1.1', 'private'],
     ['100.64.0.1', 'carrier-grade NAT'],
     ['169.254.169.254', 'link-local (cloud metadata)'],
+    ['168.63.129.16', 'cloud platform'],
+    ['::ffff:168.63.129.16', 'cloud platform'],
+    ['100.100.100.200', 'carrier-grade NAT'],
+    ['fd00:ec2::254', 'unique-local'],
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.1', 'multicast'],
     ['255.255.255.255', 'reserved'],
@@ -69,5 +80,18 @@ describe('unmapped', () => {
     expect(unmapped('0:0:0:0:0:ffff:7f00:0001')).toBe('127.0.0.1');
     expect(unmapped('0000:0000:0000:0000:0000:FFFF:169.254.169.254')).toBe('169.254.169.254');
     expect(unmapped('2001:DB8:0:0::1')).toBe('2001:db8::1');
+  });
+});
+
+describe('port ranges', () => {
+  it('parse, answer and describe an operator list', () => {
+    const ranges = parsePortRanges(' 443, 8000-8999 ,80')!;
+    expect(describePorts(ranges)).toBe('443, 8000-8999, 80');
+    expect([80, 443, 8000, 8999].every((p) => portAllowed(ranges, p))).toBe(true);
+    expect([22, 79, 444, 7999, 9000].some((p) => portAllowed(ranges, p))).toBe(false);
+  });
+
+  it.each(['', '0', '65536', '443-80', 'https', '1-2-3', '443,'])('refuse %j', (text) => {
+    expect(parsePortRanges(text)).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIP, type BlockList } from 'node:net';
-import { refusedRange } from './target-policy.js';
+import { describePorts, portAllowed, refusedRange, type PortRanges } from './target-policy.js';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -10,12 +10,14 @@ export type Resolve = (host: string) => Promise<readonly { address: string; fami
 export interface TargetRules {
   allowHttp: boolean;
   allowed: BlockList;
+  /** The ports a URL may name (its scheme's when it names none). */
+  ports: PortRanges;
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-/** The URL's own rules (decisions.md "Webhooks"): https, at most 2048 characters, no user-info. */
-export function parseWebhookUrl(text: string, rules: Pick<TargetRules, 'allowHttp'>): Checked<URL> {
+/** The URL's own rules (docs/webhooks.md): https, at most 2048 characters, no user-info, an allowed port. */
+export function parseWebhookUrl(text: string, rules: Pick<TargetRules, 'allowHttp' | 'ports'>): Checked<URL> {
   if (text.length > MAX_URL_LENGTH)
     return { ok: false, reason: `must be at most ${MAX_URL_LENGTH} characters` };
   let url: URL;
@@ -29,6 +31,9 @@ export function parseWebhookUrl(text: string, rules: Pick<TargetRules, 'allowHtt
   }
   if (url.username || url.password) return { ok: false, reason: 'must not contain user information' };
   if (!url.hostname) return { ok: false, reason: 'must name a host' };
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (!portAllowed(rules.ports, port))
+    return { ok: false, reason: `must use a port of ${describePorts(rules.ports)}` };
   return { ok: true, value: url };
 }
 

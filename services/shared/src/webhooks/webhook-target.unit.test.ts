@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { allowList } from './target-policy.js';
+import { allowList, DEFAULT_WEBHOOK_PORTS, parsePortRanges } from './target-policy.js';
 import { checkTarget, parseWebhookUrl, type Resolve } from './webhook-target.js';
 
-const strict = { allowHttp: false, allowed: allowList([]) };
+const strict = { allowHttp: false, allowed: allowList([]), ports: DEFAULT_WEBHOOK_PORTS };
 const answers =
   (table: Record<string, string[]>): Resolve =>
   async (host) => {
@@ -24,12 +24,31 @@ describe('parseWebhookUrl', () => {
     ['https://user@siem.example.com/hook', 'must not contain user information'],
     ['siem.example.com/hook', 'must be an absolute URL'],
     [`https://siem.example.com/${'a'.repeat(2048)}`, 'must be at most 2048 characters'],
+    ['https://siem.example.com:22/hook', 'must use a port of 80, 443, 1024-65535'],
+    ['https://siem.example.com:1023/hook', 'must use a port of 80, 443, 1024-65535'],
   ])('refuses %s', (text, reason) => {
     expect(parseWebhookUrl(text, strict)).toEqual({ ok: false, reason });
   });
 
+  it('takes the ports the operator allows, a URL without one by its scheme', () => {
+    for (const text of [
+      'https://siem.example.com/',
+      'https://siem.example.com:8443/',
+      'https://s.example:65535/',
+    ])
+      expect(parseWebhookUrl(text, strict).ok).toBe(true);
+    const only8443 = { ...strict, ports: parsePortRanges('8443')! };
+    expect(parseWebhookUrl('https://siem.example.com/', only8443)).toEqual({
+      ok: false,
+      reason: 'must use a port of 8443',
+    });
+    expect(parseWebhookUrl('https://siem.example.com:8443/', only8443).ok).toBe(true);
+  });
+
   it('takes plain http only where the operator allows it', () => {
-    expect(parseWebhookUrl('http://siem.example.com/', { allowHttp: true }).ok).toBe(true);
+    expect(
+      parseWebhookUrl('http://siem.example.com/', { allowHttp: true, ports: DEFAULT_WEBHOOK_PORTS }).ok,
+    ).toBe(true);
   });
 });
 
@@ -80,7 +99,7 @@ describe('checkTarget', () => {
   });
 
   it('lets an allowed development range through, and nothing else', async () => {
-    const dev = { allowHttp: true, allowed: allowList(['127.0.0.0/8']) };
+    const dev = { allowHttp: true, allowed: allowList(['127.0.0.0/8']), ports: DEFAULT_WEBHOOK_PORTS };
     expect(await check('http://127.0.0.1:9999/hook', {}, dev)).toEqual({ ok: true, value: ['127.0.0.1'] });
     expect((await check('http://[::1]:9999/hook', {}, dev)).ok).toBe(false);
   });
