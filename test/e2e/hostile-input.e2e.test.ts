@@ -1,0 +1,158 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ingest, makeEvent } from '../support/events.js';
+import { gatewayFixture } from '../support/gateway-fixture.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { countRows } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+// Every text a client controls, on every route, against the real ClickHouse, Postgres and Kafka behind them:
+// whatever it holds (unpaired surrogates, NUL and other controls, quotes, backslashes, SQL, very long text),
+// the answer is a JSON 2xx or 4xx, never a 5xx.
+const { names, ingest: ingestProc, ch } = pipelineFixture('hostile');
+const gw = gatewayFixture(names, {
+  env: { RATE_LIMIT_READ_PER_MIN: '100000', RATE_LIMIT_WRITE_PER_MIN: '100000' },
+});
+const RUNS = 25;
+const SEED = Number(process.env.HOSTILE_SEED ?? 20261125);
+
+const hostile = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.constantFrom(
+    '',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'x\udc00',
+    '\udbff\udfff',
+    "'; DROP TABLE audit_events; --",
+    "\\'",
+    '\\',
+    '%',
+    '\r\n\t\u007f',
+    '{"$gt":""}',
+    'phi.',
+    '2026-11-25T00:00:00Z',
+    '9999-12-31T23:59:59.999Z',
+    '::ffff:10.0.0.1',
+    'x'.repeat(5000),
+  ),
+);
+
+/**
+ * A query-string value that carries every UTF-16 unit as sent, unpaired surrogates included (as the three bytes
+ * a WTF-8 encoder writes): encodeURIComponent refuses those, a hostile client does not.
+ */
+function encodeAny(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const unit = ch.codePointAt(0)!;
+    if (ch.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      const bytes = [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)];
+      out += bytes.map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    } else out += encodeURIComponent(ch);
+  }
+  return out;
+}
+
+let key: string;
+
+async function expectNoServerError(res: { status: number; text: string }, what: string) {
+  expect(res.status, `${what}: ${res.text}`).toBeLessThan(500);
+  if (res.status >= 400) expect(JSON.parse(res.text), what).toMatchObject({ error: expect.any(String) });
+}
+
+const property = (name: string, send: (value: string) => Promise<{ status: number; text: string }>) =>
+  it(name, async () => {
+    await fc.assert(
+      fc.asyncProperty(hostile, async (value) => {
+        await expectNoServerError(await send(value), `${name} ${JSON.stringify(value).slice(0, 80)}`);
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+beforeAll(async () => {
+  key = await gw.mint(names.tenant, 'audit:read,audit:export,webhooks:write');
+  const events = Array.from({ length: 20 }, (_, i) => makeEvent(names.tenant, i));
+  expect((await ingest(ingestProc.url, names.ingestToken, events)).status).toBe(202);
+  await waitFor('events stored', async () => (await countRows(ch, names.tenant)) >= 20);
+});
+
+const LIST_PARAMS = [
+  'action',
+  'action_prefix',
+  'resource_type',
+  'resource_id',
+  'user_id',
+  'source_ip',
+  'phi_involved',
+  'success',
+  'since',
+  'until',
+  'limit',
+  'cursor',
+  'unknown_param',
+];
+const BODY_FIELDS = LIST_PARAMS.filter((p) => p !== 'limit' && p !== 'cursor');
+
+describe('hostile text never causes a 5xx', () => {
+  for (const param of LIST_PARAMS) {
+    property(`GET /audit/events?${param}=`, (value) =>
+      gw.get(`/audit/events?${param}=${encodeAny(value)}`, key),
+    );
+  }
+
+  property('GET /audit/events/{event_id}', (value) => gw.get(`/audit/events/${encodeAny(value)}`, key));
+
+  for (const field of BODY_FIELDS) {
+    property(`POST /audit/export {${field}}`, (value) =>
+      gw.send('POST', '/audit/export?format=ndjson', key, { [field]: value }),
+    );
+  }
+  property('POST /audit/export?format=', (value) =>
+    gw.send('POST', `/audit/export?format=${encodeAny(value)}`, key, {}),
+  );
+
+  property('POST /audit/webhooks {url}', (value) => gw.send('POST', '/audit/webhooks', key, { url: value }));
+  property('POST /audit/webhooks {url: https://<host>/}', (value) =>
+    gw.send('POST', '/audit/webhooks', key, { url: `https://${value}/` }),
+  );
+  property('POST /audit/webhooks {description}', (value) =>
+    gw.send('POST', '/audit/webhooks', key, { url: 'https://203.0.113.9/', description: value }),
+  );
+  property('POST /audit/webhooks {event_filter}', (value) =>
+    gw.send('POST', '/audit/webhooks', key, { url: 'https://203.0.113.9/', event_filter: [value] }),
+  );
+  property('POST /audit/webhooks/{id}/disable', (value) =>
+    gw.send('POST', `/audit/webhooks/${encodeAny(value)}/disable`, key),
+  );
+  property('DELETE /audit/webhooks/{id}', (value) =>
+    gw.send('DELETE', `/audit/webhooks/${encodeAny(value)}`, key),
+  );
+
+  for (const field of [
+    'event_id',
+    'timestamp',
+    'tenant_id',
+    'action',
+    'user_id',
+    'user_role',
+    'resource_type',
+    'resource_id',
+    'source_ip',
+    'user_agent',
+    'justification',
+  ]) {
+    property(`POST /internal/v1/events {${field}}`, async (value) => {
+      const event = { ...makeEvent(names.tenant, 0), event_id: undefined, [field]: value };
+      const res = await fetch(`${ingestProc.url}/internal/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${names.ingestToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify([event]),
+      });
+      return { status: res.status, text: await res.text() };
+    });
+  }
+});
