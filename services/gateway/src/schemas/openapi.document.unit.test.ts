@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
+import { formatApiKey, generateApiKey, validateBatch, type StoredApiKey } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
@@ -14,6 +14,14 @@ const auth = { authorization: `Bearer ${formatApiKey(key)}` };
 const document = openApiDocument() as unknown as Record<string, unknown>;
 
 const row = (i: number) => eventRow(i, stored.tenant_id, 1_790_000_000_000);
+const ingestable = {
+  tenant_id: 't',
+  action: 'phi.read',
+  user_id: 'u',
+  resource_type: 'r',
+  phi_involved: true,
+  success: true,
+};
 
 function app(overrides: { key?: Partial<StoredApiKey> | 'down'; allowed?: boolean; rows?: number } = {}) {
   const rows = Array.from({ length: overrides.rows ?? 3 }, (_, i) => row(i));
@@ -91,6 +99,19 @@ describe('OpenAPI document', () => {
         expect(a.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method} ${url}`).toBe(true);
       }
     }
+  });
+
+  it('describes every event id ingest keeps, not only those RFC 9562 checkers take for UUIDs', () => {
+    // Version 0, variant 0: 8-4-4-4-12 hex that ingest accepts, and a strict `format: uuid` rejects.
+    const id = '0b7e1a52-5c0e-0a8e-1f3b-2d6c1e4a7b90';
+    const accepted = validateBatch([{ ...ingestable, event_id: id }], { clock: Date.now });
+    expect(accepted.ok).toBe(true);
+    const components = (
+      document.components as { schemas: Record<string, { properties: Record<string, object> }> }
+    ).schemas;
+    const eventId = components.AuditEvent!.properties.event_id as { format?: string; pattern: string };
+    expect(eventId.format).toBeUndefined();
+    expect(new RegExp(eventId.pattern).test(id)).toBe(true);
   });
 
   it.each(cases)('describes the response: %s', async (_name, method, docPath, url, options = {}) => {

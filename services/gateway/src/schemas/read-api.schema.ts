@@ -10,7 +10,13 @@ export const auditEventSchema = z
     event_id: z
       .string()
       .regex(STORED_UUID_PATTERN)
-      .meta({ format: 'uuid', description: 'Stable and unique.' }),
+      // A pattern, not `format: uuid`: ingest keeps a producer's id as given (any version or variant), and strict
+      // generated clients check that format against RFC 9562's version and variant bits.
+      .meta({
+        description:
+          'Stable and unique. A UUID in its text form (8-4-4-4-12 lowercase hex), of any version or variant.',
+        example: '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90',
+      }),
     timestamp: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/)
