@@ -18,7 +18,10 @@ export const createWebhookBodySchema = z
       .min(1)
       // The URL parser drops tabs and line breaks silently: what is stored must be what is called.
       .regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters')
-      .meta({ description: 'https only (plain http only where the operator allows it), no user-info.' }),
+      .meta({
+        description: 'https only (plain http only where the operator allows it), no user-info.',
+        example: 'https://siem.example.com/hooks/audit',
+      }),
     event_filter: z
       .array(z.string().regex(FILTER_ENTRY_PATTERN, 'entries must be 1 to 100 characters of a-z 0-9 . _ -'), {
         message: 'must be an array of action prefixes',
