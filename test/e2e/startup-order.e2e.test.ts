@@ -10,8 +10,10 @@ import {
   cleanUp,
   dispatcherService,
   gatewayService,
+  CLICKHOUSE_URL,
   ingestService,
   KAFKA_BROKERS,
+  projectorService,
   testKafka,
 } from '../support/stack.js';
 import { lateForwarder, unusedPort } from '../support/tcp-forwarder.js';
@@ -150,6 +152,21 @@ describe('a service started before its dependencies', () => {
     expect(service.logged().some((line) => line.msg === 'started')).toBe(true);
   });
 
+  it('projector before ClickHouse: alive and not ready while it waits, then projects without a restart', async () => {
+    const target = new URL(CLICKHOUSE_URL);
+    const chLate = await late({ host: target.hostname, port: Number(target.port) });
+    const service = track(projectorService(names, { CLICKHOUSE_URL: `http://127.0.0.1:${chLate.port}` }));
+    service.launch();
+    await failedOnce(service, 'clickhouse');
+    await expectAliveNotReady(service, 'clickhouse');
+    const pid = service.pid;
+
+    await chLate.open();
+    await service.ready();
+    expect(service.pid).toBe(pid);
+    expect(service.logged().some((line) => line.msg === 'projector running')).toBe(true);
+  });
+
   it('a signal during the wait ends the process through its shutdown, with exit code 0', async () => {
     const nothing = await unusedPort();
     const gateway = track(gatewayService(names, { DATABASE_URL: postgresVia(nothing), ...SECRETS }));
@@ -164,5 +181,11 @@ describe('a service started before its dependencies', () => {
     await service.waitForLog('ingest listening');
     await expectAliveNotReady(service, 'kafka');
     expect(await service.stop('SIGINT')).toBe(0);
+
+    const projector = track(projectorService(names, { KAFKA_BROKERS: `127.0.0.1:${nothing}` }));
+    projector.launch();
+    await failedOnce(projector, 'kafka');
+    await expectAliveNotReady(projector, 'kafka');
+    expect(await projector.stop('SIGTERM')).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import {
   createClickHouse,
   createMetrics,
   DurableProducer,
-  bootstrapKafka,
+  kafkaDeployment,
   createLogger,
   migrateClickHouse,
   onShutdown,
@@ -20,7 +20,8 @@ import {
   replayGroupId,
   sleep,
   systemClock,
-  untilAvailable,
+  registerStartupGate,
+  Startup,
 } from '@audit/shared';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
 import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
@@ -39,22 +40,46 @@ const REPLAY_GRACE_MS = 60_000;
 
 const config = loadConfig(process.env);
 const logger = createLogger('projector', config.logLevel);
-// Started before its dependencies, it waits for them (untilAvailable) instead of exiting.
-const { kafka, topics: topicSet } = await untilAvailable(
-  'kafka',
-  () => bootstrapKafka(config.kafka, logger, '-projector'),
-  logger,
-);
-await untilAvailable('clickhouse', () => migrateClickHouse(config.clickhouse), logger);
-
+const startup = new Startup(logger);
+const { kafka, topics: topicSet, ensureTopics } = kafkaDeployment(config.kafka, logger, '-projector');
 const clickhouse = createClickHouse(config.clickhouse);
 const producer = new DurableProducer(kafka);
-await producer.connect();
 const admin = kafka.admin();
-await untilAvailable('kafka admin', () => admin.connect(), logger);
 
 const metrics = createMetrics('projector');
 let stopping = false;
+const app = createHttpServer(logger);
+registerHttpMetrics(app, metrics);
+registerErrorHandling(app);
+registerStartupGate(app, startup);
+registerHealth(app, {
+  clickhouse: () => clickhouseReady(clickhouse),
+  kafka: () => admin.describeCluster(),
+});
+// The internal health listener: unauthenticated like the health endpoints.
+registerMetricsRoute(app, metrics);
+// Listening before Kafka and ClickHouse answer: /healthz says alive, /readyz what it waits for.
+await app.listen({ host: config.host, port: config.port });
+logger.info({ host: config.host, port: config.port }, 'projector listening');
+
+// What has started by the time a signal comes, stopped in reverse: installed before anything waits, so a signal
+// during the start-up also stops the process cleanly.
+const stops: (() => Promise<unknown>)[] = [];
+onShutdown(logger, async () => {
+  stopping = true;
+  startup.stop();
+  for (const stop of stops.reverse()) await stop();
+  await app.close();
+  await producer.disconnect();
+  await admin.disconnect();
+  await clickhouse.close();
+});
+
+await startup.step('kafka', ensureTopics);
+await startup.step('clickhouse', () => migrateClickHouse(config.clickhouse));
+await startup.step('kafka', () => producer.connect());
+await startup.step('kafka', () => admin.connect());
+
 const sink = clickhouseSink(clickhouse, config.clickhouse.database, 'live');
 const replaySink = clickhouseSink(clickhouse, config.clickhouse.database, 'replay');
 const store = projectionStateStore(clickhouse);
@@ -84,6 +109,7 @@ const live = await startPipeline({
   onJoin: (id) => (member = id),
   logger,
 });
+stops.push(() => live.stop());
 // A replay writes the generation it builds; what it cannot decode was dead-lettered when first read.
 const replay = replayRunner(
   (target) =>
@@ -99,6 +125,7 @@ const replay = replayRunner(
   replaySink,
   logger,
 );
+stops.push(() => replay.stop());
 const watch = projectionWatcher({
   store,
   gate,
@@ -114,30 +141,11 @@ const watching = (async () => {
     await sleep(STATE_POLL_MS);
   }
 })();
+stops.push(() => watching);
 
 registerConsumerLag(
   metrics,
   consumerLagSource(admin, [{ groupId: config.groupId, topics: [topicSet.auditEvents.name] }], logger),
 );
-const app = createHttpServer(logger);
-registerHttpMetrics(app, metrics);
-registerErrorHandling(app);
-registerHealth(app, {
-  clickhouse: () => clickhouseReady(clickhouse),
-  kafka: () => admin.describeCluster(),
-});
-// The internal health listener: unauthenticated like the health endpoints.
-registerMetricsRoute(app, metrics);
-await app.listen({ host: config.host, port: config.port });
-logger.info({ host: config.host, port: config.port, topic: topicSet.auditEvents.name }, 'projector running');
-
-onShutdown(logger, async () => {
-  stopping = true;
-  await watching;
-  await replay.stop();
-  await live.stop();
-  await app.close();
-  await producer.disconnect();
-  await admin.disconnect();
-  await clickhouse.close();
-});
+startup.finish();
+logger.info({ topic: topicSet.auditEvents.name }, 'projector running');
