@@ -4,7 +4,6 @@ import {
   registerErrorHandling,
   registerHealth,
   registerHttpMetrics,
-  registerJsonBodyParser,
   registerMetricsRoute,
   registerStartupGate,
   type Logger,
@@ -13,7 +12,7 @@ import {
   type StartupState,
 } from '@audit/shared';
 import { ingestMetrics } from './adapters/ingest.metrics.js';
-import { NdjsonText } from './domain/request-body.js';
+import { BodyText } from './domain/request-body.js';
 import { eventsRoute, type EventsRouteOptions } from './routes/events.route.js';
 
 export interface IngestAppOptions extends Omit<EventsRouteOptions, 'meter'> {
@@ -29,11 +28,16 @@ export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance>
   const app = createHttpServer(opts.logger, { bodyLimit: opts.maxBytes });
   registerHttpMetrics(app, opts.metrics);
   // Only JSON and NDJSON are ingest formats: anything else is a 415, never guessed at.
-  app.removeContentTypeParser('text/plain');
-  registerJsonBodyParser(app);
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) =>
-    done(null, new NdjsonText(body as string)),
-  );
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  // Handed on as text: the route parses it in the format the Content-Type names and checks its numbers.
+  for (const [type, format] of [
+    ['application/json', 'json'],
+    ['application/x-ndjson', 'ndjson'],
+  ] as const) {
+    app.addContentTypeParser(type, { parseAs: 'string' }, (_req, body, done) =>
+      done(null, new BodyText(format, body as string)),
+    );
+  }
   registerErrorHandling(app);
   registerStartupGate(app, opts.startup);
   registerHealth(app, opts.readiness);

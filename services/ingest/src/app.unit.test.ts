@@ -126,6 +126,33 @@ describe('ingest app', () => {
     expect((await post(app, [{ ...event, action: 'admin.user.update' }])).statusCode).toBe(202);
   });
 
+  it('refuses details with a number it would not store exactly, naming each event, in JSON and NDJSON', async () => {
+    const published: AuditEventRecord[] = [];
+    const app = await appWith(async (records) => void published.push(...records));
+    const line = (details: string) => `${JSON.stringify(event).slice(0, -1)},"details":${details}}`;
+    const lines = [line('{"id":12345678901234567890}'), line('{"n":1.5}'), line('{"deep":[{"x":1e400}]}')];
+    for (const [body, type] of [
+      [`[${lines.join(',')}]`, 'application/json'],
+      [lines.join('\n'), 'application/x-ndjson'],
+    ] as const) {
+      const res = await post(app, body, { 'content-type': type });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([
+        { index: 0, field: 'details', message: expect.stringContaining('12345678901234567890') },
+        { index: 2, field: 'details', message: expect.stringContaining('1e400') },
+      ]);
+    }
+    expect(published).toEqual([]);
+    // Numbers that survive parsing, and long digit runs inside strings, are stored as sent.
+    const kept = line('{"id":"12345678901234567890","max":9007199254740991,"tiny":5e-324}');
+    expect((await post(app, `[${kept}]`, { 'content-type': 'application/json' })).statusCode).toBe(202);
+    expect(JSON.parse(published[0]!.details)).toEqual({
+      id: '12345678901234567890',
+      max: 9007199254740991,
+      tiny: 5e-324,
+    });
+  });
+
   it('serves health without a token', async () => {
     const app = await appWith(async () => undefined);
     expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });

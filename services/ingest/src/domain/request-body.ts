@@ -1,17 +1,26 @@
 import { parseJsonText, type IndexedFieldError } from '@audit/shared';
+import { inexactDetails } from './exact-numbers.js';
 
 export const MAX_EVENTS_PER_REQUEST = 1000;
 
 /**
- * An `application/x-ndjson` body as its parser hands it on: the route tells the two formats apart by this, never
- * by what a JSON body parsed into (a JSON string is not NDJSON).
+ * A body as its content-type parser hands it on, still text: the route reads it in the format its `Content-Type`
+ * named, never by what it parsed into (a JSON string is not NDJSON), and checks its numbers against the text.
  */
-export class NdjsonText {
-  constructor(readonly text: string) {}
+export class BodyText {
+  constructor(
+    readonly format: 'json' | 'ndjson',
+    readonly text: string,
+  ) {}
 }
 
 export type ParsedBody =
-  | { ok: true; items: unknown[] }
+  | {
+      ok: true;
+      items: unknown[];
+      /** Events whose `details` hold a number that parsing changed: refused with the batch's other errors. */
+      inexact: IndexedFieldError[];
+    }
   | {
       ok: false;
       kind: 'malformed' | 'too_many' | 'invalid';
@@ -19,11 +28,28 @@ export type ParsedBody =
       details?: IndexedFieldError[];
     };
 
-/**
- * NDJSON: one event per non-blank line; every line that is not JSON is listed by its index. Parsed like Fastify
- * parses JSON bodies: a `__proto__` or `constructor.prototype` key is refused, never silently dropped.
- */
-export function parseNdjson(text: string): ParsedBody {
+/** The batch of a request: parsed like Fastify parses JSON (a `__proto__` or `constructor.prototype` key refused). */
+export function readBody(body: unknown): ParsedBody {
+  if (!(body instanceof BodyText)) return checkItems(body);
+  if (body.format === 'ndjson') return parseNdjson(body.text);
+  // No body at all is an empty batch, which checkItems names.
+  if (body.text.trim() === '') return checkItems(undefined);
+  let value: unknown;
+  try {
+    value = parseJsonText(body.text);
+  } catch (err) {
+    return {
+      ok: false,
+      kind: 'malformed',
+      message: `The body is not valid JSON: ${(err as Error).message}.`,
+    };
+  }
+  const checked = checkItems(value);
+  return checked.ok ? { ...checked, inexact: inexactDetails(body.text, true) } : checked;
+}
+
+/** NDJSON: one event per non-blank line; every line that is not JSON is listed by its index. */
+function parseNdjson(text: string): ParsedBody {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   const items: unknown[] = [];
   const details: IndexedFieldError[] = [];
@@ -36,10 +62,13 @@ export function parseNdjson(text: string): ParsedBody {
   });
   if (details.length > 0)
     return { ok: false, kind: 'malformed', message: 'Some NDJSON lines are not JSON.', details };
-  return checkItems(items);
+  const checked = checkItems(items);
+  return checked.ok
+    ? { ...checked, inexact: lines.flatMap((line, index) => inexactDetails(line, false, index)) }
+    : checked;
 }
 
-export function checkItems(body: unknown): ParsedBody {
+function checkItems(body: unknown): ParsedBody {
   if (!Array.isArray(body)) {
     return { ok: false, kind: 'invalid', message: 'The body must be a JSON array of audit events.' };
   }
@@ -51,5 +80,5 @@ export function checkItems(body: unknown): ParsedBody {
       message: `At most ${MAX_EVENTS_PER_REQUEST} events per request; got ${body.length}.`,
     };
   }
-  return { ok: true, items: body };
+  return { ok: true, items: body, inexact: [] };
 }

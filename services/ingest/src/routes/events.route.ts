@@ -11,7 +11,7 @@ import {
   type AuditPublisher,
   type Clock,
 } from '@audit/shared';
-import { checkItems, NdjsonText, parseNdjson, type ParsedBody } from '../domain/request-body.js';
+import { readBody, type ParsedBody } from '../domain/request-body.js';
 
 /** A whole batch shares one outcome: only a fully valid batch is published, and it is published whole. */
 export type IngestOutcome = 'accepted' | 'rejected' | 'unavailable';
@@ -41,13 +41,13 @@ export async function eventsRoute(app: FastifyInstance, opts: EventsRouteOptions
   });
 
   app.post('/internal/v1/events', async (request, reply) => {
-    const parsed =
-      request.body instanceof NdjsonText ? parseNdjson(request.body.text) : checkItems(request.body);
+    const parsed = readBody(request.body);
     if (!parsed.ok) rejectBody(parsed);
     const batch = validateBatch(parsed.items, { clock: opts.clock, refuseReserved: true });
-    if (!batch.ok) {
+    if (!batch.ok || parsed.inexact.length > 0) {
       opts.meter.events('rejected', parsed.items.length);
-      throw new ValidationError('One or more events are invalid; nothing was published.', batch.errors);
+      const errors = [...parsed.inexact, ...(batch.ok ? [] : batch.errors)].sort((a, b) => a.index - b.index);
+      throw new ValidationError('One or more events are invalid; nothing was published.', errors);
     }
     // From here on only Kafka can fail: every failure is a 503 the client may retry with the same event ids.
     await withDeadline(

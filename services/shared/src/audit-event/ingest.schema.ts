@@ -7,7 +7,7 @@ import { text } from './text.js';
 
 const stringArray = z.array(text(256).min(1, 'must not be empty')).max(1000, 'at most 1000 entries');
 
-/** One audit event as producers send it to ingest (decisions.md, "Audit event fields on ingest"). */
+/** One audit event as producers send it to ingest (docs/ingest.md, "Event fields"). */
 export const ingestEventSchema = z
   .strictObject({
     event_id: z
