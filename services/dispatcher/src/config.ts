@@ -24,7 +24,8 @@ const schema = z
     DISPATCHER_PORT: port(8083),
     DISPATCHER_GROUP_ID: z.string().min(1).default('audit-dispatcher'),
     DISPATCHER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
-    // decisions.md "Delivery": the spec's schedule, timeout and threshold, configurable so tests run in seconds.
+    // The spec's schedule, timeout and threshold, configurable so tests run in seconds
+    // (docs/contract.md "Delivery").
     WEBHOOK_RETRY_DELAYS: z
       .string()
       .default('1m,5m,30m,2h,12h')

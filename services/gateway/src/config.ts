@@ -36,8 +36,8 @@ const schema = z
     AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000),
     RATE_LIMIT_READ_PER_MIN: positiveInt(1000),
     RATE_LIMIT_WRITE_PER_MIN: positiveInt(200),
-    // Revocation must reach every gateway within 5 s (decisions.md): a cached lookup lives at most this long,
-    // leaving time for the lookup that replaces it (queries time out after 2 s).
+    // Revocation must reach every gateway within 5 s (docs/contract.md "API keys"): a cached lookup lives at
+    // most this long, leaving time for the lookup that replaces it (queries time out after 2 s).
     KEY_CACHE_TTL_MS: positiveInt(2000).refine(
       (ms) => ms <= 3000,
       'at most 3000: revocation must apply within 5 s',

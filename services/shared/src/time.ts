@@ -8,7 +8,7 @@ const RFC3339 =
 /** Latest instant we render: keeps the four-digit year of the output format. */
 export const MAX_EPOCH_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/** What `parseRfc3339` accepts, said the same wherever a time is refused (docs/api.md, "Time"). */
+/** What `parseRfc3339` accepts, said the same wherever a time is refused (docs/contract.md "Time"). */
 export const RFC3339_RULE =
   'must be an RFC 3339 date-time with Z or a numeric offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z';
 

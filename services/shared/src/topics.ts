@@ -17,7 +17,7 @@ export interface Topics {
 }
 
 export const AUDIT_EVENTS_PARTITIONS = 6;
-/** Retry tiers: decisions.md's five delays (1 min … 12 h); the delays themselves are configuration. */
+/** Retry tiers: the five delays of docs/contract.md "Delivery" (1 min … 12 h), each one configurable. */
 export const WEBHOOK_RETRY_TIERS = 5;
 
 // Kept until an operator sets a retention: the topic is the source of truth that replays rebuild from.

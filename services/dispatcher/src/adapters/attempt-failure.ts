@@ -23,7 +23,7 @@ const CONNECTION_CODES: Record<string, string> = {
 // UNABLE_TO_VERIFY_LEAF_SIGNATURE, ...).
 const TLS_CODE = /TLS|SSL|CERT|CRL|^UNABLE_TO_/;
 
-/** Null for a success (2xx); redirects are failures, never followed (decisions.md "Delivery"). */
+/** Null for a success (2xx); redirects are failures, never followed (docs/contract.md "Delivery"). */
 export function statusFailure(status: number): string | null {
   if (status >= 200 && status < 300) return null;
   if (status >= 300 && status < 400) return `status ${status} (redirect, not followed)`;

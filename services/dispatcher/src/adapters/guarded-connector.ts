@@ -27,8 +27,8 @@ export function literalRefusal(host: string, allowed: BlockList): RefusedTargetE
 }
 
 /**
- * Every address the host stands for, provided none is refused (decisions.md "Webhooks"): a name answering with
- * a public and a private address is refused, since a connection could reach either.
+ * Every address the host stands for, provided none is refused (docs/contract.md "Webhooks"): a name answering
+ * with a public and a private address is refused, since a connection could reach either.
  */
 export async function checkedAddresses(
   host: string,

@@ -119,8 +119,9 @@ interface EndpointPool {
 }
 
 /**
- * POSTs signed deliveries (decisions.md "Delivery"). Each endpoint has its own connections, not one pool per
- * origin: endpoints of one host that hang would otherwise take every connection to it, and hold up its others.
+ * POSTs signed deliveries (docs/contract.md "Delivery"). Each endpoint has its own connections, not one
+ * pool per origin: endpoints of one host that hang would otherwise take every connection to it, and hold up
+ * its others.
  */
 export function webhookClient(options: WebhookClientOptions): WebhookClient {
   const { timeoutMs, rules, resolve } = options;

@@ -10,7 +10,10 @@ export function autoDisableEventId(endpointId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** decisions.md: an automatic disable writes admin.webhook.auto_disable into the tenant's own trail. */
+/**
+ * An automatic disable writes admin.webhook.auto_disable into the tenant's own trail
+ * (docs/contract.md "Delivery").
+ */
 export function autoDisableEvent(e: { id: string; tenantId: string; url: string }, failures: number) {
   return {
     event_id: autoDisableEventId(e.id),

@@ -1,5 +1,5 @@
 export interface RetryPolicy {
-  /** Delay before retry n + 1 (index n), measured from the failed attempt (decisions.md: 1m,5m,30m,2h,12h). */
+  /** Delay before retry n + 1 (index n), measured from the failed attempt (docs/contract.md "Delivery"). */
   delaysMs: readonly number[];
   /** Uniform jitter, as a fraction of the delay (0.2: ±20 %). */
   jitter: number;

@@ -8,8 +8,9 @@ const time = (ms: number | null | undefined) =>
   ms === null || ms === undefined ? null : formatTimestamp(ms);
 
 /**
- * decisions.md: every export answered 200 writes `audit.export` (details: filters, format, count, truncated); one
- * refused for a missing scope writes it with success false. Times are rendered as everywhere in the API.
+ * docs/contract.md "Export": every export answered 200 writes `audit.export` (details: filters, format,
+ * count, truncated); one refused for a missing scope writes it with success false. Times are rendered as
+ * everywhere in the API.
  */
 export function exportAuditEvent(
   call: ApiCall,

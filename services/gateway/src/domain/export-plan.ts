@@ -20,7 +20,7 @@ export interface ExportPlan {
  * Where a capped export ends, from the first `cap + 1` keys in list order. Clients continue with `until` = the
  * last returned timestamp (exclusive), so a truncated export must never end inside a millisecond: a run of
  * events sharing the timestamp at the cut is left whole for the next call. Only when more than `cap` events share
- * one millisecond can that not hold; then the first `cap` are returned (decisions.md; docs/api.md says so).
+ * one millisecond can that not hold; then the first `cap` are returned (docs/contract.md "Export").
  */
 export function planExport(keys: readonly PagePosition[], cap = EXPORT_CAP): ExportPlan {
   const newestTs = keys[0]?.ts ?? null;

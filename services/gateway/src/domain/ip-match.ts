@@ -24,7 +24,8 @@ export function cidrSet(cidrs: readonly string[]): (address: string) => boolean 
 
 /**
  * The client address: the socket peer, unless the peer is a trusted proxy; then the right-most address of
- * X-Forwarded-For that is not a trusted proxy. Anyone else's X-Forwarded-For is ignored (decisions.md).
+ * X-Forwarded-For that is not a trusted proxy. Anyone else's X-Forwarded-For is ignored
+ * (docs/contract.md "API keys").
  */
 export function clientIp(
   peer: string,

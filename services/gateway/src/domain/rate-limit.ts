@@ -12,7 +12,10 @@ export const requestClass = (method: string): RequestClass =>
 export const capacityOf = (limits: RateLimits, cls: RequestClass) =>
   cls === 'read' ? limits.readPerMinute : limits.writePerMinute;
 
-/** Whole seconds until `tokens` grows to `target` at capacity per minute; at least 1 (decisions.md). */
+/**
+ * Whole seconds until `tokens` grows to `target` at capacity per minute; at least 1
+ * (docs/contract.md "Rate limits").
+ */
 export function secondsUntil(tokens: number, target: number, capacity: number): number {
   return Math.max(1, Math.ceil(((target - tokens) * 60) / capacity));
 }

@@ -3,7 +3,10 @@ import type { ApiCall } from './api-call.js';
 
 type Change = 'create' | 'disable' | 'delete';
 
-/** decisions.md: creation, disable and delete write admin.webhook.*; never the secret, nor the URL's query. */
+/**
+ * docs/contract.md "Webhooks": creation, disable and delete write admin.webhook.*; never the secret, nor the
+ * URL's query.
+ */
 export function webhookAuditEvent(call: ApiCall, change: Change, endpoint: WebhookEndpointRecord) {
   const details =
     change === 'create'

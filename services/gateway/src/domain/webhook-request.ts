@@ -11,7 +11,7 @@ import {
 export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{8}$/;
 export const MAX_ENDPOINTS_PER_TENANT = 100;
 
-/** decisions.md "Webhooks": url required; filter and description optional; unknown fields refused. */
+/** docs/contract.md "Webhooks": url required; filter and description optional; unknown fields refused. */
 export const createWebhookBodySchema = z
   .strictObject({
     url: text(MAX_URL_LENGTH)

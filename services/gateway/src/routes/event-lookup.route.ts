@@ -5,7 +5,8 @@ import { toAuditEventView } from '../domain/audit-event.view.js';
 import { refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { auditEventSchema } from '../schemas/read-api.schema.js';
 
-// Missing, another tenant's, and not a UUID at all: one identical answer (decisions.md).
+// Missing, another tenant's, and not a UUID at all: one identical answer
+// (docs/contract.md "Status codes and error bodies").
 const notFound = () => new NotFoundError('No audit event with this id.');
 
 export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader, 'findEvent'>): void {

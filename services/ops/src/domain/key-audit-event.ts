@@ -4,7 +4,10 @@ export interface Operator {
   id: string;
 }
 
-/** The audit event an operator's key change writes (decisions.md: admin.key.create, admin.key.revoke). */
+/**
+ * The audit event an operator's key change writes: admin.key.create or admin.key.revoke
+ * (docs/contract.md "API keys").
+ */
 export function keyAuditEvent(
   action: 'admin.key.create' | 'admin.key.revoke',
   key: ApiKeyRecord,

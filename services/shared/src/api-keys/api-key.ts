@@ -6,7 +6,10 @@ export type ApiKeyEnv = (typeof API_KEY_ENVS)[number];
 export const SCOPES = ['audit:read', 'audit:export', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** `svc_<env>_<prefix>_<secret>`: parsed by structure with one pattern, never by length (decisions.md). */
+/**
+ * `svc_<env>_<prefix>_<secret>`: parsed by structure with one pattern, never by length
+ * (docs/contract.md "API keys").
+ */
 const API_KEY_PATTERN = /^svc_(live|test)_([0-9a-f]{8})_([0-9a-f]{32})$/;
 export const PREFIX_PATTERN = /^[0-9a-f]{8}$/;
 

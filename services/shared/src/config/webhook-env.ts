@@ -31,7 +31,7 @@ export const webhookEnv = {
   WEBHOOK_SECRET_KEY: z
     .string({ message: 'is required' })
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)'),
-  // Development and tests only: every range not listed stays refused (decisions.md "Webhooks").
+  // Development and tests only: every range not listed stays refused (docs/contract.md "Webhooks").
   WEBHOOK_ALLOW_TARGET_CIDRS: cidrList,
   WEBHOOK_ALLOW_HTTP: booleanFlag(false),
   // Ports and ranges a webhook URL may name, e.g. `443,8443`.

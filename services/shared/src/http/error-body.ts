@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** The body of every error response (decisions.md "Errors"); the ids name the OpenAPI components. */
+/**
+ * The body of every error response (docs/contract.md "Status codes and error bodies"); the ids name the
+ * OpenAPI components.
+ */
 export const errorBodySchema = z
   .object({
     error: z.string().meta({ description: 'Stable machine-readable code, e.g. `not_found`.' }),

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { parseCidr } from '../api-keys/cidr.js';
 
-// decisions.md "Webhooks": never deliver inside our own or a cloud provider's network. Documentation and
+// docs/contract.md "Webhooks": never deliver inside our own or a cloud provider's network. Documentation and
 // translation ranges are refused too: no public receiver lives there, and NAT64/6to4/Teredo can embed any IPv4.
 const REFUSED: readonly (readonly [cidr: string, name: string])[] = [
   ['0.0.0.0/8', 'unspecified'],
