@@ -41,6 +41,7 @@ for arg in "$@"; do
 done
 [ ${#files[@]} -gt 0 ] || files=(
   services/projector/src/adapters/clickhouse.sink.int.test.ts
+  services/ops/src/adapters/projection-tables.admin.int.test.ts
   services/gateway/src/adapters/indexed-page.int.test.ts
   test/int/migrations.int.test.ts
   test/int/backfill.int.test.ts

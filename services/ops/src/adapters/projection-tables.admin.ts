@@ -1,5 +1,6 @@
 import {
   createFilterIndex,
+  EVENTS_PARTITION_MS,
   filterIndexState,
   generationOf,
   projectionTables,
@@ -51,18 +52,30 @@ export async function createGeneration(
  */
 export const VIEW_FRIENDLY_BLOCKS = { max_block_size: '65536', min_insert_block_size_rows: '65536' };
 
-/** Copies the events ingested before `since` from one generation to another (the view fills the by-id table). */
+/**
+ * Copies the events ingested before `since` from one generation to another (the view fills the by-id table), one
+ * partition of the events table at a time: current ClickHouse refuses an insert block that spans more than 100
+ * partitions, and one statement over a long history would.
+ */
 export async function copyBefore(
   client: ClickHouseClient,
   from: ProjectionTables,
   to: ProjectionTables,
   since: number,
 ) {
-  await client.command({
-    query: `INSERT INTO ${sqlIdentifier(to.events)} SELECT * FROM ${sqlIdentifier(from.events)}
-      WHERE ingested_at < ${sqlValue(since)}`,
-    clickhouse_settings: { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS },
+  const partition = `intDiv(ts, ${sqlValue(EVENTS_PARTITION_MS)})`;
+  const result = await client.query({
+    query: `SELECT DISTINCT ${partition} AS p FROM ${sqlIdentifier(from.events)} WHERE ingested_at < ${sqlValue(since)}
+      ORDER BY p`,
+    format: 'JSONEachRow',
   });
+  for (const { p } of await result.json<{ p: string }>()) {
+    await client.command({
+      query: `INSERT INTO ${sqlIdentifier(to.events)} SELECT * FROM ${sqlIdentifier(from.events)}
+        WHERE ingested_at < ${sqlValue(since)} AND ${partition} = ${sqlValue(Number(p))}`,
+      clickhouse_settings: { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS },
+    });
+  }
 }
 
 /** Drops a generation: the views first, so nothing writes into the tables they fill while they go. */

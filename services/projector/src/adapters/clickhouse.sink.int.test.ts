@@ -86,3 +86,20 @@ describe('clickhouseSink, an insert the server died in the middle of', () => {
     expect(counts.find((c) => c.dim === FILTER_DIMS.resource_id)?.n).toBe('1');
   });
 });
+
+describe('clickhouseSink, a batch spanning many partitions', () => {
+  it('stores a history of 150 monthly partitions in one write (current ClickHouse refuses over 100 per insert)', async () => {
+    const tenant = `${names.tenant}-history`;
+    const month = 30 * 24 * 3_600_000;
+    const start = Date.UTC(2010, 0, 1);
+    const history = Array.from({ length: 300 }, (_, i) =>
+      sampleRecord({ tenant_id: tenant, timestamp: start + Math.floor(i / 2) * month + i }),
+    );
+    await writer.insert(history);
+    const [stored] = await rows<{ n: string; partitions: string }>(
+      `SELECT count() AS n, uniqExact(_partition_id) AS partitions FROM audit_events WHERE tenant_id = '${tenant}'`,
+    );
+    expect(stored).toEqual({ n: '300', partitions: '150' });
+    expect(await writer.storedKeys(history)).toEqual(new Set(history.map(idKey)));
+  });
+});

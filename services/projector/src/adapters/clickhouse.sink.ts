@@ -13,6 +13,7 @@ import {
   runningInserts,
 } from '@audit/shared';
 import { randomUUID } from 'node:crypto';
+import { partitionChunks } from '../domain/partition-chunks.js';
 import { idKey } from '../domain/project-batch.js';
 import type { EventSink } from '../domain/store-events.js';
 import { BATCH_QUERY_SETTINGS, batchCondition } from './batch-condition.js';
@@ -94,14 +95,18 @@ export function clickhouseSink(
       await repairFilterIndex(client, tables, present);
       return new Set([...keys, ...held]);
     },
+    // One insert per chunk of at most MAX_PARTITIONS_PER_INSERT partitions (a history backfill can span decades).
+    // A write that fails between two is as an insert torn in the middle: its retry finds what the first stored.
     async insert(events: readonly AuditEventRecord[]) {
-      await client.insert({
-        query_id: `${insertPrefix}${randomUUID()}`,
-        table: tables.events,
-        columns: COLUMNS,
-        format: 'TabSeparated',
-        values: Readable.from([events.map(toLine).join('')], { objectMode: false }),
-      });
+      for (const chunk of partitionChunks(events)) {
+        await client.insert({
+          query_id: `${insertPrefix}${randomUUID()}`,
+          table: tables.events,
+          columns: COLUMNS,
+          format: 'TabSeparated',
+          values: Readable.from([chunk.map(toLine).join('')], { objectMode: false }),
+        });
+      }
     },
   });
   return {

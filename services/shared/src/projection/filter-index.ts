@@ -2,6 +2,15 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { sqlIdentifier } from '../clickhouse/sql-quote.js';
 import type { ProjectionTables } from './projection-tables.js';
 
+/** The events table's partitions: 30-day buckets of `ts` (0001_audit_events). */
+export const EVENTS_PARTITION_MS = 2_592_000_000;
+
+/**
+ * At most this many partitions per insert: current ClickHouse refuses more in one insert block
+ * (`max_partitions_per_insert_block`, 100 by default; 18.16 has no such limit).
+ */
+export const MAX_PARTITIONS_PER_INSERT = 100;
+
 /** The events table's columns, in its order (0001_audit_events). */
 export const EVENT_TABLE_COLUMNS = [
   ['tenant_id', 'String'],
