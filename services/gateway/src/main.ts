@@ -30,10 +30,9 @@ import { webhookStore } from './adapters/webhook-store.js';
 import { cachedKeyStore } from './adapters/key-store.js';
 import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { buildApp } from './app.js';
+import { TARGET_RESOLVE_MS } from './routes/webhooks.route.js';
 import { loadConfig } from './config.js';
 
-// How long a webhook target's name may take to resolve while its creator waits (docs/webhooks.md).
-const TARGET_RESOLVE_MS = 2000;
 const config = loadConfig(process.env);
 const logger = createLogger('gateway', config.logLevel);
 const startup = new Startup(logger);
@@ -84,8 +83,8 @@ const app = await buildApp({
     allowHttp: config.webhooks.allowHttp,
     allowed: allowList(config.webhooks.allowCidrs),
     ports: config.webhooks.allowPorts,
-    // The cached resolver the dispatcher uses (c-ares, off the thread pool that Postgres connections need too),
-    // and an answer within 2 s or a refusal: a client waits on it.
+    // The cached resolver the dispatcher uses (c-ares for what the DNS servers answer, the system lookup only for
+    // names they do not know), and an answer within 2 s or a refusal: a client waits on it.
     resolve: resolveWithin(cachedResolve({ timeoutMs: TARGET_RESOLVE_MS }), TARGET_RESOLVE_MS),
   },
   clock: systemClock,

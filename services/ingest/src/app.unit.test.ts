@@ -153,6 +153,26 @@ describe('ingest app', () => {
     });
   });
 
+  it('answers hostile shapes around a long number with 422, never a 5xx', async () => {
+    const app = await appWith(async () => undefined);
+    const line = (details: string) => `${JSON.stringify(event).slice(0, -1)},"details":${details}}`;
+    const deep = `${'['.repeat(20_000)}12345678901234567890${']'.repeat(20_000)}`;
+    const wide = `[${Array.from({ length: 300_000 }, () => '1').join(',')},12345678901234567890]`;
+    for (const details of [`{"a":${deep}}`, `{"a":${wide}}`]) {
+      const res = await post(app, `[${line(details)}]`, { 'content-type': 'application/json' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([{ index: 0, field: 'details', message: expect.any(String) }]);
+    }
+    // One key twice with different values: JSON.parse keeps the last; the exact read refuses to choose.
+    const twice = await post(app, `[${line('{"a":12345678901234567890,"a":1}')}]`, {
+      'content-type': 'application/json',
+    });
+    expect(twice.statusCode).toBe(422);
+    expect(twice.json().details).toEqual([
+      { index: 0, field: '(body)', message: expect.stringContaining('Duplicate key') },
+    ]);
+  });
+
   it('serves health without a token', async () => {
     const app = await appWith(async () => undefined);
     expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });

@@ -100,7 +100,8 @@ const common = {
   sink,
 };
 let member: string | null = null;
-const live = await startPipeline({
+// Stopped once started, also when a signal comes while its consumer joins (its group would wait otherwise).
+const live = startPipeline({
   ...common,
   groupId: config.groupId,
   deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
@@ -109,7 +110,8 @@ const live = await startPipeline({
   onJoin: (id) => (member = id),
   logger,
 });
-stops.push(() => live.stop());
+stops.push(() => live.then((pipeline) => pipeline.stop()));
+await live;
 // A replay writes the generation it builds; what it cannot decode was dead-lettered when first read.
 const replay = replayRunner(
   (target) =>

@@ -18,6 +18,23 @@ describe('recentResult', () => {
     expect(calls).toBe(2);
   });
 
+  it('counts the ttl from when the answer was asked, not from when it came', async () => {
+    let now = 0;
+    let calls = 0;
+    const read = recentResult(
+      async () => {
+        calls += 1;
+        now += 900;
+        return calls;
+      },
+      1000,
+      () => now,
+    );
+    expect(await read()).toBe(1);
+    now = 1000;
+    expect(await read()).toBe(2);
+  });
+
   it('does not keep a failure', async () => {
     let calls = 0;
     const read = recentResult(async () => {

@@ -41,10 +41,13 @@ class EndpointLimitError extends AppError {
 }
 
 const noSuchEndpoint = () => new NotFoundError('No webhook endpoint with this id.');
+/** How long a webhook target's name may take to resolve while its creator waits. */
+export const TARGET_RESOLVE_MS = 2000;
 // One answer for every refused host: a literal address, a name that resolves into a refused range, a name that
 // does not resolve or not in time (docs/webhooks.md, "Target guard").
 export const REFUSED_TARGET =
-  'host is not an allowed webhook target: it must resolve, within 2 s, to public addresses only';
+  `host is not an allowed webhook target: it must resolve, within ${TARGET_RESOLVE_MS / 1000} s, ` +
+  'to public addresses only';
 
 function endpointOf<T>(result: Owned<T>): T {
   if (result.found) return result.value;

@@ -18,8 +18,8 @@ export type ParsedBody =
   | {
       ok: true;
       items: unknown[];
-      /** Events whose `details` hold a number that parsing changed: refused with the batch's other errors. */
-      inexact: IndexedFieldError[];
+      /** Once the events are valid: those whose `details` hold a number that parsing changed. */
+      inexact: () => IndexedFieldError[];
     }
   | {
       ok: false;
@@ -30,6 +30,7 @@ export type ParsedBody =
 
 /** The batch of a request: parsed like Fastify parses JSON (a `__proto__` or `constructor.prototype` key refused). */
 export function readBody(body: unknown): ParsedBody {
+  // No body at all (no Content-Type to parse it by) is an empty batch too.
   if (!(body instanceof BodyText)) return checkItems(body);
   if (body.format === 'ndjson') return parseNdjson(body.text);
   // No body at all is an empty batch, which checkItems names.
@@ -45,7 +46,7 @@ export function readBody(body: unknown): ParsedBody {
     };
   }
   const checked = checkItems(value);
-  return checked.ok ? { ...checked, inexact: inexactDetails(body.text, true) } : checked;
+  return checked.ok ? { ...checked, inexact: () => inexactDetails(body.text, true) } : checked;
 }
 
 /** NDJSON: one event per non-blank line; every line that is not JSON is listed by its index. */
@@ -64,7 +65,7 @@ function parseNdjson(text: string): ParsedBody {
     return { ok: false, kind: 'malformed', message: 'Some NDJSON lines are not JSON.', details };
   const checked = checkItems(items);
   return checked.ok
-    ? { ...checked, inexact: lines.flatMap((line, index) => inexactDetails(line, false, index)) }
+    ? { ...checked, inexact: () => lines.flatMap((line, index) => inexactDetails(line, false, index)) }
     : checked;
 }
 
@@ -80,5 +81,5 @@ function checkItems(body: unknown): ParsedBody {
       message: `At most ${MAX_EVENTS_PER_REQUEST} events per request; got ${body.length}.`,
     };
   }
-  return { ok: true, items: body, inexact: [] };
+  return { ok: true, items: body, inexact: () => [] };
 }

@@ -44,9 +44,9 @@ export async function eventsRoute(app: FastifyInstance, opts: EventsRouteOptions
     const parsed = readBody(request.body);
     if (!parsed.ok) rejectBody(parsed);
     const batch = validateBatch(parsed.items, { clock: opts.clock, refuseReserved: true });
-    if (!batch.ok || parsed.inexact.length > 0) {
+    const errors = batch.ok ? parsed.inexact() : batch.errors;
+    if (!batch.ok || errors.length > 0) {
       opts.meter.events('rejected', parsed.items.length);
-      const errors = [...parsed.inexact, ...(batch.ok ? [] : batch.errors)].sort((a, b) => a.index - b.index);
       throw new ValidationError('One or more events are invalid; nothing was published.', errors);
     }
     // From here on only Kafka can fail: every failure is a 503 the client may retry with the same event ids.

@@ -63,19 +63,27 @@ export async function copyBefore(
   to: ProjectionTables,
   since: number,
 ) {
-  const partition = `intDiv(ts, ${sqlValue(EVENTS_PARTITION_MS)})`;
-  const result = await client.query({
-    query: `SELECT DISTINCT ${partition} AS p FROM ${sqlIdentifier(from.events)} WHERE ingested_at < ${sqlValue(since)}
-      ORDER BY p`,
-    format: 'JSONEachRow',
-  });
-  for (const { p } of await result.json<{ p: string }>()) {
+  for (const { partition } of await partitions(client, from.events)) {
     await client.command({
       query: `INSERT INTO ${sqlIdentifier(to.events)} SELECT * FROM ${sqlIdentifier(from.events)}
-        WHERE ingested_at < ${sqlValue(since)} AND ${partition} = ${sqlValue(Number(p))}`,
+        WHERE ingested_at < ${sqlValue(since)} AND intDiv(ts, ${sqlValue(EVENTS_PARTITION_MS)}) = ${sqlValue(partition)}`,
       clickhouse_settings: { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS },
     });
   }
+}
+
+/** A table's partitions (integer buckets of time) with their row counts, oldest first. */
+export async function partitions(client: ClickHouseClient, table: string) {
+  const result = await client.query({
+    query: `SELECT partition, sum(rows) AS events FROM system.parts
+      WHERE database = currentDatabase() AND table = ${sqlValue(table)} AND active
+      GROUP BY partition ORDER BY toInt64(partition)`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ partition: string; events: string }>()).map((r) => ({
+    partition: Number(r.partition),
+    events: Number(r.events),
+  }));
 }
 
 /** Drops a generation: the views first, so nothing writes into the tables they fill while they go. */

@@ -1,5 +1,6 @@
 import {
   bucketRowsQuery,
+  EVENTS_PARTITION_MS,
   createFilterIndex,
   filterIndexState,
   indexRowsQuery,
@@ -9,10 +10,8 @@ import {
   sqlValue,
   type ClickHouseClient,
 } from '@audit/shared';
-import { VIEW_FRIENDLY_BLOCKS } from '../adapters/projection-tables.admin.js';
+import { partitions, VIEW_FRIENDLY_BLOCKS } from '../adapters/projection-tables.admin.js';
 
-// The events table's partitions: 30-day buckets of epoch ms (infra/migrations/clickhouse/0001_audit_events.sql).
-const EVENTS_PARTITION_MS = 2_592_000_000;
 const SETTINGS = { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS };
 
 export interface BackfillContext {
@@ -29,20 +28,6 @@ export interface BackfillResult {
   /** The index was complete already: nothing to do. */
   already_ready: boolean;
   duration_ms: number;
-}
-
-/** A table's partitions (integer buckets of time) with their row counts, oldest first. */
-async function partitions(client: ClickHouseClient, table: string) {
-  const result = await client.query({
-    query: `SELECT partition, sum(rows) AS events FROM system.parts
-      WHERE database = currentDatabase() AND table = ${sqlValue(table)} AND active
-      GROUP BY partition ORDER BY toInt64(partition)`,
-    format: 'JSONEachRow',
-  });
-  return (await result.json<{ partition: string; events: string }>()).map((r) => ({
-    partition: Number(r.partition),
-    events: Number(r.events),
-  }));
 }
 
 /**

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../time.js';
-import { isReservedAction, MAX_FUTURE_SKEW_MS, type AuditEventRecord } from './audit-event.js';
+import {
+  isReservedAction,
+  MAX_FUTURE_SKEW_MS,
+  RESERVED_ACTION_PREFIXES,
+  type AuditEventRecord,
+} from './audit-event.js';
 import { ingestEventSchema, type IngestEvent } from './ingest.schema.js';
 import { zodFieldErrors, type FieldError } from '../validation/zod-field-errors.js';
 
@@ -18,7 +23,7 @@ export interface IngestContext {
   refuseReserved?: boolean;
 }
 
-const RESERVED_MESSAGE = 'is written by the audit service itself (admin.key.*, admin.webhook.*, audit.*)';
+const RESERVED_MESSAGE = `is written by the audit service itself (${RESERVED_ACTION_PREFIXES.map((p) => `${p}*`).join(', ')})`;
 
 function toRecord(event: IngestEvent, now: number, newId: () => string): AuditEventRecord {
   return {
