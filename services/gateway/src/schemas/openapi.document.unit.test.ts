@@ -9,6 +9,7 @@ import {
   type StoredApiKey,
 } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
+import { makeEvent } from '../../../../test/support/events.js';
 import { openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER as PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
@@ -21,14 +22,6 @@ const auth = { authorization: `Bearer ${formatApiKey(key)}` };
 const document = openApiDocument() as unknown as Record<string, unknown>;
 
 const row = (i: number) => eventRow(i, stored.tenant_id, 1_790_000_000_000);
-const ingestable = {
-  tenant_id: 't',
-  action: 'phi.read',
-  user_id: 'u',
-  resource_type: 'r',
-  phi_involved: true,
-  success: true,
-};
 
 function app(overrides: { key?: Partial<StoredApiKey> | 'down'; allowed?: boolean; rows?: number } = {}) {
   const rows = Array.from({ length: overrides.rows ?? 3 }, (_, i) => row(i));
@@ -111,7 +104,7 @@ describe('OpenAPI document', () => {
   it('describes every event id ingest keeps, not only those RFC 9562 checkers take for UUIDs', () => {
     // Version 0, variant 0: 8-4-4-4-12 hex that ingest accepts, and a strict `format: uuid` rejects.
     const id = '0b7e1a52-5c0e-0a8e-1f3b-2d6c1e4a7b90';
-    const accepted = validateBatch([{ ...ingestable, event_id: id }], { clock: Date.now });
+    const accepted = validateBatch([{ ...makeEvent('t', 0), event_id: id }], { clock: Date.now });
     expect(accepted.ok).toBe(true);
     const components = (
       document.components as { schemas: Record<string, { properties: Record<string, object> }> }
