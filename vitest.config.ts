@@ -3,11 +3,21 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['services/*/src/**/*.unit.test.ts'] } },
+      {
+        test: {
+          name: 'unit',
+          include: ['services/*/src/**/*.unit.test.ts', 'packages/*/src/**/*.unit.test.ts'],
+        },
+      },
       {
         test: {
           name: 'int',
-          include: ['services/*/src/**/*.int.test.ts', 'test/int/**/*.int.test.ts', 'test/e2e/**/*.test.ts'],
+          include: [
+            'services/*/src/**/*.int.test.ts',
+            'packages/*/src/**/*.int.test.ts',
+            'test/int/**/*.int.test.ts',
+            'test/e2e/**/*.test.ts',
+          ],
           testTimeout: 300_000,
           hookTimeout: 180_000,
           pool: 'forks',

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runVerifier } from '../../../test/support/reference-verifiers.js';
+import { installVerifier, packVerifier } from '../../../test/support/webhook-verifier-package.js';
+import { signWebhook } from './index.js';
+
+const run = promisify(execFile);
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const dir = mkdtempSync(join(tmpdir(), 'webhook-verifier-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// A receiver's TypeScript, with no Node types: the package's declarations must stand on their own.
+const CONSUMER = `import {
+  DEFAULT_TOLERANCE_S,
+  SIGNATURE_HEADER,
+  signWebhook,
+  verifyWebhookSignature,
+  type VerifyOptions,
+} from '@audit-trail/webhook-verifier';
+
+const options: VerifyOptions = { toleranceS: DEFAULT_TOLERANCE_S, now: () => 0 };
+const header: string = signWebhook(new Uint8Array([123, 125]), 'secret', 0);
+export const ok: boolean = verifyWebhookSignature('{}', [header], 'secret', options);
+export const name: 'x-service-signature' = SIGNATURE_HEADER;
+// @ts-expect-error a parsed body cannot be verified
+verifyWebhookSignature({}, header, 'secret');
+`;
+
+describe('the published package', () => {
+  let packed: Awaited<ReturnType<typeof packVerifier>>;
+  beforeAll(async () => {
+    packed = await packVerifier(dir);
+  });
+
+  it('holds the built module, its types, the README, the license and package.json, nothing else', () => {
+    expect(packed.files).toEqual([
+      'LICENSE',
+      'README.md',
+      'dist/index.d.ts',
+      'dist/index.js',
+      'package.json',
+    ]);
+  });
+
+  it('installs from its tarball into an empty project, where its types resolve and it verifies', async () => {
+    const { project, cli } = await installVerifier(dir, packed.tarball);
+    writeFileSync(join(project, 'consumer.ts'), CONSUMER);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', noEmit: true, types: [], lib: ['es2022'] },
+        files: ['consumer.ts'],
+      }),
+    );
+    await run(process.execPath, [tsc, '-p', project]);
+
+    const secret = 'ab'.repeat(32);
+    const body = join(dir, 'body.json');
+    writeFileSync(body, '{"id":"e1","type":"phi.read"}');
+    const header = signWebhook(readFileSync(body), secret, Math.floor(Date.now() / 1000));
+    expect(await runVerifier(cli, body, header, secret)).toBe(true);
+    expect(await runVerifier(cli, body, `${header},x=a=b`, secret)).toBe(true);
+    expect(await runVerifier(cli, body, header, 'cd'.repeat(32))).toBe(false);
+  });
+});
