@@ -1,3 +1,6 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
@@ -38,6 +41,28 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
   }
   return undefined;
+}
+
+// promtool for the lint check below. Where it is missing, installing it with apt may outlast the usual hook
+// timeout.
+beforeAll(async () => {
+  const script = fileURLToPath(new URL('../../scripts/ensure-promtool.sh', import.meta.url));
+  await promisify(execFile)('bash', [script]);
+}, 600_000);
+
+/** What `promtool check metrics` says of `text`: its exit code and its lint findings, one per line. */
+function promtoolCheck(text: string) {
+  const run = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  return { status: run.status, findings: `${run.stdout}${run.stderr}`.trim() };
+}
+
+function metricsUrls(): Record<string, string> {
+  return {
+    ingest: `${ingestProc.url}/metrics`,
+    gateway: gw.metricsUrl(),
+    projector: `${projector.url}/metrics`,
+    dispatcher: dispatcher.process().metricsUrl,
+  };
 }
 
 beforeAll(async () => {
@@ -115,18 +140,19 @@ describe('GET /metrics', () => {
   });
 
   it('never labels with tenants, keys, event ids or URLs', async () => {
-    const texts = await Promise.all(
-      [
-        `${ingestProc.url}/metrics`,
-        gw.metricsUrl(),
-        `${projector.url}/metrics`,
-        dispatcher.process().metricsUrl,
-      ].map(scrape),
-    );
+    const texts = await Promise.all(Object.values(metricsUrls()).map(scrape));
     for (const text of texts) {
       for (const secret of [names.tenant, event.event_id, key.split('_')[2]!, receiver.url('/hook')]) {
         expect(text).not.toContain(secret);
       }
     }
+  });
+
+  it('passes `promtool check metrics` on every service, counters and histograms with samples', async () => {
+    const urls = Object.entries(metricsUrls());
+    const checks = await Promise.all(
+      urls.map(async ([service, url]) => ({ service, ...promtoolCheck(await scrape(url)) })),
+    );
+    expect(checks).toEqual(urls.map(([service]) => ({ service, status: 0, findings: '' })));
   });
 });
