@@ -3,7 +3,7 @@ import { ingest, makeEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { LOOPBACK_TARGETS } from '../support/stack.js';
-import { openApiContract, type Observed } from '../support/openapi-contract.js';
+import { nonPortablePatterns, openApiContract, type Observed } from '../support/openapi-contract.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -39,6 +39,7 @@ describe('GET /api/v2/public/openapi.json', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const doc = (await res.json()) as Record<string, unknown>;
     expect(doc.openapi).toBe('3.1.0');
+    expect(nonPortablePatterns(doc)).toEqual([]);
     contract = openApiContract(doc);
 
     const first = await call('GET', '/audit/events?limit=5');

@@ -7,6 +7,37 @@ export interface Observed {
   body: string;
 }
 
+// A regular expression in the syntax every common dialect reads the same way: ECMA-262 with and without the `u`
+// flag (JSON Schema's dialect, which generated clients often compile without the flag), Python's `re` (validators,
+// Schemathesis), Java and .NET. Printable ASCII, escaped syntax characters, `\uXXXX` outside the surrogate range,
+// classes, groups, quantifiers, `^`, `$` and `|`. Not `\d`, `\s`, `\w` or `.`, which mean other characters in
+// Python than in ECMA-262; not `\p{..}`, which needs the `u` flag; no lookaround, named group, backreference or
+// inline flag; no set operation (`--`, `&&`, `~~`, `||`) inside a class, which Python reserves.
+const ESCAPE = String.raw`\\(?:u(?![dD][89a-fA-F])[0-9a-fA-F]{4}|[\\^$.|?*+()[\]{}/-])`;
+const CLASS = String.raw`\[\^?(?:${ESCAPE}|[ !"#$%&'()*+,.0-9:;<=>?@A-Z_\x60a-z{|}~-])+\]`;
+const TOKEN = String.raw`${ESCAPE}|${CLASS}|[ !"#%&',0-9:;<=>@A-Z_\x60a-z~-]|\((?:\?:|(?!\?))|\)|[*+?]\??|\{[0-9]+(?:,[0-9]*)?\}\??|[\^$|]`;
+const PORTABLE = new RegExp(`^(?:${TOKEN})*$`);
+
+function portable(pattern: string): boolean {
+  if (!PORTABLE.test(pattern) || /\[[^\]]*(?:--|&&|~~|\|\|)/.test(pattern)) return false;
+  try {
+    new RegExp(pattern);
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every `pattern` of the document that leaves the portable syntax (above). */
+export function nonPortablePatterns(doc: unknown): string[] {
+  if (typeof doc !== 'object' || doc === null) return [];
+  return Object.entries(doc).flatMap(([key, value]) => {
+    if (key !== 'pattern' || typeof value !== 'string') return nonPortablePatterns(value);
+    return portable(value) ? [] : [value];
+  });
+}
+
 const local = (schema: unknown) =>
   JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/'));
 

@@ -3,6 +3,7 @@ import {
   FILTER_ENTRY_PATTERN,
   MAX_FILTER_ENTRIES,
   MAX_URL_LENGTH,
+  NO_SPACE_OR_CONTROL_PATTERN,
   text,
   zodFieldErrors,
   type FieldError,
@@ -17,7 +18,7 @@ export const createWebhookBodySchema = z
     url: text(MAX_URL_LENGTH)
       .min(1)
       // The URL parser drops tabs and line breaks silently: what is stored must be what is called.
-      .regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters')
+      .regex(NO_SPACE_OR_CONTROL_PATTERN, 'must not contain spaces or control characters')
       .meta({
         description: 'https only (plain http only where the operator allows it), no user-info.',
         example: 'https://siem.example.com/hooks/audit',

@@ -1,12 +1,10 @@
-import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { MethodNotAllowedError } from '@audit/shared';
 
-const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
 /**
- * Registers the routes `register` adds, then answers every other method on their paths with 405 and `Allow`
- * (a 404 would say the path does not exist). These answers come from inside `app`, so they are authenticated and
- * counted like every other request there.
+ * Registers the routes `register` adds, then answers every other method Fastify routes on their paths with 405
+ * and `Allow` (a 404 would say the path does not exist). These answers come from inside `app`, so they are
+ * authenticated and counted like every other request there.
  */
 export function withMethodNotAllowed(app: FastifyInstance, register: () => void): void {
   const allowed = new Map<string, Set<string>>();
@@ -18,13 +16,17 @@ export function withMethodNotAllowed(app: FastifyInstance, register: () => void)
   });
   register();
   for (const [url, methods] of [...allowed]) {
-    const allow = METHODS.filter((m) => methods.has(m));
+    const allow = app.supportedMethods.filter((m) => methods.has(m));
     app.route({
-      method: METHODS.filter((m) => !methods.has(m)),
+      method: app.supportedMethods.filter((m) => !methods.has(m)),
       url,
-      handler: async () => {
+      // Answered in onRequest, after the API's own onRequest hooks (authentication, rate limit) and before
+      // Fastify reads a body: a method the path does not have gets 405 whatever it sent, even a QUERY without
+      // the Content-Type Fastify otherwise demands.
+      onRequest: async () => {
         throw new MethodNotAllowedError(allow);
       },
+      handler: async () => undefined,
     });
   }
 }

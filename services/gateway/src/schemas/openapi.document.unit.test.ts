@@ -10,7 +10,7 @@ import {
 } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { makeEvent } from '../../../../test/support/events.js';
-import { openApiContract } from '../../../../test/support/openapi-contract.js';
+import { nonPortablePatterns, openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER as PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
 import { eventRow } from '../test-support/event-row.js';
@@ -86,6 +86,66 @@ describe('OpenAPI document', () => {
     const result = await new Validator().validate(document);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+  });
+
+  it('writes every pattern in the syntax that ECMA-262 (with or without `u`) and Python read alike', () => {
+    // Generated clients compile patterns without the `u` flag, and Python's validators and fuzzers use `re`.
+    expect(nonPortablePatterns(document)).toEqual([]);
+  });
+
+  it('links only to operations it has, with parameters they take, from fields its JSON answers have', () => {
+    type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema };
+    type Operation = {
+      operationId: string;
+      parameters?: { name: string }[];
+      responses: Record<
+        string,
+        { content?: Record<string, { schema: Schema }>; links?: Record<string, Link> }
+      >;
+    };
+    type Link = { operationId: string; parameters: Record<string, string> };
+    const schemas = (document.components as { schemas: Record<string, Schema> }).schemas;
+    const resolved = (schema: Schema) => (schema.$ref ? schemas[schema.$ref.split('/').pop()!]! : schema);
+    const at = (schema: Schema | undefined, pointer: string) =>
+      pointer
+        .split('/')
+        .slice(1)
+        .reduce<Schema | undefined>(
+          (s, step) => s && (/^\d+$/.test(step) ? resolved(s).items : resolved(s).properties?.[step]),
+          schema,
+        );
+    const operations = Object.values(document.paths as Record<string, Record<string, Operation>>).flatMap(
+      (methods) => Object.values(methods),
+    );
+    const links = operations.flatMap((op) =>
+      Object.values(op.responses).flatMap((res) =>
+        Object.entries(res.links ?? {}).map(([name, link]) => ({ name, link, res, from: op.operationId })),
+      ),
+    );
+    const problems = links.flatMap(({ name, link, res, from }) =>
+      Object.entries(link.parameters).flatMap(([parameter, expression]) => {
+        const target = operations.find((op) => op.operationId === link.operationId);
+        const pointer = expression.replace(/^\$response\.body#/, '');
+        return [
+          ...(target?.parameters?.some((p) => p.name === parameter)
+            ? []
+            : [`${from} ${name}: ${link.operationId} takes no ${parameter}`]),
+          ...(at(res.content?.['application/json']?.schema, pointer)
+            ? []
+            : [`${from} ${name}: the answer has no ${pointer}`]),
+        ];
+      }),
+    );
+    expect(links.map(({ from, name }) => `${from} ${name}`).sort()).toEqual([
+      'createWebhook DeleteWebhook',
+      'createWebhook DisableWebhook',
+      'disableWebhook DeleteWebhook',
+      'exportEvents GetFirstEvent',
+      'listEvents GetFirstEvent',
+      'listWebhooks DeleteWebhook',
+      'listWebhooks DisableWebhook',
+    ]);
+    expect(problems).toEqual([]);
   });
 
   it('is served without authentication, and documents only routes the gateway has', async () => {

@@ -54,14 +54,22 @@ const responses = {
   ),
   422: error(
     'InvalidRequest',
-    'Invalid, unknown or repeated parameters; a tampered, foreign or reused cursor.',
+    'Invalid, unknown or repeated parameters or fields, including what the schemas cannot say: `since` not earlier than `until`, a `source_ip` that is no IP address, a cursor not issued for this tenant and these filters, a webhook target refused by the target guard.',
     validationErrorBodySchema,
     rateLimitHeaders,
   ),
-  429: error('RateLimited', "The key's bucket is empty.", rateLimitedBodySchema, {
-    'Retry-After': retryAfter,
-    ...rateLimitHeaders,
-  }),
+  // A throttled address is answered before its key is read: no bucket, so no rate-limit headers.
+  429: error(
+    'RateLimited',
+    "The key's bucket is empty, or the client's address failed to authenticate too often.",
+    rateLimitedBodySchema,
+    {
+      'Retry-After': retryAfter,
+      ...Object.fromEntries(
+        Object.entries(rateLimitHeaders).map(([name, schema]) => [name, schema.optional()]),
+      ),
+    },
+  ),
   503: error('Unavailable', 'A component is unavailable; retry after the given delay.', errorBodySchema, {
     'Retry-After': retryAfter,
   }),

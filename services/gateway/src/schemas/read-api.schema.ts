@@ -19,7 +19,7 @@ export const auditEventSchema = z
       }),
     timestamp: z
       .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/)
+      .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}\+00:00$/)
       .meta({
         description: 'UTC, millisecond precision, with a `+00:00` offset.',
         example: '2026-11-21T09:30:00.123+00:00',
