@@ -44,7 +44,7 @@ export async function gatewayOverhead(opts: OverheadOptions) {
   const auth: AuthDeps = {
     pepper: opts.pepper,
     env: 'live',
-    findKey: cachedKeyStore(pool, { ttlMs: 2000, maxKeys: 100_000, maxUnknown: 10_000 }),
+    findKey: cachedKeyStore(pool, { ttlMs: 2000, maxKeys: 100_000, maxUnknown: 10_000 }).find,
   };
   const limits = { readPerMinute: opts.readPerMinute, writePerMinute: opts.readPerMinute };
   // The other dependencies (webhooks, audit log) are stand-ins: the list route does not touch them.

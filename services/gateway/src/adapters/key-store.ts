@@ -43,17 +43,26 @@ export function cachedKeyStore(db: Pick<pg.Pool, 'query'>, options: KeyStoreOpti
     }
   };
 
-  return function findKey(prefix: string): Promise<StoredApiKey | null> {
-    const t = now();
-    const known = keys.get(prefix);
-    if (known && t - known.at < options.ttlMs) return Promise.resolve(known.key);
-    const missedAt = unknown.get(prefix);
-    if (missedAt !== undefined && t - missedAt < options.ttlMs) return Promise.resolve(null);
-    let inFlight = pending.get(prefix);
-    if (!inFlight) {
-      inFlight = lookUp(prefix);
-      pending.set(prefix, inFlight);
-    }
-    return inFlight;
+  return {
+    find(prefix: string): Promise<StoredApiKey | null> {
+      const t = now();
+      const known = keys.get(prefix);
+      if (known && t - known.at < options.ttlMs) return Promise.resolve(known.key);
+      const missedAt = unknown.get(prefix);
+      if (missedAt !== undefined && t - missedAt < options.ttlMs) return Promise.resolve(null);
+      let inFlight = pending.get(prefix);
+      if (!inFlight) {
+        inFlight = lookUp(prefix);
+        pending.set(prefix, inFlight);
+      }
+      return inFlight;
+    },
+    /** The key changed (revoked, created): the next request looks it up again. */
+    forget(prefix: string): void {
+      keys.delete(prefix);
+      unknown.delete(prefix);
+    },
   };
 }
+
+export type KeyStore = ReturnType<typeof cachedKeyStore>;

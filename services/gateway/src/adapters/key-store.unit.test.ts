@@ -18,7 +18,7 @@ describe('cachedKeyStore', () => {
   it('reuses a lookup for ttlMs counted from when it was asked, then asks again', async () => {
     let t = 0;
     const { db, queries } = fakeDb(['aaaaaaaa']);
-    const find = cachedKeyStore(db, { ttlMs: 1000, maxKeys: 10, maxUnknown: 10, now: () => t });
+    const { find } = cachedKeyStore(db, { ttlMs: 1000, maxKeys: 10, maxUnknown: 10, now: () => t });
     await find('aaaaaaaa');
     t = 999;
     await find('aaaaaaaa');
@@ -30,17 +30,29 @@ describe('cachedKeyStore', () => {
 
   it('shares one query between concurrent lookups of the same prefix', async () => {
     const { db, queries } = fakeDb([]);
-    const find = cachedKeyStore(db, { ttlMs: 1000, maxKeys: 10, maxUnknown: 10, now: () => 0 });
+    const { find } = cachedKeyStore(db, { ttlMs: 1000, maxKeys: 10, maxUnknown: 10, now: () => 0 });
     await Promise.all([find('bbbbbbbb'), find('bbbbbbbb'), find('bbbbbbbb')]);
     expect(queries).toEqual(['bbbbbbbb']);
   });
 
   it('never lets unknown prefixes evict known keys', async () => {
     const { db, queries } = fakeDb(['aaaaaaaa']);
-    const find = cachedKeyStore(db, { ttlMs: 60_000, maxKeys: 10, maxUnknown: 2, now: () => 0 });
+    const { find } = cachedKeyStore(db, { ttlMs: 60_000, maxKeys: 10, maxUnknown: 2, now: () => 0 });
     expect(await find('aaaaaaaa')).not.toBeNull();
     for (const junk of ['00000001', '00000002', '00000003', '00000004']) expect(await find(junk)).toBeNull();
     await find('aaaaaaaa');
     expect(queries.filter((q) => q === 'aaaaaaaa')).toHaveLength(1);
+  });
+
+  it('looks a key up again once it is forgotten (a change was announced)', async () => {
+    const { db, queries } = fakeDb(['aaaaaaaa']);
+    const store = cachedKeyStore(db, { ttlMs: 60_000, maxKeys: 10, maxUnknown: 10, now: () => 0 });
+    await store.find('aaaaaaaa');
+    await store.find('cccccccc');
+    store.forget('aaaaaaaa');
+    store.forget('cccccccc');
+    await store.find('aaaaaaaa');
+    await store.find('cccccccc');
+    expect(queries).toEqual(['aaaaaaaa', 'cccccccc', 'aaaaaaaa', 'cccccccc']);
   });
 });

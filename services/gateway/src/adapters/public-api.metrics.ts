@@ -2,7 +2,7 @@ import { Counter, type Registry } from '@audit/shared';
 import { AUTH_FAILURES } from '../domain/authenticate.js';
 import type { PublicApiMeter } from '../plugins/public-api.plugin.js';
 
-const CLASSES = ['read', 'write'] as const;
+const CLASSES = ['read', 'write', 'failed_auth'] as const;
 
 /** The public API's refusals as counters; every label value is one of a fixed few (no keys, tenants or paths). */
 export function publicApiMetrics(registry: Registry): PublicApiMeter {
@@ -14,7 +14,7 @@ export function publicApiMetrics(registry: Registry): PublicApiMeter {
   });
   const rateLimited = new Counter({
     name: 'rate_limit_rejections_total',
-    help: "Requests refused with 429 because the key's read or write bucket was empty",
+    help: "Requests refused with 429: the key's read or write bucket was empty, or the address failed auth too often",
     labelNames: ['class'],
     registers: [registry],
   });

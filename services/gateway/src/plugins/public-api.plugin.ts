@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   AppError,
+  AuthThrottledError,
   DependencyUnavailableError,
   ForbiddenError,
   RateLimitedError,
+  sleep,
   UnauthorizedError,
   ValidationError,
   withDeadline,
@@ -11,6 +13,7 @@ import {
   type Scope,
 } from '@audit/shared';
 import { authenticate, type AuthDeps, type AuthFailure, type Principal } from '../domain/authenticate.js';
+import { authThrottle, type AuthThrottleOptions } from '../domain/auth-throttle.js';
 import type { ApiCall } from '../domain/api-call.js';
 import { cidrSet, clientIp } from '../domain/ip-match.js';
 import {
@@ -39,7 +42,7 @@ declare module 'fastify' {
 /** What the refusals are counted by (metrics). */
 export interface PublicApiMeter {
   authRefused(reason: AuthFailure): void;
-  rateLimited(cls: RequestClass): void;
+  rateLimited(cls: RequestClass | 'failed_auth'): void;
 }
 
 export interface PublicApiAuthOptions {
@@ -47,8 +50,12 @@ export interface PublicApiAuthOptions {
   trustedProxies: readonly string[];
   takeToken: TakeToken;
   limits: RateLimits;
+  /** Failed authentications each client address may make (docs/api-keys.md "Failed authentication"). */
+  authFailures: AuthThrottleOptions;
   meter: PublicApiMeter;
 }
+
+const MAX_HELD = 1000;
 
 /** A failure of ours (Postgres, ClickHouse) is a 503 the client may retry; client errors pass unchanged. */
 export const unavailable = (dependency: string) => (err: unknown) => {
@@ -89,11 +96,20 @@ export function apiCallOf(request: FastifyRequest): ApiCall {
 }
 
 /**
- * Every route registered inside requires a valid key (one identical 401 for every failure), a token from the
- * key's shared read or write bucket (429), and the scope its config names (403 naming it).
+ * Every route registered inside requires a valid key (one identical 401 for every failure; an address that failed
+ * too often gets 429 before its key is read), a token from the key's shared read or write bucket (429), and the
+ * scope its config names (403 naming it).
  */
 export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthOptions): void {
   const trusted = cidrSet(opts.trustedProxies);
+  const throttle = authThrottle(opts.authFailures);
+  // Bounded, so that holding answers cannot itself exhaust sockets or memory: past it a 429 leaves at once.
+  let held = 0;
+  const hold = async () => {
+    if (held >= MAX_HELD) return;
+    held += 1;
+    await sleep(opts.authFailures.holdMs).finally(() => (held -= 1));
+  };
   app.decorateRequest('principal', null);
   app.decorateRequest('clientIp', '');
 
@@ -102,13 +118,22 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
     const forwardedFor = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
     const ip = clientIp(request.socket.remoteAddress ?? '', forwardedFor, trusted);
     request.clientIp = ip;
+    const retryAfterS = throttle.retryAfterS(ip);
+    if (retryAfterS !== null) {
+      opts.meter.rateLimited('failed_auth');
+      await hold();
+      throw new AuthThrottledError(retryAfterS);
+    }
     const principal = await authenticate(
       request.headers.authorization,
       ip,
       opts.auth,
       opts.meter.authRefused,
     ).catch(unavailable('postgres'));
-    if (!principal) throw new UnauthorizedError();
+    if (!principal) {
+      throttle.failed(ip);
+      throw new UnauthorizedError();
+    }
     request.principal = principal;
     request.log = request.log.child({ key_prefix: principal.prefix });
 

@@ -24,6 +24,9 @@ type Queryable = Pick<pg.ClientBase, 'query'>;
 const PUBLIC_COLUMNS =
   'prefix, env, tenant_id, scopes, ip_allow::text[] AS ip_allow, label, rotated_from, created_at, revoked_at';
 
+/** Announced at commit with the prefix of every key inserted, changed or deleted (postgres migration 0007). */
+export const API_KEY_CHANGES_CHANNEL = 'api_key_changes';
+
 export class PrefixTakenError extends Error {
   override name = 'PrefixTakenError';
 }
@@ -66,6 +69,12 @@ export const apiKeysRepository = {
       [tenantId ?? null],
     );
     return rows;
+  },
+
+  /** Every prefix that exists, revoked ones included (they still authenticate to a 401 of their own kind). */
+  async prefixes(db: Queryable): Promise<string[]> {
+    const { rows } = await db.query<{ prefix: string }>('SELECT prefix FROM api_keys');
+    return rows.map((r) => r.prefix);
   },
 
   /** `forUpdate` locks the row until the transaction ends (rotate must not race a revoke). */

@@ -1,0 +1,114 @@
+import pg from 'pg';
+import {
+  API_KEY_CHANGES_CHANNEL,
+  apiKeysRepository,
+  loggableError,
+  sleep,
+  type Logger,
+  type StoredApiKey,
+} from '@audit/shared';
+
+export interface KeyDirectoryOptions {
+  databaseUrl: string;
+  logger: Logger;
+  /** A key changed (created, revoked, rotated): its cached lookup must go. */
+  changed(prefix: string): void;
+  /** Bounds a catch-up round trip; past it the caller falls back to a lookup. */
+  roundTripTimeoutMs?: number;
+  reconnectMs?: number;
+}
+
+/**
+ * The set of prefixes that exist, kept current by the announcement Postgres makes at the commit of every key
+ * change, over one dedicated connection. A key whose prefix is not in it is refused without touching the pool, so
+ * a flood of random keys cannot starve key lookups and rate limiting (docs/api-keys.md "Failed authentication").
+ * A key minted a moment ago may not have been announced yet: a miss first waits for one round trip on the
+ * listening connection, which Postgres answers only after delivering every announcement committed before it; all
+ * misses waiting at once share it. Without a live listener the set is unknown and every prefix is looked up.
+ */
+export function keyDirectory(opts: KeyDirectoryOptions) {
+  const log = opts.logger.child({ component: 'key-directory' });
+  let prefixes: Set<string> | null = null;
+  let current: pg.Client | null = null;
+  let listener: pg.Client | null = null;
+  let stopped = false;
+  let waiting: Array<(caughtUp: boolean) => void> = [];
+  let catchingUp = false;
+
+  async function listen(): Promise<void> {
+    while (!stopped) {
+      const client = new pg.Client({
+        connectionString: opts.databaseUrl,
+        query_timeout: opts.roundTripTimeoutMs ?? 2000,
+      });
+      current = client;
+      try {
+        const lost = new Promise<void>((resolve) => {
+          client.on('error', () => resolve());
+          client.once('end', () => resolve());
+        });
+        await client.connect();
+        client.on('notification', ({ payload }) => {
+          if (!payload) return;
+          prefixes?.add(payload);
+          opts.changed(payload);
+        });
+        await client.query(`LISTEN ${API_KEY_CHANGES_CHANNEL}`);
+        // Read after listening: a key created in between is both read and announced, never neither.
+        prefixes = new Set(await apiKeysRepository.prefixes(client));
+        listener = client;
+        await lost;
+      } catch (err) {
+        log.warn({ err: loggableError(err) }, 'key change listener failed; looking keys up until it is back');
+      }
+      prefixes = null;
+      listener = null;
+      await client.end().catch(() => undefined);
+      if (!stopped) await sleep(opts.reconnectMs ?? 1000);
+    }
+  }
+
+  /** One round trip at a time; a miss that arrives during one waits for the next, which starts after it. */
+  async function catchUp(): Promise<void> {
+    catchingUp = true;
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      const caughtUp = await (listener?.query('SELECT 1').then(() => true) ?? Promise.resolve(false)).catch(
+        () => false,
+      );
+      for (const done of batch) done(caughtUp);
+    }
+    catchingUp = false;
+  }
+
+  const caughtUp = () =>
+    new Promise<boolean>((resolve) => {
+      waiting.push(resolve);
+      if (!catchingUp) void catchUp();
+    });
+
+  return {
+    start(): void {
+      void listen();
+    },
+    /** False only when the prefix certainly does not exist; true means look it up. */
+    async mayExist(prefix: string): Promise<boolean> {
+      if (prefixes === null || prefixes.has(prefix)) return true;
+      if (!(await caughtUp())) return true;
+      return prefixes === null || prefixes.has(prefix);
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      await current?.end().catch(() => undefined);
+    },
+  };
+}
+
+export type KeyDirectory = ReturnType<typeof keyDirectory>;
+
+/** Key lookups that ask the directory first: a prefix it knows is absent costs no query. */
+export const directoryFirst =
+  (directory: Pick<KeyDirectory, 'mayExist'>, find: (prefix: string) => Promise<StoredApiKey | null>) =>
+  async (prefix: string): Promise<StoredApiKey | null> =>
+    (await directory.mayExist(prefix)) ? find(prefix) : null;
