@@ -32,7 +32,9 @@ const EVENTS = Number(process.env.BENCH_READ_EVENTS ?? 20_000_000);
 const SAMPLES = Number(process.env.BENCH_READ_SAMPLES ?? 200);
 const EXPORTS = Number(process.env.BENCH_READ_EXPORTS ?? 10);
 // Which measurements to run (all by default), e.g. BENCH_READ_PARTS=exports after a change to the export alone.
-const PARTS = (process.env.BENCH_READ_PARTS ?? 'lists,lookups,exports,overhead').split(',');
+const PARTS = (process.env.BENCH_READ_PARTS ?? 'lists,lookups,exports,concurrent,overhead').split(',');
+// The gateway's bound on exports at once (EXPORT_CONCURRENCY), which the concurrent part fills and passes.
+const CONCURRENT_EXPORTS = 8;
 const RELOAD = process.argv.includes('--reload') || process.env.BENCH_READ_RELOAD === '1';
 const WARMUP = 10;
 const DEEP_PAGE = 100;
@@ -324,6 +326,44 @@ async function measureExports(b: Bench, dataset: Dataset) {
   }
 }
 
+/**
+ * CONCURRENT_EXPORTS exports of 10,000 rows at once, each on its own connection, with the gateway's RSS; then one
+ * more than the bound at once, of which exactly one must be refused with 429.
+ */
+async function measureConcurrentExports(b: Bench, url: string) {
+  const clients = Array.from({ length: CONCURRENT_EXPORTS + 1 }, () => httpClient(url));
+  const exportOn = (client: HttpClient) =>
+    client.request(`${API}/audit/export?format=ndjson`, {
+      method: 'POST',
+      headers: { ...b.auth, 'content-type': 'application/json' },
+      body: '{}',
+      discardBody: true,
+    });
+  try {
+    for (let round = -1; round < 3; round++) {
+      const sampler = rssSampler(b.gatewayPid);
+      const answers = await Promise.all(clients.slice(0, CONCURRENT_EXPORTS).map(exportOn));
+      const rss = sampler.stop();
+      if (answers.some((a) => a.status !== 200))
+        throw new Error(`concurrent exports: ${answers.map((a) => a.status)}`);
+      const bytes = answers.reduce((n, a) => n + a.bytes, 0);
+      const t = summarize(answers.map((a) => a.totalMs));
+      if (round >= 0) {
+        report(
+          `export ${CONCURRENT_EXPORTS} at once, NDJSON, 10,000 rows each (${mib(bytes)} in all)  total p50 ${ms(t.p50)} ms max ${ms(t.max)} ms  RSS ${mib(rss.start)} → peak ${mib(rss.peak)} (growth ${mib(rss.growth)}, ${fmt(rss.growth / bytes, 2)}× all payloads)`,
+        );
+      }
+    }
+    const statuses = (await Promise.all(clients.map(exportOn))).map((a) => a.status);
+    const refused = statuses.filter((s) => s === 429).length;
+    report(
+      `export ${CONCURRENT_EXPORTS + 1} at once with EXPORT_CONCURRENCY=${CONCURRENT_EXPORTS}: ${statuses.filter((s) => s === 200).length} answered 200, ${refused} refused with 429 (goal: at least 1)`,
+    );
+  } finally {
+    for (const c of clients) c.close();
+  }
+}
+
 async function measureOverhead(b: Bench, databaseUrl: string, key: string) {
   const rows = await eventsReader(b.ch, FIRST_GENERATION).listPage(TARGET_TENANT, {}, null, 101, Date.now());
   const o = await gatewayOverhead({
@@ -363,6 +403,7 @@ async function main() {
     CURSOR_SECRET,
     RATE_LIMIT_READ_PER_MIN: String(UNLIMITED),
     RATE_LIMIT_WRITE_PER_MIN: String(UNLIMITED),
+    EXPORT_CONCURRENCY: String(CONCURRENT_EXPORTS),
     LOG_LEVEL: 'warn',
   });
   const labelled = labelledClient(createClickHouse(settings));
@@ -390,6 +431,7 @@ async function main() {
     if (PARTS.includes('lists')) await measureLists(b, dataset);
     if (PARTS.includes('lookups')) await measureLookups(b);
     if (PARTS.includes('exports')) await measureExports(b, dataset);
+    if (PARTS.includes('concurrent')) await measureConcurrentExports(b, gateway.url);
     if (PARTS.includes('overhead')) await measureOverhead(b, postgres.url, key);
   } finally {
     http?.close();

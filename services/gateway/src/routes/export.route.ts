@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
+import { ExportsBusyError, ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { toAuditEventView, type EventRow } from '../domain/audit-event.view.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
 import type { PagePosition } from '../domain/cursor.js';
 import { exportAuditEvent } from '../domain/export-event.js';
+import { exportSlots } from '../domain/export-slots.js';
 import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
 import type { EventFilters } from '../domain/event-filters.js';
@@ -21,6 +22,8 @@ export interface ExportOptions {
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;
   clock: Clock;
+  /** Exports this process runs at once; past it 429 (docs/api.md "Export"). */
+  exportConcurrency: number;
 }
 
 /** The first EXPORT_CAP + 1 keys in list order: small (two fields each), and all the plan needs. */
@@ -64,7 +67,20 @@ async function* rows(
 // Rendered rows are sent in pieces of about this size: a write per row costs more than rendering the row.
 const PIECE = 64 * 1024;
 
-async function* body(format: ExportFormat, events: AsyncIterable<AuditEventView>, outcome: StreamOutcome) {
+async function* body(
+  format: ExportFormat,
+  events: AsyncIterable<AuditEventView>,
+  outcome: StreamOutcome,
+  release: () => void,
+) {
+  try {
+    yield* render(format, events, outcome);
+  } finally {
+    release();
+  }
+}
+
+async function* render(format: ExportFormat, events: AsyncIterable<AuditEventView>, outcome: StreamOutcome) {
   // The response begins at once (JSON) or with the first row (NDJSON), as a failure past that point can only
   // end it early; the rows after the first go out in pieces.
   if (format === 'json') yield '{"events":[';
@@ -85,6 +101,7 @@ async function* body(format: ExportFormat, events: AsyncIterable<AuditEventView>
 
 export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
   const audit = auditWriter(opts);
+  const slots = exportSlots(opts.exportConcurrency);
 
   app.post<{ Querystring: Record<string, unknown> }>(
     '/audit/export',
@@ -99,32 +116,42 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
       const parsed = parseExportRequest(request.query ?? {}, request.body);
       if (!parsed.ok) throw new ValidationError('Invalid export request.', parsed.errors);
       const { format, filters } = parsed;
-      const tenant = request.principal!.tenantId;
-      const now = opts.clock();
-      const plan = planExport(await firstKeys(opts, tenant, filters, now).catch(unavailable('clickhouse')));
-      const range = exportRange(filters, plan);
-      const first = range
-        ? await opts.events.listPage(tenant, range, null, CHUNK, now).catch(unavailable('clickhouse'))
-        : [];
-      // Written before any data leaves: an export without its audit event never happens.
-      await audit(
-        exportAuditEvent(apiCallOf(request), {
-          success: true,
-          exportId: randomUUID(),
-          filters,
-          format,
-          plan,
-        }),
-      );
-      // The envelope reports what was sent; the stream holds to the cap even if events arrive meanwhile.
-      const outcome: StreamOutcome = { count: 0, truncated: plan.truncated };
-      const events = range
-        ? capByWholeMilliseconds(rows(opts, tenant, range, now, first), outcome)
-        : (async function* () {})();
-      return reply
-        .header('x-service-truncated', String(plan.truncated))
-        .type(format === 'json' ? 'application/json' : 'application/x-ndjson')
-        .send(Readable.from(body(format, events, outcome), { objectMode: false }));
+      const release = slots.take();
+      // An export refused here read nothing and sent nothing: it is not one, and writes no audit event.
+      if (!release) throw new ExportsBusyError(1);
+      // Given back when the body ends, fails or is abandoned, or when the connection closes before it began.
+      reply.raw.once('close', release);
+      try {
+        const tenant = request.principal!.tenantId;
+        const now = opts.clock();
+        const plan = planExport(await firstKeys(opts, tenant, filters, now).catch(unavailable('clickhouse')));
+        const range = exportRange(filters, plan);
+        const first = range
+          ? await opts.events.listPage(tenant, range, null, CHUNK, now).catch(unavailable('clickhouse'))
+          : [];
+        // Written before any data leaves: an export without its audit event never happens.
+        await audit(
+          exportAuditEvent(apiCallOf(request), {
+            success: true,
+            exportId: randomUUID(),
+            filters,
+            format,
+            plan,
+          }),
+        );
+        // The envelope reports what was sent; the stream holds to the cap even if events arrive meanwhile.
+        const outcome: StreamOutcome = { count: 0, truncated: plan.truncated };
+        const events = range
+          ? capByWholeMilliseconds(rows(opts, tenant, range, now, first), outcome)
+          : (async function* () {})();
+        return reply
+          .header('x-service-truncated', String(plan.truncated))
+          .type(format === 'json' ? 'application/json' : 'application/x-ndjson')
+          .send(Readable.from(body(format, events, outcome, release), { objectMode: false }));
+      } catch (err) {
+        release();
+        throw err;
+      }
     },
   );
 }

@@ -63,3 +63,57 @@ describe('POST /audit/export, as the route streams it', () => {
     expect((await exportOf([], 'json')).json()).toEqual({ events: [], count: 0, truncated: false });
   });
 });
+
+describe('POST /audit/export, bounded per process', () => {
+  it('answers 429 with Retry-After past the bound, writes no audit event for it, and frees slots however exports end', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const table = tableOf([row(1)]);
+    let failing = false;
+    let waiting = 0;
+    const published: unknown[] = [];
+    const app = await buildApp(
+      stubAppOptions({
+        exportConcurrency: 2,
+        auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored },
+        auditLog: { publish: async (events) => (published.push(...events), []) },
+        events: {
+          ...table,
+          listKeys: async (tenant, filters, position, want) => {
+            if (failing) throw new Error('ClickHouse down');
+            waiting += 1;
+            await gate;
+            return table.listKeys(tenant, filters, position, want);
+          },
+        },
+        clock: () => NEWEST + 1000,
+      }),
+    );
+    const exportOnce = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v2/public/audit/export?format=ndjson',
+        headers: { authorization: `Bearer ${formatApiKey(key)}` },
+        payload: {},
+      });
+    const running = [exportOnce(), exportOnce()];
+    // Both have taken their slot once their reads wait on the gate.
+    while (waiting < 2) await new Promise((resolve) => setImmediate(resolve));
+    const refused = await exportOnce();
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toMatchObject({
+      error: 'rate_limited',
+      scope: 'concurrent_exports',
+      retry_after_s: 1,
+    });
+    open();
+    expect((await Promise.all(running)).map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(published).toHaveLength(2);
+    failing = true;
+    expect((await Promise.all([exportOnce(), exportOnce()])).map((r) => r.statusCode)).toEqual([503, 503]);
+    failing = false;
+    expect((await Promise.all([exportOnce(), exportOnce()])).map((r) => r.statusCode)).toEqual([200, 200]);
+    await app.close();
+  });
+});
