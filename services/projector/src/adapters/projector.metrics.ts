@@ -2,7 +2,7 @@ import { Counter, Histogram, type Registry } from '@audit/shared';
 import type { FlushMeter } from './retrying-flush.js';
 
 const OUTCOMES = ['inserted', 'already_stored', 'duplicate', 'dead_lettered'] as const;
-const STAGES = ['decode', 'validate'] as const;
+const STAGES = ['decode', 'validate', 'store'] as const;
 
 export function projectorMetrics(registry: Registry): FlushMeter {
   const batchSize = new Histogram({

@@ -1,5 +1,6 @@
 import {
   loggableError,
+  permanentInsertError,
   sleep,
   type AuditEventRecord,
   type Codec,
@@ -7,8 +8,9 @@ import {
   type ProjectionTables,
 } from '@audit/shared';
 import type { ConsumedRecord, DeadLetter } from '../domain/consumed-record.js';
-import { projectBatch } from '../domain/project-batch.js';
+import { idKey, projectBatch } from '../domain/project-batch.js';
 import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-events.js';
+import { storeOrRefuse } from '../domain/store-or-refuse.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
 
 const MAX_BACKOFF_MS = 10_000;
@@ -60,23 +62,41 @@ async function retry<T>(
 
 /**
  * Decodes once, publishes the dead letters once, then stores the events, each step retried with backoff until it
- * succeeds: an outage must not skip records. Nothing is committed until the whole write succeeded.
+ * succeeds: an outage must not skip records. Events ClickHouse refuses for good are dead-lettered with the
+ * reason instead of retried forever. Nothing is committed until the whole write succeeded.
  */
 export function retryingFlush(deps: FlushDeps, logger: Logger) {
   return async (records: ConsumedRecord[]) => {
-    const { events, deadLetters } = projectBatch(records, deps.codec);
+    const { events, deadLetters, origins } = projectBatch(records, deps.codec);
     await retry(logger, 'dead letters', deps, () => deps.deadLetters.publish(deadLetters));
     if (deadLetters.length > 0) logger.warn({ count: deadLetters.length }, 'records dead-lettered');
-    const outcome = await retry(logger, 'store', deps, async (attempt) => {
+    const { outcome, refused } = await retry(logger, 'store', deps, async (attempt) => {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
-      // A failed write may have died half way in the server: a retry also looks in the events table.
-      return deps.target(
-        (tables) => storeEvents(events, deps.sink.on(tables), undefined, attempt > 0),
-        deps.shouldStop,
-      );
+      return storeOrRefuse(events, {
+        // A failed write may have died half way in the server: a retry also looks in the events table.
+        store: (some, afterFailure) =>
+          deps.target(
+            (tables) => storeEvents(some, deps.sink.on(tables), undefined, attempt > 0 || afterFailure),
+            deps.shouldStop,
+          ),
+        permanent: permanentInsertError,
+      });
     });
-    deps.meter.flushed({ records: records.length, deadLetters, outcome });
-    logger.debug({ ...outcome, records: records.length, deadLettered: deadLetters.length }, 'flushed');
+    const storeLetters: DeadLetter[] = refused.map(({ event, error }) => ({
+      record: origins.get(idKey(event))!,
+      stage: 'store',
+      error,
+    }));
+    if (storeLetters.length > 0) {
+      await retry(logger, 'dead letters', deps, () => deps.deadLetters.publish(storeLetters));
+      logger.error(
+        { count: storeLetters.length, reason: storeLetters[0]!.error },
+        'ClickHouse refused records',
+      );
+    }
+    const letters = [...deadLetters, ...storeLetters];
+    deps.meter.flushed({ records: records.length, deadLetters: letters, outcome });
+    logger.debug({ ...outcome, records: records.length, deadLettered: letters.length }, 'flushed');
   };
 }

@@ -12,6 +12,7 @@ export interface ConsumedRecord {
 
 export interface DeadLetter {
   record: ConsumedRecord;
-  stage: 'decode' | 'validate';
+  /** Where it was refused: undecodable, invalid, or refused by ClickHouse for good (store-or-refuse.ts). */
+  stage: 'decode' | 'validate' | 'store';
   error: string;
 }

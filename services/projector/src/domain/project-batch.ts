@@ -5,6 +5,8 @@ export interface ProjectedBatch {
   /** Valid events, first occurrence of each (tenant_id, event_id) only, in consumption order. */
   events: AuditEventRecord[];
   deadLetters: DeadLetter[];
+  /** The record each event came from, by idKey: where a refused event is dead-lettered from. */
+  origins: Map<string, ConsumedRecord>;
 }
 
 export const idKey = (e: Pick<AuditEventRecord, 'tenant_id' | 'event_id'>) =>
@@ -33,15 +35,15 @@ export function projectBatch(
 ): ProjectedBatch {
   const events: AuditEventRecord[] = [];
   const deadLetters: DeadLetter[] = [];
-  const seen = new Set<string>();
+  const origins = new Map<string, ConsumedRecord>();
   for (const record of records) {
     const result = decodeOne(record, codec);
     if ('stage' in result) {
       deadLetters.push(result);
-    } else if (!seen.has(idKey(result))) {
-      seen.add(idKey(result));
+    } else if (!origins.has(idKey(result))) {
+      origins.set(idKey(result), record);
       events.push(result);
     }
   }
-  return { events, deadLetters };
+  return { events, deadLetters, origins };
 }

@@ -45,3 +45,24 @@ export function clickhouseErrorCode(err: unknown): number | null {
   const code = err instanceof Error ? /^Code: (\d+)[,.]/.exec(err.message) : null;
   return code ? Number(code[1]) : null;
 }
+
+// Codes for rows the server refuses for what they hold, whatever the moment: parse and conversion failures, values
+// out of range, violated constraints. Everything else (network, timeouts, memory, "too many parts" while merges
+// catch up, missing tables during a migration) may pass on a retry and is retried.
+const DATA_ERROR_CODES = new Set([6, 26, 27, 38, 41, 53, 69, 70, 72, 117, 131, 321, 469]);
+
+/**
+ * Why an insert can never succeed as it is, or null when a retry may succeed. Besides refused data, a block
+ * spanning more partitions than the server's `max_partitions_per_insert_block` (code 252, which also means the
+ * transient "too many parts") fails on every retry, yet passes in smaller pieces. Only the code is kept: a
+ * message may quote the rows (PHI).
+ */
+export function permanentInsertError(err: unknown): string | null {
+  const code = clickhouseErrorCode(err);
+  if (code === null) return null;
+  const message = err instanceof Error ? err.message : '';
+  const tooManyPartitions = code === 252 && message.includes('max_partitions_per_insert_block');
+  if (!DATA_ERROR_CODES.has(code) && !tooManyPartitions) return null;
+  const type = err instanceof ClickHouseError ? ` ${err.type}` : '';
+  return `ClickHouse refused the insert: code ${code}${type}${tooManyPartitions ? ' (max_partitions_per_insert_block)' : ''}`;
+}
