@@ -67,7 +67,19 @@ if (migrated !== 0) {
   process.exit(1);
 }
 
-const children = SERVICES.map((s) => ({ ...s, child: run([`services/${s.name}/src/main.ts`], env) }));
+// The gateway reads ClickHouse with a read-only user when one is named (the local stack's is audit_reader).
+const serviceEnv = (name: string): NodeJS.ProcessEnv =>
+  name === 'gateway' && env.GATEWAY_CLICKHOUSE_USER
+    ? {
+        ...env,
+        CLICKHOUSE_USER: env.GATEWAY_CLICKHOUSE_USER,
+        CLICKHOUSE_PASSWORD: env.GATEWAY_CLICKHOUSE_PASSWORD ?? '',
+      }
+    : env;
+const children = SERVICES.map((s) => ({
+  ...s,
+  child: run([`services/${s.name}/src/main.ts`], serviceEnv(s.name)),
+}));
 let stopping = false;
 
 async function stopAll(code: number) {

@@ -18,5 +18,7 @@ npx vitest run --project int --reporter=default --reporter=json --outputFile.jso
 echo "== the ClickHouse SQL on a current engine (chdb)"
 bash scripts/test-current-clickhouse.sh --reporter=default --reporter=json \
   --outputFile.json="$results/current-clickhouse.json" || failed_runs=$((failed_runs + 1))
+echo "== the OpenAPI document against third-party API tools"
+bash scripts/test-api-tools.sh || failed_runs=$((failed_runs + 1))
 npx tsx scripts/test-summary.ts "$failed_runs" "$results"/*.json
 [ "$failed_runs" -eq 0 ]

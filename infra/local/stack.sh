@@ -96,6 +96,8 @@ case "$cmd" in
   env)
     echo "export DATABASE_URL=postgres://audit:audit@$HOST:$PG_PORT/audit"
     echo "export CLICKHOUSE_URL=http://$HOST:$CH_HTTP_PORT"
+    # The gateway reads with a read-only user (docs/operations.md "ClickHouse users"); npm start passes it on.
+    echo "export GATEWAY_CLICKHOUSE_USER=audit_reader"
     echo "export KAFKA_BROKERS=$HOST:$KAFKA_PORT"
     ;;
   start | stop)

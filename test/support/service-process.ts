@@ -21,6 +21,8 @@ export class ServiceProcess {
     readonly port: number,
     /** Where `/metrics` is served: the health port, except for the gateway. */
     readonly metricsPort = port,
+    /** What must exist before it can become ready, which it does not create itself (the gateway's schema). */
+    private readonly prepare: () => Promise<void> = async () => undefined,
   ) {}
 
   get pid(): number | undefined {
@@ -37,6 +39,7 @@ export class ServiceProcess {
 
   /** Starts the process and waits until it is ready. */
   async start(): Promise<void> {
+    await this.prepare();
     this.launch();
     await this.ready();
   }
@@ -64,6 +67,7 @@ export class ServiceProcess {
   }
 
   async ready(): Promise<void> {
+    await this.prepare();
     await waitFor(`${this.name} /readyz`, async () => {
       if (!this.running) throw new Error(`${this.name} exited with ${this.child?.exitCode}`);
       const res = await fetch(`${this.url}/readyz`);

@@ -2,6 +2,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import {
   createClickHouse,
   dropClickHouseDatabase,
+  migrateClickHouse,
   deleteTopics,
   allTopics,
   topics,
@@ -79,10 +80,16 @@ export function gatewayService(names: TestNames, extra: Record<string, string> =
     GATEWAY_PORT: String(port),
     GATEWAY_METRICS_PORT: String(metricsPort),
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
+    // As deployed: it reads with the stack's read-only user and waits for the schema someone else migrates.
+    CLICKHOUSE_USER: READER_USER,
     ...extra,
   };
-  return new ServiceProcess('gateway', serviceEnv(names, env), port, metricsPort);
+  const migrated = () => migrateClickHouse(clickhouseSettings(names)).then(() => undefined);
+  return new ServiceProcess('gateway', serviceEnv(names, env), port, metricsPort, migrated);
 }
+
+/** The local stack's read-only ClickHouse user (infra/local/clickhouse/users.xml). */
+export const READER_USER = 'audit_reader';
 
 export function testClickHouse(names: TestNames) {
   return createClickHouse(clickhouseSettings(names));

@@ -42,6 +42,11 @@ ch_ready() {
     [[ -n "$(ch_query 'SELECT version()' 2>/dev/null)" ]]
 }
 
+# The gateway's read-only user answers (users.xml; docs/operations.md "ClickHouse users").
+ch_reader_ready() {
+  [[ "$(curl -sf --max-time 2 "http://$HOST:$CH_HTTP_PORT/?user=audit_reader" --data-binary 'SELECT 1' 2>/dev/null)" == "1" ]]
+}
+
 ch_up() { ch_running && ! ch_port_mismatch >/dev/null && ch_ready; }
 
 # Prints the HTTP port of the running server's config when it differs from CH_HTTP_PORT.
@@ -89,6 +94,13 @@ ch_start() {
   done
   ch_ready || fail clickhouse "no 'Ok.' from http://$HOST:$CH_HTTP_PORT/ping (or SELECT version() failed) after ${START_TIMEOUT}s" "${CH_LOGS[@]}"
   ch_running || fail clickhouse "answers on $HOST:$CH_HTTP_PORT but $CH_PIDFILE does not point at our server" "${CH_LOGS[@]}"
+  # A server started by an older checkout learns new users without a restart: it reloads users.xml on change.
+  render "$STACK_DIR/clickhouse/users.xml" "$CH_ETC/users.xml"
+  for ((i = 0; i < START_TIMEOUT * 2; i++)); do
+    ch_reader_ready && return 0
+    sleep 0.5
+  done
+  fail clickhouse "the read-only user audit_reader does not answer after ${START_TIMEOUT}s" "${CH_LOGS[@]}"
 }
 
 ch_stop() {

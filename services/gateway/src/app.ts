@@ -19,13 +19,17 @@ import { publicApiMetrics } from './adapters/public-api.metrics.js';
 import { withMethodNotAllowed } from './plugins/method-not-allowed.js';
 import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/public-api.plugin.js';
 import { eventListRoute } from './routes/event-list.route.js';
-import { exportRoute } from './routes/export.route.js';
+import { exportRoute, type ExportOptions } from './routes/export.route.js';
 import { eventLookupRoute } from './routes/event-lookup.route.js';
 import { openApiRoute } from './routes/openapi.route.js';
 import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
 import { API_PREFIX } from './schemas/openapi.document.js';
 
-export interface GatewayAppOptions extends Omit<PublicApiAuthOptions, 'meter'>, WebhookRoutesOptions {
+export interface GatewayAppOptions
+  extends
+    Omit<PublicApiAuthOptions, 'meter'>,
+    WebhookRoutesOptions,
+    Pick<ExportOptions, 'exportConcurrency'> {
   logger: Logger;
   /** The HTTP and public API metrics go here; they are served on a listener of their own (main.ts). */
   metrics: Registry;

@@ -34,8 +34,14 @@ const schema = z
     CURSOR_SECRET: secret(32),
     TRUSTED_PROXIES: cidrList,
     AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000),
+    // Each export holds up to two chunks of rows: their number bounds the memory exports take.
+    EXPORT_CONCURRENCY: positiveInt(4),
     RATE_LIMIT_READ_PER_MIN: positiveInt(1000),
     RATE_LIMIT_WRITE_PER_MIN: positiveInt(200),
+    // Failed authentications per client address before 429 (docs/api-keys.md "Failed authentication").
+    AUTH_FAILURE_BURST: positiveInt(50),
+    AUTH_FAILURES_PER_MIN: positiveInt(50),
+    AUTH_THROTTLE_HOLD_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
     // Revocation must reach every gateway within 5 s (docs/contract.md "API keys"): a cached lookup lives at
     // most this long, leaving time for the lookup that replaces it (queries time out after 2 s).
     KEY_CACHE_TTL_MS: positiveInt(2000).refine(
@@ -56,7 +62,13 @@ const schema = z
     cursorSecret: e.CURSOR_SECRET,
     trustedProxies: e.TRUSTED_PROXIES,
     auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
+    exportConcurrency: e.EXPORT_CONCURRENCY,
     limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
+    authFailures: {
+      burst: e.AUTH_FAILURE_BURST,
+      refillPerMinute: e.AUTH_FAILURES_PER_MIN,
+      holdMs: e.AUTH_THROTTLE_HOLD_MS,
+    },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     webhooks: webhookSettings(e),
   }));

@@ -13,7 +13,7 @@ import {
   liveTables,
   projectionStateStore,
   loggableError,
-  migrateClickHouse,
+  checkClickHouseSchema,
   migratePostgres,
   onShutdown,
   registerErrorHandling,
@@ -28,6 +28,7 @@ import {
 import { eventsReader } from './adapters/events.reader.js';
 import { webhookStore } from './adapters/webhook-store.js';
 import { cachedKeyStore } from './adapters/key-store.js';
+import { directoryFirst, keyDirectory } from './adapters/key-directory.js';
 import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { buildApp } from './app.js';
 import { TARGET_RESOLVE_MS } from './routes/webhooks.route.js';
@@ -53,16 +54,19 @@ const pool = new pg.Pool({
 pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
 const clickhouse = createClickHouse(config.clickhouse);
 const metrics = createMetrics('gateway');
+const keys = cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 });
+const directory = keyDirectory({ databaseUrl: config.databaseUrl, logger, changed: keys.forget });
 const app = await buildApp({
   logger,
   metrics,
   trustedProxies: config.trustedProxies,
   limits: config.limits,
+  authFailures: config.authFailures,
   takeToken: postgresRateLimiter(pool),
   auth: {
     pepper: config.apiKeyPepper,
     env: config.apiKeyEnv,
-    findKey: cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 }),
+    findKey: directoryFirst(directory, keys.find),
   },
   events: eventsReader(
     clickhouse,
@@ -78,6 +82,7 @@ const app = await buildApp({
     queue: { maxQueuedBytes: 16 * 1024 * 1024, maxWaitMs: config.auditTimeoutMs },
   }),
   auditTimeoutMs: config.auditTimeoutMs,
+  exportConcurrency: config.exportConcurrency,
   webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
   targets: {
     allowHttp: config.webhooks.allowHttp,
@@ -112,6 +117,7 @@ onShutdown(logger, async () => {
   startup.stop();
   await app.close();
   await metricsServer.close();
+  await directory.stop();
   await pool.end();
   await clickhouse.close();
   await producer.disconnect();
@@ -119,7 +125,10 @@ onShutdown(logger, async () => {
 });
 
 await startup.step('postgres', () => migratePostgres(config.databaseUrl));
-await startup.step('clickhouse', () => migrateClickHouse(config.clickhouse));
+// After the migrations: the table it reads and the trigger that announces changes exist.
+directory.start();
+// It reads with a read-only user: the projector and `ops migrate` apply the migrations it waits for.
+await startup.step('clickhouse', () => checkClickHouseSchema(config.clickhouse));
 await startup.step('kafka', ensureTopics);
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());

@@ -69,6 +69,30 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** The client's address failed to authenticate too often (docs/api-keys.md "Failed authentication"). */
+export class AuthThrottledError extends AppError {
+  readonly status = 429;
+  readonly code = 'rate_limited';
+
+  constructor(retryAfterS: number) {
+    super(`Too many failed authentications from this address; retry after ${retryAfterS} s.`);
+    this.headers['retry-after'] = String(retryAfterS);
+    Object.assign(this.extra, { scope: 'failed_auth', retry_after_s: retryAfterS });
+  }
+}
+
+/** The gateway runs as many exports as it may at once (docs/api.md "Export"); another may start shortly. */
+export class ExportsBusyError extends AppError {
+  readonly status = 429;
+  readonly code = 'rate_limited';
+
+  constructor(retryAfterS: number) {
+    super(`Too many exports are running; retry after ${retryAfterS} s.`);
+    this.headers['retry-after'] = String(retryAfterS);
+    Object.assign(this.extra, { scope: 'concurrent_exports', retry_after_s: retryAfterS });
+  }
+}
+
 /** The body cannot be parsed at all (as opposed to parsed but invalid: ValidationError). */
 export class MalformedBodyError extends AppError {
   readonly status = 400;

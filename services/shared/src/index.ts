@@ -11,6 +11,7 @@ export * from './config/components.js';
 export * from './config/env.js';
 export * from './deadline.js';
 export * from './recent-result.js';
+export * from './capped-map.js';
 export * from './errors.js';
 export * from './http/bearer.js';
 export * from './http/error-handler.js';

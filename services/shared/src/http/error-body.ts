@@ -24,7 +24,10 @@ export const validationErrorBodySchema = errorBodySchema
 
 export const rateLimitedBodySchema = errorBodySchema
   .extend({
-    scope: z.enum(['read', 'write']).meta({ description: 'The bucket that is empty.' }),
+    scope: z.enum(['read', 'write', 'failed_auth', 'concurrent_exports']).meta({
+      description:
+        "What is exhausted: the key's read or write bucket, the client address's failed authentications, or the exports one gateway process runs at once.",
+    }),
     retry_after_s: z
       .int()
       .min(1)

@@ -1,11 +1,22 @@
 import type { ClickHouseSettings } from '../config/components.js';
-import { createClickHouse } from '../clickhouse/clickhouse-client.js';
+import { createClickHouse, type ClickHouseClient } from '../clickhouse/clickhouse-client.js';
 import { sqlIdentifier, sqlValue } from '../clickhouse/sql-quote.js';
 import { ensureFilterIndex } from '../projection/filter-index.state.js';
 import { checkApplied, loadMigrations, MIGRATIONS_DIR, splitStatements } from './migration-files.js';
 
 export interface MigrationReport {
   applied: string[];
+}
+
+/** The migrations of `dir` not recorded in schema_migrations; a recorded one whose file changed throws. */
+async function pendingMigrations(client: ClickHouseClient, dir: URL) {
+  const rows = await client
+    .query({
+      query: 'SELECT version, any(checksum) AS checksum FROM schema_migrations GROUP BY version',
+      format: 'JSONEachRow',
+    })
+    .then((r) => r.json<{ version: number; checksum: string }>());
+  return checkApplied(loadMigrations(dir), new Map(rows.map((r) => [Number(r.version), r.checksum])));
 }
 
 /**
@@ -29,16 +40,7 @@ export async function migrateClickHouse(
         (version UInt32, name String, checksum String, applied_at DateTime DEFAULT now())
         ENGINE = MergeTree ORDER BY version`,
     });
-    const rows = await client
-      .query({
-        query: 'SELECT version, any(checksum) AS checksum FROM schema_migrations GROUP BY version',
-        format: 'JSONEachRow',
-      })
-      .then((r) => r.json<{ version: number; checksum: string }>());
-    const pending = checkApplied(
-      loadMigrations(dir),
-      new Map(rows.map((r) => [Number(r.version), r.checksum])),
-    );
+    const pending = await pendingMigrations(client, dir);
     for (const m of pending) {
       for (const statement of splitStatements(m.sql)) await client.command({ query: statement });
       await client.command({
@@ -48,6 +50,33 @@ export async function migrateClickHouse(
     }
     await ensureFilterIndex(client);
     return { applied: pending.map((m) => `${m.version}_${m.name}`) };
+  } finally {
+    await client.close();
+  }
+}
+
+/** The ClickHouse schema lacks migrations this code needs: whoever holds write rights has not applied them yet. */
+export class ClickHouseSchemaBehindError extends Error {
+  override name = 'ClickHouseSchemaBehindError';
+}
+
+/**
+ * Checks, reading only, that every migration this code knows is applied: the gateway reads with a read-only
+ * user and leaves migrating to the projector and `ops migrate` (docs/operations.md "ClickHouse users").
+ */
+export async function checkClickHouseSchema(
+  settings: ClickHouseSettings,
+  dir: URL = new URL('clickhouse/', MIGRATIONS_DIR),
+): Promise<void> {
+  const client = createClickHouse(settings);
+  try {
+    const pending = await pendingMigrations(client, dir);
+    if (pending.length > 0) {
+      const names = pending.map((m) => `${String(m.version).padStart(4, '0')}_${m.name}.sql`).join(', ');
+      throw new ClickHouseSchemaBehindError(
+        `ClickHouse migrations not applied yet: ${names} (the projector or \`ops migrate\` applies them)`,
+      );
+    }
   } finally {
     await client.close();
   }
