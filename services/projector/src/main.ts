@@ -80,8 +80,9 @@ await startup.step('clickhouse', () => migrateClickHouse(config.clickhouse));
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());
 
-const sink = clickhouseSink(clickhouse, config.clickhouse.database, 'live');
-const replaySink = clickhouseSink(clickhouse, config.clickhouse.database, 'replay');
+const { database, cluster } = config.clickhouse;
+const sink = clickhouseSink(clickhouse, database, 'live', cluster);
+const replaySink = clickhouseSink(clickhouse, database, 'replay', cluster);
 const store = projectionStateStore(clickhouse);
 const gate = new ProjectionGate({
   store,

@@ -31,6 +31,8 @@ export interface ReplayProjectionContext {
   topics: Topics;
   clickhouse: ClickHouseClient;
   database: string;
+  /** Set on a cluster: inserts still running are looked for on every replica. */
+  cluster?: string;
   store: ProjectionStateStore;
   projectorGroupId: string;
   operator: string;
@@ -155,7 +157,7 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
         return (
           (await allConfirmed(ctx, admin, target, 'drain', drainAt)) &&
           (await groupGone(admin, group)) &&
-          (await runningInserts(ctx.clickhouse, ctx.database, 'replay')) === 0
+          (await runningInserts(ctx.clickhouse, ctx.database, 'replay', ctx.cluster)) === 0
         );
       });
       // The target must hold at least what the live generation does (a projector that lost a contract version

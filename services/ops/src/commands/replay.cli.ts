@@ -62,6 +62,7 @@ async function replayProjectionCli(
         topics,
         clickhouse,
         database: config.clickhouse.database,
+        cluster: config.clickhouse.cluster,
         store: projectionStateStore(clickhouse),
         projectorGroupId: config.projectorGroupId,
         operator: operatorOf(config),

@@ -8,6 +8,7 @@ import {
   type AuditEventRecord,
   type ClickHouseClient,
   type ProjectionTables,
+  clusterGuard,
   EVENT_TABLE_COLUMNS,
   insertQueryPrefix,
   runningInserts,
@@ -41,15 +42,18 @@ export function clickhouseSink(
   client: ClickHouseClient,
   database: string,
   writer: 'live' | 'replay' = 'live',
+  cluster?: string,
 ): EventSink {
   const insertPrefix = insertQueryPrefix(database, writer);
+  const guard = clusterGuard(cluster);
+  const readSettings = { ...BATCH_QUERY_SETTINGS, ...guard.readSettings };
   /** Keys of the events the events table holds (whether or not the by-id table has them). */
   async function inEventsTable(tables: ProjectionTables, events: readonly AuditEventRecord[]) {
     const result = await client.query({
       query: `SELECT tenant_id, event_id FROM ${sqlIdentifier(tables.events)}
         WHERE ${batchCondition(events)}`,
       format: 'JSONEachRow',
-      clickhouse_settings: BATCH_QUERY_SETTINGS,
+      clickhouse_settings: readSettings,
     });
     const wanted = new Set(events.map(idKey));
     return new Set(
@@ -64,7 +68,7 @@ export function clickhouseSink(
       query: `INSERT INTO ${sqlIdentifier(tables.ids)} (tenant_id, id_hash, event_id, ts)
         SELECT tenant_id, cityHash64(event_id), event_id, ts FROM ${sqlIdentifier(tables.events)}
         WHERE ${batchCondition(torn)}`,
-      clickhouse_settings: BATCH_QUERY_SETTINGS,
+      clickhouse_settings: { ...BATCH_QUERY_SETTINGS, ...guard.insertSettings },
     });
   }
 
@@ -79,7 +83,7 @@ export function clickhouseSink(
           WHERE tenant_id IN ${sqlList(tenants)}
             AND id_hash IN (SELECT cityHash64(arrayJoin(splitByChar(',', ${sqlValue(ids)}))))`,
         format: 'JSONEachRow',
-        clickhouse_settings: BATCH_QUERY_SETTINGS,
+        clickhouse_settings: readSettings,
       });
       const keys = new Set<string>();
       for (const row of await result.json<{ tenant_id: string; event_id: string }>()) keys.add(idKey(row));
@@ -104,6 +108,7 @@ export function clickhouseSink(
           table: tables.events,
           columns: COLUMNS,
           format: 'TabSeparated',
+          clickhouse_settings: guard.insertSettings,
           values: Readable.from([chunk.map(toLine).join('')], { objectMode: false }),
         });
       }
@@ -113,7 +118,7 @@ export function clickhouseSink(
     on,
     async insertsSettled() {
       for (;;) {
-        if ((await runningInserts(client, database, writer)) === 0) return;
+        if ((await runningInserts(client, database, writer, cluster)) === 0) return;
         await sleep(SETTLE_POLL_MS);
       }
     },

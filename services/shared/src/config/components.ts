@@ -24,6 +24,11 @@ export const clickhouseEnv = {
     .default('audit'),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
+  // Set on a cluster or ClickHouse Cloud (docs/operations.md "ClickHouse cluster or Cloud"); empty: one server.
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .regex(/^([A-Za-z_][A-Za-z0-9_.-]*)?$/, 'must be a cluster name')
+    .default(''),
 };
 
 export const postgresEnv = {
@@ -47,6 +52,8 @@ export interface ClickHouseSettings {
   database: string;
   user: string;
   password: string;
+  /** The cluster the tables live on, if any: the projector then reads and waits across replicas. */
+  cluster?: string;
 }
 
 export function kafkaSettings(e: z.output<z.ZodObject<typeof kafkaEnv>>): KafkaSettings {
@@ -64,5 +71,6 @@ export function clickhouseSettings(e: z.output<z.ZodObject<typeof clickhouseEnv>
     database: e.CLICKHOUSE_DATABASE,
     user: e.CLICKHOUSE_USER,
     password: e.CLICKHOUSE_PASSWORD,
+    ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}),
   };
 }
