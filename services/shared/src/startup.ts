@@ -1,4 +1,4 @@
-import { sleep } from './deadline.js';
+import { retryWithBackoff } from './retry.js';
 import { loggableError, type Logger } from './logger.js';
 
 export interface WaitOptions {
@@ -16,24 +16,20 @@ export async function untilAvailable<T>(
   logger: Logger,
   options: WaitOptions = {},
 ): Promise<T> {
-  const maxDelayMs = options.maxDelayMs ?? 5000;
-  for (
-    let attempt = 1, delay = options.firstDelayMs ?? 500;
-    ;
-    attempt++, delay = Math.min(delay * 2, maxDelayMs)
-  ) {
-    try {
-      const result = await step();
-      if (attempt > 1) logger.info({ dependency: what, attempts: attempt }, 'dependency available');
-      return result;
-    } catch (err) {
+  let failures = 0;
+  const result = await retryWithBackoff(step, {
+    firstDelayMs: options.firstDelayMs ?? 500,
+    maxDelayMs: options.maxDelayMs ?? 5000,
+    failed: (err, attempt, delayMs) => {
+      failures += 1;
       logger.warn(
-        { dependency: what, attempt, retry_in_ms: delay, err: loggableError(err) },
+        { dependency: what, attempt: attempt + 1, retry_in_ms: delayMs, err: loggableError(err) },
         'waiting for a dependency',
       );
-      await sleep(delay);
-    }
-  }
+    },
+  });
+  if (failures > 0) logger.info({ dependency: what, attempts: failures + 1 }, 'dependency available');
+  return result;
 }
 
 /** What a service's HTTP listener needs to know about its start-up (`registerStartupGate`). */

@@ -1,4 +1,4 @@
-import { loggableError, sleep, type Logger } from '@audit/shared';
+import { loggableError, retryWithBackoff, type Logger } from '@audit/shared';
 
 export class StoppingError extends Error {
   override name = 'StoppingError';
@@ -15,13 +15,15 @@ export async function persistently<T>(
   /** Asked for only when there is something to log. */
   log: () => Logger,
 ): Promise<T> {
-  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
-    try {
-      return await write();
-    } catch (err) {
-      if (stopping()) throw new StoppingError(`${what}: stopped while retrying`, { cause: err });
-      log().warn({ err: loggableError(err), retry_in_ms: delay }, `${what} failed; retrying`);
-      await sleep(delay);
-    }
+  try {
+    return await retryWithBackoff(write, {
+      firstDelayMs: 250,
+      maxDelayMs: 5000,
+      stopping,
+      failed: (err, _attempt, delayMs) =>
+        log().warn({ err: loggableError(err), retry_in_ms: delayMs }, `${what} failed; retrying`),
+    });
+  } catch (err) {
+    throw new StoppingError(`${what}: stopped while retrying`, { cause: err });
   }
 }

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { parseWebhookUrl, SIGNATURE_HEADER, type Resolve, type TargetRules } from '@audit/shared';
+import { CappedMap, parseWebhookUrl, SIGNATURE_HEADER, type Resolve, type TargetRules } from '@audit/shared';
 import { errorFailure, statusFailure } from './attempt-failure.js';
 import {
   checkedAddresses,
@@ -149,7 +149,7 @@ export function webhookClient(options: WebhookClientOptions): WebhookClient {
     }
   }
 
-  const targets = new Map<string, Target>();
+  const targets = new CappedMap<string, Target>(MAX_CACHED_TARGETS);
 
   // The same text under the same rules always parses the same way: parsing and a literal's check are done once.
   function target(text: string): Target {
@@ -165,7 +165,6 @@ export function webhookClient(options: WebhookClientOptions): WebhookClient {
           literal: literalRefusal(url.value.hostname, rules.allowed),
         }
       : { ok: false, reason: url.reason };
-    if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
     targets.set(text, found);
     return found;
   }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { apiKeysRepository, type StoredApiKey } from '@audit/shared';
+import { apiKeysRepository, CappedMap, type StoredApiKey } from '@audit/shared';
 
 export interface KeyStoreOptions {
   /** How long a lookup is reused, counted from when it was asked: bounds how long a revoked key keeps working. */
@@ -9,12 +9,6 @@ export interface KeyStoreOptions {
   now?: () => number;
 }
 
-function remember<V>(map: Map<string, V>, max: number, key: string, value: V) {
-  map.delete(key);
-  if (map.size >= max) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
-
 /**
  * Key lookups with a short-lived cache, so a request does not cost a Postgres round trip. Unknown prefixes are
  * remembered in a separate bounded map, so a flood of random keys can neither evict live keys nor turn into a
@@ -22,8 +16,8 @@ function remember<V>(map: Map<string, V>, max: number, key: string, value: V) {
  */
 export function cachedKeyStore(db: Pick<pg.Pool, 'query'>, options: KeyStoreOptions) {
   const now = options.now ?? Date.now;
-  const keys = new Map<string, { key: StoredApiKey; at: number }>();
-  const unknown = new Map<string, number>();
+  const keys = new CappedMap<string, { key: StoredApiKey; at: number }>(options.maxKeys);
+  const unknown = new CappedMap<string, number>(options.maxUnknown);
   const pending = new Map<string, Promise<StoredApiKey | null>>();
 
   const lookUp = async (prefix: string): Promise<StoredApiKey | null> => {
@@ -32,10 +26,10 @@ export function cachedKeyStore(db: Pick<pg.Pool, 'query'>, options: KeyStoreOpti
       const key = await apiKeysRepository.find(db, prefix);
       if (key) {
         unknown.delete(prefix);
-        remember(keys, options.maxKeys, prefix, { key, at: askedAt });
+        keys.set(prefix, { key, at: askedAt });
       } else {
         keys.delete(prefix);
-        remember(unknown, options.maxUnknown, prefix, askedAt);
+        unknown.set(prefix, askedAt);
       }
       return key;
     } finally {

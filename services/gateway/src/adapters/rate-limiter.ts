@@ -1,3 +1,4 @@
+import { CappedMap } from '@audit/shared';
 import type pg from 'pg';
 import type { RequestClass } from '../domain/rate-limit.js';
 
@@ -14,7 +15,7 @@ export interface TokenResult {
  *   is fixed, so that moment is exact).
  */
 export function postgresRateLimiter(db: Pick<pg.Pool, 'query'>, now: () => number = Date.now) {
-  const emptyUntil = new Map<string, { until: number; remaining: number; at: number }>();
+  const emptyUntil = new CappedMap<string, { until: number; remaining: number; at: number }>(100_000);
   const queues = new Map<string, Promise<unknown>>();
 
   const ask = async (prefix: string, cls: RequestClass, capacity: number): Promise<TokenResult> => {
@@ -47,7 +48,6 @@ export function postgresRateLimiter(db: Pick<pg.Pool, 'query'>, now: () => numbe
         remaining: token.remaining,
         at,
       });
-      if (emptyUntil.size > 100_000) emptyUntil.delete(emptyUntil.keys().next().value!);
     }
     return token;
   };

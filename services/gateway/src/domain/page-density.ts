@@ -1,3 +1,4 @@
+import { CappedMap } from '@audit/shared';
 import type { PagePosition } from './cursor.js';
 import { filterKey, type EventFilters } from './event-filters.js';
 
@@ -29,7 +30,7 @@ export type PageGuess = { density: number; floor?: number; slice?: number } | { 
  * next to where it was measured: a tenant's events can be far denser in one month, or hour, than in another.
  */
 export function pageDensities(max = 10_000) {
-  const seen = new Map<string, { first?: ReadPage | ShortPage; last?: ReadPage }>();
+  const seen = new CappedMap<string, { first?: ReadPage | ShortPage; last?: ReadPage }>(max);
   const density = (page: ReadPage) => page.count / (page.to - page.from);
   return {
     /** The density to expect just below `top` for the page after `position` (null: the first page). */
@@ -67,8 +68,6 @@ export function pageDensities(max = 10_000) {
       const entry = seen.get(key) ?? {};
       if (!short) entry.last = page;
       if (!position) entry.first = page;
-      seen.delete(key);
-      if (seen.size >= max) seen.delete(seen.keys().next().value!);
       seen.set(key, entry);
     },
   };

@@ -4,11 +4,11 @@ import {
   AuthThrottledError,
   DependencyUnavailableError,
   ForbiddenError,
+  publishWithin,
   RateLimitedError,
   sleep,
   UnauthorizedError,
   ValidationError,
-  withDeadline,
   type AuditPublisher,
   type Scope,
 } from '@audit/shared';
@@ -68,11 +68,7 @@ export const unavailable = (dependency: string) => (err: unknown) => {
  */
 export function auditWriter(opts: { auditLog: Pick<AuditPublisher, 'publish'>; auditTimeoutMs: number }) {
   return (event: unknown): Promise<void> =>
-    withDeadline(
-      opts.auditLog.publish([event]),
-      opts.auditTimeoutMs,
-      () => new DependencyUnavailableError('kafka'),
-    ).then(() => undefined, unavailable('kafka'));
+    publishWithin(opts.auditLog.publish([event]), opts.auditTimeoutMs).then(() => undefined);
 }
 
 /** Routes without query parameters still name any they are given: a typo must not pass unnoticed (422). */

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  DependencyUnavailableError,
   MalformedBodyError,
   PayloadTooLargeError,
   UnauthorizedError,
   ValidationError,
   bearerMatches,
+  publishWithin,
   validateBatch,
-  withDeadline,
   type AuditPublisher,
   type Clock,
 } from '@audit/shared';
@@ -50,16 +49,12 @@ export async function eventsRoute(app: FastifyInstance, opts: EventsRouteOptions
       throw new ValidationError('One or more events are invalid; nothing was published.', errors);
     }
     // From here on only Kafka can fail: every failure is a 503 the client may retry with the same event ids.
-    await withDeadline(
-      opts.publisher.publishRecords(batch.records),
-      opts.publishTimeoutMs,
-      () => new DependencyUnavailableError('kafka'),
-    ).catch((err: unknown) => {
-      opts.meter.events('unavailable', batch.records.length);
-      throw err instanceof DependencyUnavailableError
-        ? err
-        : new DependencyUnavailableError('kafka', 5, { cause: err });
-    });
+    await publishWithin(opts.publisher.publishRecords(batch.records), opts.publishTimeoutMs).catch(
+      (err: unknown) => {
+        opts.meter.events('unavailable', batch.records.length);
+        throw err;
+      },
+    );
     opts.meter.events('accepted', batch.records.length);
     return reply
       .code(202)

@@ -1,7 +1,7 @@
 import {
   loggableError,
   permanentInsertError,
-  sleep,
+  retryWithBackoff,
   type AuditEventRecord,
   type Codec,
   type Logger,
@@ -38,26 +38,19 @@ export interface FlushDeps {
   target: <T>(write: (tables: ProjectionTables) => Promise<T>, lost: () => boolean) => Promise<T>;
 }
 
-async function retry<T>(
-  logger: Logger,
-  step: string,
-  deps: FlushDeps,
-  attemptFn: (attempt: number) => Promise<T>,
-) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await attemptFn(attempt);
-    } catch (err) {
-      if (deps.shouldStop()) throw err;
-      const backoffMs = Math.min(MAX_BACKOFF_MS, 200 * 2 ** attempt);
+function retry<T>(logger: Logger, step: string, deps: FlushDeps, attemptFn: (attempt: number) => Promise<T>) {
+  return retryWithBackoff(attemptFn, {
+    firstDelayMs: 200,
+    maxDelayMs: MAX_BACKOFF_MS,
+    stopping: deps.shouldStop,
+    failed: (err, attempt, backoffMs) => {
       const level = attempt < ESCALATE_AFTER_ATTEMPTS ? 'warn' : 'error';
       logger[level](
         { err: loggableError(err), step, attempt, backoffMs },
         'write failed; partitions held until it succeeds',
       );
-      await sleep(backoffMs);
-    }
-  }
+    },
+  });
 }
 
 /**

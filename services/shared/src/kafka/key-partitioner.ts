@@ -1,6 +1,7 @@
 import { Partitioners, type ICustomPartitioner } from 'kafkajs';
+import { CappedMap } from '../capped-map.js';
 
-// Enough for every tenant a producer sees at once; past it the memory starts over rather than grow.
+// Enough for every tenant a producer sees at once; past it the tenants seen longest ago are forgotten.
 const MAX_KEYS = 10_000;
 
 /**
@@ -12,15 +13,15 @@ const MAX_KEYS = 10_000;
  */
 export const keyPartitioner: ICustomPartitioner = () => {
   const partition = Partitioners.DefaultPartitioner();
-  const topics = new Map<string, { count: number; byKey: Map<string, number> }>();
+  const topics = new Map<string, { count: number; byKey: CappedMap<string, number> }>();
   return (args) => {
     const { topic, partitionMetadata, message } = args;
     if (typeof message.key !== 'string' || (message.partition !== undefined && message.partition !== null)) {
       return partition(args);
     }
     let known = topics.get(topic);
-    if (!known || known.count !== partitionMetadata.length || known.byKey.size >= MAX_KEYS) {
-      known = { count: partitionMetadata.length, byKey: new Map() };
+    if (!known || known.count !== partitionMetadata.length) {
+      known = { count: partitionMetadata.length, byKey: new CappedMap(MAX_KEYS) };
       topics.set(topic, known);
     }
     let p = known.byKey.get(message.key);
