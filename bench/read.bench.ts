@@ -33,7 +33,8 @@ const SAMPLES = Number(process.env.BENCH_READ_SAMPLES ?? 200);
 const EXPORTS = Number(process.env.BENCH_READ_EXPORTS ?? 10);
 // Which measurements to run (all by default), e.g. BENCH_READ_PARTS=exports after a change to the export alone.
 const PARTS = (process.env.BENCH_READ_PARTS ?? 'lists,lookups,exports,concurrent,overhead').split(',');
-// The gateway's bound on exports at once (EXPORT_CONCURRENCY), which the concurrent part fills and passes.
+// Exports at once by the bench's one tenant: its share of the gateway's bound, which the concurrent part fills and
+// passes.
 const CONCURRENT_EXPORTS = 8;
 const RELOAD = process.argv.includes('--reload') || process.env.BENCH_READ_RELOAD === '1';
 const WARMUP = 10;
@@ -357,7 +358,7 @@ async function measureConcurrentExports(b: Bench, url: string) {
     const statuses = (await Promise.all(clients.map(exportOn))).map((a) => a.status);
     const refused = statuses.filter((s) => s === 429).length;
     report(
-      `export ${CONCURRENT_EXPORTS + 1} at once with EXPORT_CONCURRENCY=${CONCURRENT_EXPORTS}: ${statuses.filter((s) => s === 200).length} answered 200, ${refused} refused with 429 (goal: at least 1)`,
+      `export ${CONCURRENT_EXPORTS + 1} at once by one tenant, EXPORT_CONCURRENCY=${2 * CONCURRENT_EXPORTS}: ${statuses.filter((s) => s === 200).length} answered 200, ${refused} refused with 429 (goal: at least 1)`,
     );
   } finally {
     for (const c of clients) c.close();
@@ -403,7 +404,8 @@ async function main() {
     CURSOR_SECRET,
     RATE_LIMIT_READ_PER_MIN: String(UNLIMITED),
     RATE_LIMIT_WRITE_PER_MIN: String(UNLIMITED),
-    EXPORT_CONCURRENCY: String(CONCURRENT_EXPORTS),
+    // One tenant may take half of the process's slots.
+    EXPORT_CONCURRENCY: String(2 * CONCURRENT_EXPORTS),
     LOG_LEVEL: 'warn',
   });
   const labelled = labelledClient(createClickHouse(settings));

@@ -68,6 +68,7 @@ const app = await buildApp({
     env: config.apiKeyEnv,
     findKey: directoryFirst(directory, keys.find),
   },
+  cachedKey: keys.cached,
   events: eventsReader(
     clickhouse,
     liveTables(projectionStateStore(clickhouse), filterIndexState(clickhouse)),

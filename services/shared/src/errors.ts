@@ -81,7 +81,7 @@ export class AuthThrottledError extends AppError {
   }
 }
 
-/** The gateway runs as many exports as it may at once (docs/api.md "Export"); another may start shortly. */
+/** The gateway runs as many exports as it may at once (docs/api.md "POST /audit/export"); another may start shortly. */
 export class ExportsBusyError extends AppError {
   readonly status = 429;
   readonly code = 'rate_limited';

@@ -19,22 +19,22 @@ export function cachedKeyStore(db: Pick<pg.Pool, 'query'>, options: KeyStoreOpti
   const keys = new CappedMap<string, { key: StoredApiKey; at: number }>(options.maxKeys);
   const unknown = new CappedMap<string, number>(options.maxUnknown);
   const pending = new Map<string, Promise<StoredApiKey | null>>();
+  // Counts changes: a lookup that began before one may have read the key as it was, and is not kept.
+  let changes = 0;
 
   const lookUp = async (prefix: string): Promise<StoredApiKey | null> => {
     const askedAt = now();
-    try {
-      const key = await apiKeysRepository.find(db, prefix);
-      if (key) {
-        unknown.delete(prefix);
-        keys.set(prefix, { key, at: askedAt });
-      } else {
-        keys.delete(prefix);
-        unknown.set(prefix, askedAt);
-      }
-      return key;
-    } finally {
-      pending.delete(prefix);
+    const changesBefore = changes;
+    const key = await apiKeysRepository.find(db, prefix);
+    if (changes !== changesBefore) return key;
+    if (key) {
+      unknown.delete(prefix);
+      keys.set(prefix, { key, at: askedAt });
+    } else {
+      keys.delete(prefix);
+      unknown.set(prefix, askedAt);
     }
+    return key;
   };
 
   return {
@@ -46,13 +46,23 @@ export function cachedKeyStore(db: Pick<pg.Pool, 'query'>, options: KeyStoreOpti
       if (missedAt !== undefined && t - missedAt < options.ttlMs) return Promise.resolve(null);
       let inFlight = pending.get(prefix);
       if (!inFlight) {
-        inFlight = lookUp(prefix);
+        const started = lookUp(prefix).finally(() => {
+          if (pending.get(prefix) === started) pending.delete(prefix);
+        });
+        inFlight = started;
         pending.set(prefix, inFlight);
       }
       return inFlight;
     },
+    /** The key if a lookup of it is held and still fresh; never a query. */
+    cached(prefix: string): StoredApiKey | null {
+      const known = keys.get(prefix);
+      return known && now() - known.at < options.ttlMs ? known.key : null;
+    },
     /** The key changed (revoked, created): the next request looks it up again. */
     forget(prefix: string): void {
+      changes += 1;
+      pending.delete(prefix);
       keys.delete(prefix);
       unknown.delete(prefix);
     },

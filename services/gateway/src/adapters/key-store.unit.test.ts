@@ -55,4 +55,24 @@ describe('cachedKeyStore', () => {
     await store.find('cccccccc');
     expect(queries).toEqual(['aaaaaaaa', 'cccccccc', 'aaaaaaaa', 'cccccccc']);
   });
+
+  it('does not keep a lookup that was in flight when its key changed', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const queries: string[] = [];
+    const db = {
+      query: async (_sql: string, params: unknown[]) => {
+        queries.push(params[0] as string);
+        await gate;
+        return { rows: [{ prefix: params[0] } as unknown as StoredApiKey] };
+      },
+    };
+    const store = cachedKeyStore(db as never, { ttlMs: 60_000, maxKeys: 10, maxUnknown: 10, now: () => 0 });
+    const before = store.find('aaaaaaaa');
+    store.forget('aaaaaaaa');
+    release();
+    await before;
+    await store.find('aaaaaaaa');
+    expect(queries).toEqual(['aaaaaaaa', 'aaaaaaaa']);
+  });
 });

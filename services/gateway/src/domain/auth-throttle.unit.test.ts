@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authThrottle } from './auth-throttle.js';
+import { addressBucket, authThrottle } from './auth-throttle.js';
 
 describe('authThrottle', () => {
   it('lets an address fail `burst` times, then names when it may try again', () => {
@@ -25,5 +25,24 @@ describe('authThrottle', () => {
     throttle.failed('a');
     throttle.failed('a');
     expect(throttle.retryAfterS('a')).toBe(1);
+  });
+
+  it('does not let failures that arrived together push the next try further than one refill', () => {
+    const throttle = authThrottle({ burst: 2, refillPerMinute: 60, holdMs: 0, now: () => 0 });
+    for (let i = 0; i < 200; i += 1) throttle.failed('a');
+    expect(throttle.retryAfterS('a')).toBe(1);
+  });
+
+  it('counts an IPv6 network /64 as one address', () => {
+    expect(addressBucket('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressBucket('2001:db8:1:2::ffff')).toBe('2001:db8:1:2::/64');
+    expect(addressBucket('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressBucket('::1')).toBe('0:0:0:0::/64');
+    expect(addressBucket('2001:0db8:0001:0002:0003:0004:0005:0006')).toBe('2001:db8:1:2::/64');
+    expect(addressBucket('203.0.113.9')).toBe('203.0.113.9');
+    const throttle = authThrottle({ burst: 1, refillPerMinute: 1, holdMs: 0, now: () => 0 });
+    throttle.failed('2001:db8:1:2::1');
+    expect(throttle.retryAfterS('2001:db8:1:2::2')).not.toBeNull();
+    expect(throttle.retryAfterS('2001:db8:1:3::1')).toBeNull();
   });
 });

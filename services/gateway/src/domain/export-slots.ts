@@ -1,19 +1,27 @@
 /**
- * At most `max` exports at once in one process: each holds up to two chunks of rows in memory and a ClickHouse
- * read, so their number bounds the gateway's memory (docs/api.md "Export"). A taken slot is given back once,
+ * At most `max` exports at once in one process, and at most half of them (at least one) for one tenant: each
+ * holds up to two chunks of rows in memory and a ClickHouse read, so their number bounds the gateway's memory,
+ * and one tenant cannot take every slot (docs/api.md "POST /audit/export"). A taken slot is given back once,
  * however its export ends.
  */
 export function exportSlots(max: number) {
+  const perTenant = Math.max(1, Math.floor(max / 2));
+  const byTenant = new Map<string, number>();
   let taken = 0;
   return {
-    take(): (() => void) | null {
-      if (taken >= max) return null;
+    take(tenant: string): (() => void) | null {
+      const mine = byTenant.get(tenant) ?? 0;
+      if (taken >= max || mine >= perTenant) return null;
       taken += 1;
+      byTenant.set(tenant, mine + 1);
       let given = false;
       return () => {
         if (given) return;
         given = true;
         taken -= 1;
+        const left = byTenant.get(tenant)! - 1;
+        if (left === 0) byTenant.delete(tenant);
+        else byTenant.set(tenant, left);
       };
     },
   };

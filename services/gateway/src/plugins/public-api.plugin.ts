@@ -11,6 +11,7 @@ import {
   ValidationError,
   type AuditPublisher,
   type Scope,
+  type StoredApiKey,
 } from '@audit/shared';
 import { authenticate, type AuthDeps, type AuthFailure, type Principal } from '../domain/authenticate.js';
 import { authThrottle, type AuthThrottleOptions } from '../domain/auth-throttle.js';
@@ -52,6 +53,8 @@ export interface PublicApiAuthOptions {
   limits: RateLimits;
   /** Failed authentications each client address may make (docs/api-keys.md "Failed authentication"). */
   authFailures: AuthThrottleOptions;
+  /** A key if held in memory right now, never a query: all a throttled address's key is checked against. */
+  cachedKey?: (prefix: string) => StoredApiKey | null;
   meter: PublicApiMeter;
 }
 
@@ -109,27 +112,40 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
   app.decorateRequest('principal', null);
   app.decorateRequest('clientIp', '');
 
+  /**
+   * A throttled address is answered 429 unless its key is one held in memory, checked at no cost: a bad
+   * neighbour behind the same address must not lock out a client whose key is valid.
+   */
+  async function authenticateOrThrottle(authorization: string | undefined, ip: string): Promise<Principal> {
+    const retryAfterS = throttle.retryAfterS(ip);
+    if (retryAfterS !== null) {
+      const cachedOnly = {
+        ...opts.auth,
+        findKey: async (prefix: string) => opts.cachedKey?.(prefix) ?? null,
+      };
+      const known = await authenticate(authorization, ip, cachedOnly);
+      if (known) return known;
+      opts.meter.rateLimited('failed_auth');
+      await hold();
+      // Counted after the hold, which the wait already spent.
+      throw new AuthThrottledError(throttle.retryAfterS(ip) ?? 1);
+    }
+    const principal = await authenticate(authorization, ip, opts.auth, opts.meter.authRefused).catch(
+      unavailable('postgres'),
+    );
+    if (!principal) {
+      throttle.failed(ip);
+      throw new UnauthorizedError();
+    }
+    return principal;
+  }
+
   app.addHook('onRequest', async (request, reply) => {
     const forwarded = request.headers['x-forwarded-for'];
     const forwardedFor = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
     const ip = clientIp(request.socket.remoteAddress ?? '', forwardedFor, trusted);
     request.clientIp = ip;
-    const retryAfterS = throttle.retryAfterS(ip);
-    if (retryAfterS !== null) {
-      opts.meter.rateLimited('failed_auth');
-      await hold();
-      throw new AuthThrottledError(retryAfterS);
-    }
-    const principal = await authenticate(
-      request.headers.authorization,
-      ip,
-      opts.auth,
-      opts.meter.authRefused,
-    ).catch(unavailable('postgres'));
-    if (!principal) {
-      throttle.failed(ip);
-      throw new UnauthorizedError();
-    }
+    const principal = await authenticateOrThrottle(request.headers.authorization, ip);
     request.principal = principal;
     request.log = request.log.child({ key_prefix: principal.prefix });
 

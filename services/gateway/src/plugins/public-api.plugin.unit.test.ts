@@ -45,4 +45,35 @@ describe('failed authentication', () => {
     expect((await from('198.51.100.7')).statusCode).toBe(401);
     expect((await from('198.51.100.7', formatApiKey(good))).statusCode).toBe(404);
   });
+
+  it('still lets a throttled address in with a key held in memory, checked without a lookup', async () => {
+    const lookedUp: string[] = [];
+    const app = await buildApp(
+      stubAppOptions({
+        trustedProxies: ['127.0.0.1/32'],
+        authFailures: { burst: 1, refillPerMinute: 1, holdMs: 0 },
+        cachedKey: (prefix) => (prefix === good.prefix ? stored : null),
+        auth: {
+          pepper: PEPPER,
+          env: 'live',
+          findKey: async (prefix) => {
+            lookedUp.push(prefix);
+            return null;
+          },
+        },
+      }),
+    );
+    const from = (key: string) =>
+      app.inject({
+        url: LOOKUP,
+        headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': '192.0.2.1' },
+      });
+    expect((await from(formatApiKey(generateApiKey('live')))).statusCode).toBe(401);
+    expect((await from(formatApiKey(generateApiKey('live')))).statusCode).toBe(429);
+    expect((await from(formatApiKey(good))).statusCode).toBe(404);
+    const text = formatApiKey(good);
+    const wrongSecret = `${text.slice(0, -1)}${text.endsWith('0') ? '1' : '0'}`;
+    expect((await from(wrongSecret)).statusCode).toBe(429);
+    expect(lookedUp).toHaveLength(1);
+  });
 });

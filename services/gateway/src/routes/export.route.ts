@@ -22,7 +22,7 @@ export interface ExportOptions {
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;
   clock: Clock;
-  /** Exports this process runs at once; past it 429 (docs/api.md "Export"). */
+  /** Exports this process runs at once; past it 429 (docs/api.md "POST /audit/export"). */
   exportConcurrency: number;
 }
 
@@ -64,23 +64,13 @@ async function* rows(
   }
 }
 
+// How long a response may make no progress (its client reads nothing) before it is ended, freeing its slot.
+const EXPORT_STALL_MS = 60_000;
+
 // Rendered rows are sent in pieces of about this size: a write per row costs more than rendering the row.
 const PIECE = 64 * 1024;
 
-async function* body(
-  format: ExportFormat,
-  events: AsyncIterable<AuditEventView>,
-  outcome: StreamOutcome,
-  release: () => void,
-) {
-  try {
-    yield* render(format, events, outcome);
-  } finally {
-    release();
-  }
-}
-
-async function* render(format: ExportFormat, events: AsyncIterable<AuditEventView>, outcome: StreamOutcome) {
+async function* body(format: ExportFormat, events: AsyncIterable<AuditEventView>, outcome: StreamOutcome) {
   // The response begins at once (JSON) or with the first row (NDJSON), as a failure past that point can only
   // end it early; the rows after the first go out in pieces.
   if (format === 'json') yield '{"events":[';
@@ -116,11 +106,11 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
       const parsed = parseExportRequest(request.query ?? {}, request.body);
       if (!parsed.ok) throw new ValidationError('Invalid export request.', parsed.errors);
       const { format, filters } = parsed;
-      const release = slots.take();
+      const release = slots.take(request.principal!.tenantId);
       // An export refused here read nothing and sent nothing: it is not one, and writes no audit event.
       if (!release) throw new ExportsBusyError(1);
-      // Given back when the body ends, fails or is abandoned, or when the connection closes before it began.
-      reply.raw.once('close', release);
+      // Held while the export does any work: given back when its body stream closes (sent, failed or abandoned),
+      // or when it fails or finds its client gone before the body begins.
       try {
         const tenant = request.principal!.tenantId;
         const now = opts.clock();
@@ -144,10 +134,18 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
         const events = range
           ? capByWholeMilliseconds(rows(opts, tenant, range, now, first), outcome)
           : (async function* () {})();
+        if (reply.raw.destroyed) {
+          release();
+          return reply;
+        }
+        const stream = Readable.from(body(format, events, outcome), { objectMode: false });
+        stream.once('close', release);
+        // A client that stops reading would hold its slot for good: a stalled response is ended.
+        reply.raw.setTimeout(EXPORT_STALL_MS, () => reply.raw.destroy());
         return reply
           .header('x-service-truncated', String(plan.truncated))
           .type(format === 'json' ? 'application/json' : 'application/x-ndjson')
-          .send(Readable.from(body(format, events, outcome, release), { objectMode: false }));
+          .send(stream);
       } catch (err) {
         release();
         throw err;

@@ -74,7 +74,8 @@ describe('POST /audit/export, bounded per process', () => {
     const published: unknown[] = [];
     const app = await buildApp(
       stubAppOptions({
-        exportConcurrency: 2,
+        // Four per process, so two for the one tenant of this test.
+        exportConcurrency: 4,
         auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored },
         auditLog: { publish: async (events) => (published.push(...events), []) },
         events: {

@@ -74,6 +74,7 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
             deps.shouldStop,
           ),
         permanent: permanentInsertError,
+        stopping: deps.shouldStop,
       });
     });
     const storeLetters: DeadLetter[] = refused.map(({ event, error }) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleRecord } from '@audit/shared/test-support';
 import type { AuditEventRecord } from '@audit/shared';
-import { storeOrRefuse } from './store-or-refuse.js';
+import { storeOrRefuse, SystemicRefusalError } from './store-or-refuse.js';
 
 const events = Array.from({ length: 8 }, (_, i) =>
   sampleRecord({ resource_id: i === 5 ? 'poison' : `r-${i}` }),
@@ -27,6 +27,19 @@ describe('storeOrRefuse', () => {
     // Every write after the first failed one may find that failure's half-written rows.
     expect(afterFailure[0]).toBe(false);
     expect(afterFailure.slice(1).every(Boolean)).toBe(true);
+  });
+
+  it('holds a batch whose events are refused alone as well: the table is at fault, not the data', async () => {
+    const stores: number[] = [];
+    const held = storeOrRefuse(events, {
+      store: async (some) => {
+        stores.push(some.length);
+        throw new Error('refused');
+      },
+      permanent: () => 'code 131',
+    });
+    await expect(held).rejects.toBeInstanceOf(SystemicRefusalError);
+    expect(stores).toEqual([8, 1, 1]);
   });
 
   it('throws an error a retry may get past, without splitting', async () => {
