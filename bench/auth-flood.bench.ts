@@ -4,11 +4,11 @@
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { deleteTopics, topics } from '@audit/shared';
-import { runCli } from '../services/ops/src/cli.js';
 import { uniqueNames } from '../test/support/names.js';
 import { freshPostgres } from '../test/support/postgres.js';
-import { cleanUp, gatewayService, KAFKA_BROKERS, testKafka } from '../test/support/stack.js';
+import { cleanUp, gatewayService, testKafka } from '../test/support/stack.js';
 import { httpClient, type HttpClient } from './lib/http-timing.js';
+import { mintKey } from './lib/mint-key.js';
 import { fmt, summarize } from './lib/stats.js';
 
 const SAMPLES = Number(process.env.BENCH_AUTH_SAMPLES ?? 2000);
@@ -67,15 +67,6 @@ function startFlood(url: string, oneAddress: boolean) {
   };
 }
 
-async function mintKey(databaseUrl: string, topicPrefix: string): Promise<string> {
-  let out = '';
-  const env = { DATABASE_URL: databaseUrl, KAFKA_BROKERS, TOPIC_PREFIX: topicPrefix, API_KEY_PEPPER: PEPPER };
-  const argv = ['keys', 'create', '--tenant', TENANT, '--scopes', 'audit:read', '--json'];
-  const code = await runCli(argv, { ...env, LOG_LEVEL: 'error' }, { out: (t) => (out += t), err: () => {} });
-  if (code !== 0) throw new Error(`ops keys create exited with ${code}`);
-  return (JSON.parse(out) as { key: string }).key;
-}
-
 async function transactions(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -116,7 +107,13 @@ async function main() {
   let http: HttpClient | undefined;
   try {
     await gateway.start();
-    const key = await mintKey(postgres.url, names.topicPrefix);
+    const key = await mintKey({
+      databaseUrl: postgres.url,
+      topicPrefix: names.topicPrefix,
+      pepper: PEPPER,
+      tenant: TENANT,
+      scopes: 'audit:read',
+    });
     http = httpClient(gateway.url);
     console.log(
       `bench:auth: ${SAMPLES} sequential tenant list requests per phase; flood ${FLOOD_CONNECTIONS} connections`,

@@ -14,13 +14,13 @@ import { eventsReader, type EventsReader } from '../services/gateway/src/adapter
 import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
 import type { EventFilters } from '../services/gateway/src/domain/event-filters.js';
 import { parseListQuery } from '../services/gateway/src/domain/list-query.js';
-import { runCli } from '../services/ops/src/cli.js';
 import { uniqueNames } from '../test/support/names.js';
 import { freshPostgres } from '../test/support/postgres.js';
-import { CLICKHOUSE_URL, gatewayService, KAFKA_BROKERS, testKafka } from '../test/support/stack.js';
+import { CLICKHOUSE_URL, gatewayService, testKafka } from '../test/support/stack.js';
 import { ensureDataset, FILTER_VALUES, TARGET_TENANT, type Dataset } from './lib/bulk-load.js';
 import { gatewayOverhead } from './lib/gateway-overhead.js';
 import { httpClient, type HttpClient, type Timed } from './lib/http-timing.js';
+import { mintKey } from './lib/mint-key.js';
 import { rssSampler } from './lib/process-rss.js';
 import { captureQueries, labelledClient, labelStats } from './lib/query-log.js';
 import { fmt, summarize } from './lib/stats.js';
@@ -113,15 +113,6 @@ function listCases(dataset: Dataset): ListCase[] {
       until: new Date(window.until).toISOString(),
     }),
   ];
-}
-
-async function mintKey(databaseUrl: string, topicPrefix: string): Promise<string> {
-  let out = '';
-  const env = { DATABASE_URL: databaseUrl, KAFKA_BROKERS, TOPIC_PREFIX: topicPrefix, API_KEY_PEPPER: PEPPER };
-  const argv = ['keys', 'create', '--tenant', TARGET_TENANT, '--scopes', 'audit:read,audit:export', '--json'];
-  const code = await runCli(argv, { ...env, LOG_LEVEL: 'error' }, { out: (t) => (out += t), err: () => {} });
-  if (code !== 0) throw new Error(`ops keys create exited with ${code}`);
-  return (JSON.parse(out) as { key: string }).key;
 }
 
 async function describeData(ch: ClickHouseClient, dataset: Dataset) {
@@ -412,7 +403,13 @@ async function main() {
   let http: HttpClient | undefined;
   try {
     await gateway.start();
-    const key = await mintKey(postgres.url, names.topicPrefix);
+    const key = await mintKey({
+      databaseUrl: postgres.url,
+      topicPrefix: names.topicPrefix,
+      pepper: PEPPER,
+      tenant: TARGET_TENANT,
+      scopes: 'audit:read,audit:export',
+    });
     const auth = { authorization: `Bearer ${key}` };
     http = httpClient(gateway.url);
     const client = http;

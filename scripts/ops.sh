@@ -3,6 +3,7 @@
 # `npm start`) when the environment does not set them. Prints only the command's own output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ensure-node.sh
 source scripts/local-secrets.sh
 load_dev_secrets
 exec node --import tsx services/ops/src/main.ts "$@"

@@ -1,5 +1,6 @@
-# Sourced by start.sh and test.sh: npm dependencies, then the local components and their addresses,
+# Sourced by start.sh and test.sh: Node 24, npm dependencies, then the local components and their addresses,
 # unless AUDIT_EXTERNAL_STACK=true says the components are provided elsewhere (via the environment).
+source scripts/ensure-node.sh
 bash scripts/ensure-deps.sh
 if [ "${AUDIT_EXTERNAL_STACK:-false}" != "true" ]; then
   bash infra/local/stack.sh up

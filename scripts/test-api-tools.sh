@@ -16,15 +16,8 @@ logs=$root/.data/test-logs/api-tools
 max_examples=${API_TOOLS_MAX_EXAMPLES:-200}
 started=$(date +%s)
 
-if [ ! -x "$venv/bin/pip" ]; then
-  rm -rf "$venv"
-  python3 -m venv "$venv" || {
-    rm -rf "$venv"
-    echo "python3 -m venv failed: install Python 3's venv module (Debian: apt-get install python3-venv)" >&2
-    exit 1
-  }
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$tools/requirements.txt"
+source scripts/python-venv.sh
+ensure_venv "$venv" "$tools/requirements.txt"
 if [ ! -f "$tools/node_modules/.package-lock.json" ] ||
   [ "$tools/package-lock.json" -nt "$tools/node_modules/.package-lock.json" ]; then
   npm ci --prefix "$tools" --no-audit --no-fund --loglevel=error

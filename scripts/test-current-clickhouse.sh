@@ -7,15 +7,8 @@ cd "$(dirname "$0")/.."
 source scripts/prepare.sh
 venv=.data/chdb-venv
 port=${CHDB_HTTP_PORT:-58124}
-if [ ! -x "$venv/bin/pip" ]; then
-  rm -rf "$venv"
-  python3 -m venv "$venv" || {
-    rm -rf "$venv"
-    echo "python3 -m venv failed: install Python 3's venv module (Debian: apt-get install python3-venv)" >&2
-    exit 1
-  }
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r infra/current-clickhouse/requirements.txt
+source scripts/python-venv.sh
+ensure_venv "$venv" infra/current-clickhouse/requirements.txt
 rm -rf .data/chdb && mkdir -p .data/chdb .data/test-logs
 "$venv/bin/python" infra/current-clickhouse/chdb-http.py "$port" .data/chdb >.data/test-logs/chdb-http.log 2>&1 &
 server=$!

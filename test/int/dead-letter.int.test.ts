@@ -4,6 +4,7 @@ import { sampleRecord } from '@audit/shared/test-support';
 import { ingest, makeEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows } from '../support/stored-events.js';
+import { readDeadLetters } from '../support/dead-letters.js';
 import { waitFor } from '../support/wait-for.js';
 
 const { names, ingest: ingestProc, ch, kafka, topics: topicSet } = pipelineFixture('dlq');
@@ -27,20 +28,12 @@ describe('poison records', () => {
     expect((await ingest(ingestProc.url, names.ingestToken, events)).status).toBe(202);
     await waitFor('valid events stored', async () => (await countRows(ch, names.tenant)) === 100);
 
-    const letters: { value: Buffer | null; headers: Record<string, string> }[] = [];
-    const consumer = kafka.consumer({ groupId: `${names.groupId}-reader` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicSet.projectorDeadLetter.name, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        const headers = Object.fromEntries(
-          Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
-        );
-        letters.push({ value: message.value, headers });
-      },
-    });
-    await waitFor('two dead letters', async () => letters.length >= 2);
-    await consumer.disconnect();
+    const letters = await readDeadLetters(
+      kafka,
+      topicSet.projectorDeadLetter.name,
+      `${names.groupId}-reader`,
+      2,
+    );
 
     const first = Number(meta!.baseOffset);
     expect(letters).toHaveLength(2);

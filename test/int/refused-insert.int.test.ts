@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ingest, makeEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows } from '../support/stored-events.js';
+import { readDeadLetters } from '../support/dead-letters.js';
 import { waitFor } from '../support/wait-for.js';
 
 const { names, ingest: ingestProc, ch, kafka, topics: topicSet } = pipelineFixture('refused');
@@ -19,20 +20,12 @@ describe('an event ClickHouse refuses for good', () => {
     expect((await ingest(ingestProc.url, names.ingestToken, later)).status).toBe(202);
     await waitFor('the later batch stored', async () => (await countRows(ch, names.tenant)) === 60);
 
-    const letters: { value: Buffer | null; headers: Record<string, string> }[] = [];
-    const consumer = kafka.consumer({ groupId: `${names.groupId}-reader` });
-    await consumer.connect();
-    await consumer.subscribe({ topic: topicSet.projectorDeadLetter.name, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        const headers = Object.fromEntries(
-          Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
-        );
-        letters.push({ value: message.value, headers });
-      },
-    });
-    await waitFor('the dead letter', async () => letters.length >= 1);
-    await consumer.disconnect();
+    const letters = await readDeadLetters(
+      kafka,
+      topicSet.projectorDeadLetter.name,
+      `${names.groupId}-reader`,
+      1,
+    );
 
     expect(letters).toHaveLength(1);
     expect(letters[0]!.headers).toMatchObject({
