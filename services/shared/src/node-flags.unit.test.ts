@@ -5,11 +5,12 @@ import { SERVICE_NODE_FLAGS } from './node-flags.js';
 describe('SERVICE_NODE_FLAGS', () => {
   it('are repeated in every service command of docker-compose.yml', () => {
     const compose = readFileSync(new URL('../../../docker-compose.yml', import.meta.url), 'utf8');
-    const commands = compose
-      .split('\n')
-      .filter((line) => /services\/(ingest|gateway|projector|dispatcher)\/src\/main\.ts/.test(line));
+    // Each service's command array, however the formatter wrapped it, as one line.
+    const commands = [...compose.matchAll(/command:\s*\[([^\]]*)\]/g)]
+      .map((m) => m[1]!.replace(/\s+/g, ' ').replace(/,\s*$/, '').trim())
+      .filter((command) => /services\/(ingest|gateway|projector|dispatcher)\/src\/main\.ts/.test(command));
     expect(commands).toHaveLength(4);
     const quoted = SERVICE_NODE_FLAGS.map((flag) => `'${flag}'`).join(', ');
-    for (const line of commands) expect(line).toContain(`['node', ${quoted}, '--import', 'tsx'`);
+    for (const command of commands) expect(command).toContain(`'node', ${quoted}, '--import', 'tsx'`);
   });
 });
