@@ -58,38 +58,24 @@ export class MethodNotAllowedError extends AppError {
 }
 
 /** Spec: 429 with `Retry-After` and `{error, scope, retry_after_s}` (plus our `message`). */
+/** What is exhausted (docs/contract.md "Status codes and error bodies"), and how a 429 says it. */
+const RATE_LIMITS = {
+  read: 'Too many read requests for this API key',
+  write: 'Too many write requests for this API key',
+  failed_auth: 'Too many failed authentications from this address',
+  concurrent_exports: 'Too many exports are running',
+} as const;
+export type RateLimitScope = keyof typeof RATE_LIMITS;
+export const RATE_LIMIT_SCOPES = Object.keys(RATE_LIMITS) as [RateLimitScope, ...RateLimitScope[]];
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code = 'rate_limited';
 
-  constructor(scope: 'read' | 'write', retryAfterS: number) {
-    super(`Too many ${scope} requests for this API key; retry after ${retryAfterS} s.`);
+  constructor(scope: RateLimitScope, retryAfterS: number) {
+    super(`${RATE_LIMITS[scope]}; retry after ${retryAfterS} s.`);
     this.headers['retry-after'] = String(retryAfterS);
     Object.assign(this.extra, { scope, retry_after_s: retryAfterS });
-  }
-}
-
-/** The client's address failed to authenticate too often (docs/api-keys.md "Failed authentication"). */
-export class AuthThrottledError extends AppError {
-  readonly status = 429;
-  readonly code = 'rate_limited';
-
-  constructor(retryAfterS: number) {
-    super(`Too many failed authentications from this address; retry after ${retryAfterS} s.`);
-    this.headers['retry-after'] = String(retryAfterS);
-    Object.assign(this.extra, { scope: 'failed_auth', retry_after_s: retryAfterS });
-  }
-}
-
-/** The gateway runs as many exports as it may at once (docs/api.md "POST /audit/export"); another may start shortly. */
-export class ExportsBusyError extends AppError {
-  readonly status = 429;
-  readonly code = 'rate_limited';
-
-  constructor(retryAfterS: number) {
-    super(`Too many exports are running; retry after ${retryAfterS} s.`);
-    this.headers['retry-after'] = String(retryAfterS);
-    Object.assign(this.extra, { scope: 'concurrent_exports', retry_after_s: retryAfterS });
   }
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   AppError,
-  AuthThrottledError,
   DependencyUnavailableError,
   ForbiddenError,
   publishWithin,
@@ -96,8 +95,8 @@ export function apiCallOf(request: FastifyRequest): ApiCall {
 
 /**
  * Every route registered inside requires a valid key (one identical 401 for every failure; an address that failed
- * too often gets 429 before its key is read), a token from the key's shared read or write bucket (429), and the
- * scope its config names (403 naming it).
+ * too often gets 429 unless its key is held in memory), a token from the key's shared read or write bucket (429),
+ * and the scope its config names (403 naming it).
  */
 export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthOptions): void {
   const trusted = cidrSet(opts.trustedProxies);
@@ -128,7 +127,7 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
       opts.meter.rateLimited('failed_auth');
       await hold();
       // Counted after the hold, which the wait already spent.
-      throw new AuthThrottledError(throttle.retryAfterS(ip) ?? 1);
+      throw new RateLimitedError('failed_auth', throttle.retryAfterS(ip) ?? 1);
     }
     const principal = await authenticate(authorization, ip, opts.auth, opts.meter.authRefused).catch(
       unavailable('postgres'),

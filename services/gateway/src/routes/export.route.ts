@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ExportsBusyError, ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
+import { RateLimitedError, ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { toAuditEventView, type EventRow } from '../domain/audit-event.view.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
@@ -108,7 +108,7 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
       const { format, filters } = parsed;
       const release = slots.take(request.principal!.tenantId);
       // An export refused here read nothing and sent nothing: it is not one, and writes no audit event.
-      if (!release) throw new ExportsBusyError(1);
+      if (!release) throw new RateLimitedError('concurrent_exports', 1);
       // Held while the export does any work: given back when its body stream closes (sent, failed or abandoned),
       // or when it fails or finds its client gone before the body begins.
       try {

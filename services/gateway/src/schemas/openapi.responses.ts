@@ -58,7 +58,7 @@ const responses = {
     validationErrorBodySchema,
     rateLimitHeaders,
   ),
-  // A throttled address is answered before its key is read: no bucket, so no rate-limit headers.
+  // A throttled address is answered before its key takes a token: no bucket, so no rate-limit headers.
   429: error(
     'RateLimited',
     "The key's bucket is empty, or the client's address failed to authenticate too often.",

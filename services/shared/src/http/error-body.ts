@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RATE_LIMIT_SCOPES } from '../errors.js';
 
 /**
  * The body of every error response (docs/contract.md "Status codes and error bodies"); the ids name the
@@ -24,7 +25,7 @@ export const validationErrorBodySchema = errorBodySchema
 
 export const rateLimitedBodySchema = errorBodySchema
   .extend({
-    scope: z.enum(['read', 'write', 'failed_auth', 'concurrent_exports']).meta({
+    scope: z.enum(RATE_LIMIT_SCOPES).meta({
       description:
         "What is exhausted: the key's read or write bucket, the client address's failed authentications, or the exports one gateway process runs at once.",
     }),
