@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.data/**', 'node_modules/**', 'packages/*/dist/**'] },
+  { ignores: ['.data/**', 'node_modules/**', 'packages/*/dist/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -14,6 +14,8 @@ export class ServiceProcess {
   private child: ChildProcess | undefined;
   private starts = 0;
   private logPath: string | undefined;
+  /** Where a compiled build of the service lives (compiled-app.ts), or undefined: its TypeScript through tsx. */
+  private compiledApp: string | undefined;
 
   constructor(
     readonly name: ServiceName,
@@ -37,6 +39,12 @@ export class ServiceProcess {
     return `http://127.0.0.1:${this.metricsPort}/metrics`;
   }
 
+  /** Runs the service from a compiled build laid out as the service image has it, as the image runs it. */
+  runCompiledFrom(app: string): this {
+    this.compiledApp = app;
+    return this;
+  }
+
   /** Starts the process and waits until it is ready. */
   async start(): Promise<void> {
     await this.prepare();
@@ -53,9 +61,11 @@ export class ServiceProcess {
     // A benchmark run with SERVICE_CPU_PROFILE_DIR set leaves a V8 CPU profile of each service it started there.
     const profile = process.env.SERVICE_CPU_PROFILE_DIR;
     const node = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
-    const args = [...SERVICE_NODE_FLAGS, ...node, '--import', 'tsx', `services/${this.name}/src/main.ts`];
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
+    const entry = this.compiledApp
+      ? ['--conditions=compiled', `services/${this.name}/src/main.js`]
+      : ['--import', 'tsx', `services/${this.name}/src/main.ts`];
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...node, ...entry], {
+      cwd: this.compiledApp ?? ROOT,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -8,9 +8,9 @@ describe('SERVICE_NODE_FLAGS', () => {
     // Each service's command array, however the formatter wrapped it, as one line.
     const commands = [...compose.matchAll(/command:\s*\[([^\]]*)\]/g)]
       .map((m) => m[1]!.replace(/\s+/g, ' ').replace(/,\s*$/, '').trim())
-      .filter((command) => /services\/(ingest|gateway|projector|dispatcher)\/src\/main\.ts/.test(command));
+      .filter((command) => /services\/(ingest|gateway|projector|dispatcher)\/src\/main\.js/.test(command));
     expect(commands).toHaveLength(4);
     const quoted = SERVICE_NODE_FLAGS.map((flag) => `'${flag}'`).join(', ');
-    for (const command of commands) expect(command).toContain(`'node', ${quoted}, '--import', 'tsx'`);
+    for (const command of commands) expect(command).toMatch(new RegExp(`^'node', ${quoted}, 'services/`));
   });
 });

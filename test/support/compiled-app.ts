@@ -1,0 +1,36 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Compiles the services with `tsconfig.build.json` into `dir` and lays them out as the service image does
+ * (infra/docker/Dockerfile): compiled JavaScript where the TypeScript was, each workspace's package.json, the
+ * contract and the migrations, and node_modules whose workspace links point at the compiled services.
+ */
+export function compiledApp(dir: string): string {
+  const tsc = `${ROOT}node_modules/typescript/bin/tsc`;
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', `${dir}/dist`], {
+    cwd: ROOT,
+  });
+  const app = `${dir}/app`;
+  cpSync(`${dir}/dist/services`, `${app}/services`, { recursive: true });
+  cpSync(`${dir}/dist/packages`, `${app}/packages`, { recursive: true });
+  const services = readdirSync(`${ROOT}services`);
+  for (const name of services)
+    copyFileSync(`${ROOT}services/${name}/package.json`, `${app}/services/${name}/package.json`);
+  copyFileSync(
+    `${ROOT}packages/webhook-verifier/package.json`,
+    `${app}/packages/webhook-verifier/package.json`,
+  );
+  copyFileSync(`${ROOT}package.json`, `${app}/package.json`);
+  cpSync(`${ROOT}schemas`, `${app}/schemas`, { recursive: true });
+  cpSync(`${ROOT}infra/migrations`, `${app}/infra/migrations`, { recursive: true });
+  mkdirSync(`${app}/node_modules/@audit`, { recursive: true });
+  for (const entry of readdirSync(`${ROOT}node_modules`)) {
+    if (entry !== '@audit') symlinkSync(`${ROOT}node_modules/${entry}`, `${app}/node_modules/${entry}`);
+  }
+  for (const name of services) symlinkSync(`${app}/services/${name}`, `${app}/node_modules/@audit/${name}`);
+  return app;
+}
