@@ -20,6 +20,7 @@ export default tseslint.config(
       'services/*/src/cli.ts',
       'scripts/**',
       'test/**',
+      'infra/local/**/*.test.ts',
       'bench/**',
       'vitest.config.ts',
     ],

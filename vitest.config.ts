@@ -6,7 +6,11 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['services/*/src/**/*.unit.test.ts', 'packages/*/src/**/*.unit.test.ts'],
+          include: [
+            'services/*/src/**/*.unit.test.ts',
+            'packages/*/src/**/*.unit.test.ts',
+            'infra/local/**/*.unit.test.ts',
+          ],
         },
       },
       {
@@ -20,6 +24,17 @@ export default defineConfig({
           ],
           testTimeout: 300_000,
           hookTimeout: 180_000,
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
+        },
+      },
+      {
+        // docker-compose.yml and the images built here, under Podman (scripts/test-containers.sh).
+        test: {
+          name: 'containers',
+          include: ['test/containers/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 900_000,
           pool: 'forks',
           poolOptions: { forks: { singleFork: true } },
         },

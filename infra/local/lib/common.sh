@@ -45,6 +45,11 @@ show_logs() {
   local f
   for f in "$@"; do
     [[ -s "$f" ]] || continue
+    # A shutdown's own lines fill the tail; the error that caused it is often further up.
+    if grep -qE '\b(ERROR|FATAL)\b' "$f"; then
+      echo "----- last errors in $f -----" >&2
+      grep -E '\b(ERROR|FATAL)\b' "$f" | tail -n 10 >&2
+    fi
     echo "----- tail of $f -----" >&2
     tail -n "${LOG_TAIL_LINES:-40}" "$f" >&2
   done
@@ -57,6 +62,23 @@ fail() {
   echo "stack: error: $comp: $msg" >&2
   show_logs "$@"
   exit 1
+}
+
+# launch_detached PIDFILE OUTLOG CMD...: starts CMD in a session of its own, so it outlives the caller's process
+# group, and waits until PIDFILE holds CMD's pid. The process writes its pid itself before it execs CMD: setsid
+# forks when its caller leads a process group, which a background job does whenever job control is on (bash -m,
+# or monitor in an exported SHELLOPTS), so $! may be a parent that has already exited.
+launch_detached() {
+  local pidfile="$1" out="$2" i
+  shift 2
+  rm -f "$pidfile"
+  # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell.
+  setsid bash -c 'echo "$$" >"$0" && exec nohup "$@"' "$pidfile" "$@" >>"$out" 2>&1 </dev/null 9>&- &
+  for ((i = 0; i < 200; i++)); do
+    [[ -s "$pidfile" ]] && return 0
+    sleep 0.05
+  done
+  return 1
 }
 
 port_open() {

@@ -122,18 +122,14 @@ kafka_start() {
     kafka_format
     stat -c %s "$KAFKA_LOG" >"$KAFKA_OFFSET_FILE" 2>/dev/null || echo 0 >"$KAFKA_OFFSET_FILE"
     rm -f "$KAFKA_STARTED_FILE"
-    # setsid: survive the caller's process group being killed when the script ends.
-    # Without job control the subshell is no group leader, so setsid execs in
-    # place and $! is the JVM's own pid.
-    (cd "$KAFKA_HOME" && exec setsid nohup java "${heap[@]}" \
+    (cd "$KAFKA_HOME" && launch_detached "$KAFKA_PIDFILE" "$KAFKA_CONSOLE_LOG" java "${heap[@]}" \
       -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
       -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
       -Dkafka.logs.dir="$KAFKA_HOME" \
       -Dlog4j.configuration="file:$STACK_DIR/kafka/log4j.properties" \
-      -cp "$KAFKA_LIB/*" kafka.Kafka "$KAFKA_CONFIG" \
-      >>"$KAFKA_CONSOLE_LOG" 2>&1 </dev/null) 9>&- &
-    launcher=$!
-    echo "$launcher" >"$KAFKA_PIDFILE"
+      -cp "$KAFKA_LIB/*" kafka.Kafka "$KAFKA_CONFIG") ||
+      fail kafka "the broker process did not start" "$KAFKA_CONSOLE_LOG"
+    launcher="$(kafka_pid)"
   fi
   local i
   for ((i = 0; i < START_TIMEOUT * 2; i++)); do
