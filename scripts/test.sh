@@ -6,19 +6,29 @@ cd "$(dirname "$0")/.."
 source scripts/prepare.sh
 results=.data/test-results
 rm -rf "$results" && mkdir -p "$results"
+started=$SECONDS
 echo "== typecheck"; npx tsc -p tsconfig.json --noEmit
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
+echo "typecheck and lint: $((SECONDS - started)) s"
 failed_runs=0
-echo "== unit"
-npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json" ||
-  failed_runs=$((failed_runs + 1))
-echo "== integration and end-to-end"
-npx vitest run --project int --reporter=default --reporter=json --outputFile.json="$results/int.json" ||
-  failed_runs=$((failed_runs + 1))
-echo "== the ClickHouse SQL on a current engine (chdb)"
-bash scripts/test-current-clickhouse.sh --reporter=default --reporter=json \
-  --outputFile.json="$results/current-clickhouse.json" || failed_runs=$((failed_runs + 1))
-echo "== the OpenAPI document against third-party API tools"
-bash scripts/test-api-tools.sh || failed_runs=$((failed_runs + 1))
+timings=()
+# tier NAME COMMAND...: runs one tier, counts it as failed if it exits non-zero, and keeps how long it took.
+tier() {
+  local name="$1" started=$SECONDS
+  shift
+  echo "== $name"
+  "$@" || failed_runs=$((failed_runs + 1))
+  timings+=("$(printf '%5d s  %s' $((SECONDS - started)) "$name")")
+}
+tier "unit" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
+tier "integration and end-to-end" npx vitest run --project int --reporter=default --reporter=json \
+  --outputFile.json="$results/int.json"
+tier "the ClickHouse SQL on a current engine (chdb)" bash scripts/test-current-clickhouse.sh --reporter=default \
+  --reporter=json --outputFile.json="$results/current-clickhouse.json"
+tier "the OpenAPI document against third-party API tools" bash scripts/test-api-tools.sh
+tier "containers: images built here, docker-compose.yml under Podman" bash scripts/test-containers.sh \
+  --reporter=default --reporter=json --outputFile.json="$results/containers.json"
+echo "== time per tier"
+printf '%s\n' "${timings[@]}"
 npx tsx scripts/test-summary.ts "$failed_runs" "$results"/*.json
 [ "$failed_runs" -eq 0 ]

@@ -14,6 +14,7 @@ usage: stack.sh COMMAND
   env                   print export lines for the app (DATABASE_URL, ...)
   start COMPONENT       install if needed and start one of: postgres clickhouse kafka
   stop COMPONENT        stop one component, keeping its data
+  kafka-jars            fetch the Kafka jars if needed and print their directory (the container image takes them)
   kafka-run CLASS ARGS  run a Kafka CLI class with the stack's jars, e.g.
                         kafka-run org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:59092 --list
 env: DATA_DIR PG_PORT CH_HTTP_PORT CH_TCP_PORT CH_INTERSERVER_PORT KAFKA_PORT
@@ -109,6 +110,13 @@ case "$cmd" in
     fi
     "$(short "$2")_$cmd"
     "$(short "$2")_status" || { [[ "$cmd" == stop ]] || exit 3; }
+    ;;
+  kafka-jars)
+    init_data_dir
+    take_lock
+    install_components kafka
+    kafka_paths
+    echo "$KAFKA_LIB"
     ;;
   kafka-run)
     shift

@@ -14,8 +14,17 @@ export interface Received {
 /** How a path answers: a status, a status once the promise settles, or never (the request hangs until the client gives up). */
 export type Behaviour = (path: string, id: string, seen: number) => number | Promise<number> | 'hang';
 
+/** Where the receiver listens, and the host name its URLs give (a container reaches the machine by another name). */
+export interface ReceiverAddress {
+  listen: string;
+  urlHost: string;
+}
+
 /** A real local HTTP receiver recording every request, answering as `behaviour` says. */
-export async function webhookReceiver(behaviour: Behaviour = () => 200) {
+export async function webhookReceiver(
+  behaviour: Behaviour = () => 200,
+  { listen, urlHost }: ReceiverAddress = { listen: '127.0.0.1', urlHost: '127.0.0.1' },
+) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -36,10 +45,10 @@ export async function webhookReceiver(behaviour: Behaviour = () => 200) {
       void Promise.resolve(answer).then((status) => res.writeHead(status).end());
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listen, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    url: (path: string) => `http://${urlHost}:${port}${path}`,
     received,
     at: (path: string) => received.filter((r) => r.path === path),
     close: () =>

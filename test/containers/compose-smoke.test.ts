@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeProject } from '../support/compose.js';
+import { ingest, makeEvent } from '../support/events.js';
+import { waitFor } from '../support/wait-for.js';
+import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
+
+// docker-compose.yml brought up whole on this machine (Podman, images built here), used through its published
+// ports as a user would, then taken down. The dispatcher reaches this process's receiver through Podman's bridge,
+// a private address, which the test's WEBHOOK_ALLOW_TARGET_CIDRS lets through.
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const tenant = `tenant-compose-${hex(4)}`;
+const secrets = {
+  INGEST_TOKEN: hex(24),
+  API_KEY_PEPPER: hex(24),
+  CURSOR_SECRET: hex(24),
+  WEBHOOK_SECRET_KEY: hex(32),
+};
+const gatewayPort = await freePort();
+const ingestPort = await freePort();
+const project = `audit-smoke-${hex(3)}`;
+const compose = composeProject(project, {
+  ...secrets,
+  GATEWAY_PUBLISH_PORT: String(gatewayPort),
+  INGEST_PUBLISH_PORT: String(ingestPort),
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_TARGET_CIDRS: '10.0.0.0/8',
+});
+const receiver = await webhookReceiver(() => 204, { listen: '0.0.0.0', urlHost: 'host.containers.internal' });
+const api = `http://127.0.0.1:${gatewayPort}/api/v2/public`;
+let key = '';
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${api}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+beforeAll(async () => {
+  await compose.up();
+  const minted = await compose.ops(
+    'keys',
+    'create',
+    '--tenant',
+    tenant,
+    '--scopes',
+    'audit:read,audit:export,webhooks:write',
+    '--json',
+  );
+  key = (JSON.parse(minted) as { key: string }).key;
+});
+
+afterAll(async () => {
+  await receiver.close();
+  await compose.down();
+});
+
+describe('docker-compose.yml under Podman, with the images built here', () => {
+  it('ingests, lists, exports and delivers a signed webhook; down leaves nothing behind', async () => {
+    const hook = await call('POST', '/audit/webhooks', {
+      url: receiver.url('/siem'),
+      event_filter: ['phi.'],
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const { secret } = JSON.parse(hook.text) as { secret: string };
+
+    const events = [0, 1, 2].map((i) => ({ ...makeEvent(tenant, i), action: 'phi.read' }));
+    const ids = events.map((e) => e.event_id);
+    expect((await ingest(`http://127.0.0.1:${ingestPort}`, secrets.INGEST_TOKEN, events)).status).toBe(202);
+
+    const listed = await waitFor('the events in the list', async () => {
+      const res = await call('GET', '/audit/events?action=phi.read');
+      const page = JSON.parse(res.text) as { events: { event_id: string }[] };
+      return res.status === 200 && page.events.length === ids.length && page.events;
+    });
+    expect(listed.map((e) => e.event_id).sort()).toEqual([...ids].sort());
+
+    const exported = await call('POST', '/audit/export?format=ndjson', { action: 'phi.read' });
+    expect(exported.status).toBe(200);
+    const rows = exported.text
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { event_id: string }).event_id);
+    expect(rows.sort()).toEqual([...ids].sort());
+
+    await waitFor('a delivery per event', async () => receiver.at('/siem').length >= ids.length);
+    const delivered = receiver.at('/siem');
+    expect(delivered.map((r) => r.id).sort()).toEqual([...ids].sort());
+    for (const r of delivered) expect(independentlyVerified(r, secret)).toBe(true);
+
+    await compose.down();
+    expect(await compose.leftovers()).toEqual([]);
+  });
+});
