@@ -1,4 +1,4 @@
-# Sourced by start.sh and test.sh: Node 24, npm dependencies, then the local components and their addresses,
+# Sourced by start.sh: Node 24, npm dependencies, then the local components and their addresses,
 # unless AUDIT_EXTERNAL_STACK=true says the components are provided elsewhere (via the environment).
 source scripts/ensure-node.sh
 bash scripts/ensure-deps.sh

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeProject } from '../support/compose.js';
+import { unusedPort } from '../support/tcp-forwarder.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
@@ -9,14 +9,6 @@ import { independentlyVerified, webhookReceiver } from '../support/webhook-recei
 // docker-compose.yml brought up whole on this machine (Podman, images built here), used through its published
 // ports as a user would, then taken down. The dispatcher reaches this process's receiver through Podman's bridge,
 // a private address, which the test's WEBHOOK_ALLOW_TARGET_CIDRS lets through.
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const tenant = `tenant-compose-${hex(4)}`;
@@ -26,8 +18,8 @@ const secrets = {
   CURSOR_SECRET: hex(24),
   WEBHOOK_SECRET_KEY: hex(32),
 };
-const gatewayPort = await freePort();
-const ingestPort = await freePort();
+const gatewayPort = await unusedPort();
+const ingestPort = await unusedPort();
 const project = `audit-smoke-${hex(3)}`;
 const compose = composeProject(project, {
   ...secrets,

@@ -1,14 +1,24 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { containerOutageStep, type ComponentEnv } from './container-stack.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
 export type Component = 'postgres' | 'clickhouse' | 'kafka';
 
-/** Stops or starts one local component with the stack script, keeping its data (what an outage looks like here). */
+/**
+ * Stops or starts one component, keeping its data (what an outage looks like here): the local stack's process, or
+ * on the containers path (scripts/test-components.ts) its container.
+ */
 export async function stack(command: 'stop' | 'start', component: Component): Promise<void> {
+  const containers = process.env.AUDIT_TEST_CONTAINERS;
+  if (containers) {
+    const ids = JSON.parse(containers) as Record<Component, string>;
+    await containerOutageStep(command, component, ids, process.env as unknown as ComponentEnv);
+    return;
+  }
   await run('bash', ['infra/local/stack.sh', command, component], { cwd: ROOT, timeout: 180_000 });
 }
 

@@ -1,0 +1,71 @@
+# Sourced by scripts/test.sh and scripts/test-containers.sh: where the tests' Kafka, ClickHouse and Postgres come
+# from (docs/testing.md "Components").
+#   AUDIT_TEST_COMPONENTS=local       the local stack (infra/local/stack.sh): processes on this machine
+#   AUDIT_TEST_COMPONENTS=containers  containers started with testcontainers (scripts/test-components.ts), from
+#                                     KAFKA_IMAGE, CLICKHOUSE_IMAGE and POSTGRES_IMAGE or the upstream images
+#   unset or auto                     local where the stack can run (Debian's apt-get as root, or its tools already
+#                                     installed); else containers where a Docker-compatible engine answers; else
+#                                     local, whose install then says what is missing
+
+local_stack_possible() {
+  { [ "$(uname -s)" = Linux ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; } ||
+    { command -v clickhouse-server >/dev/null && command -v java >/dev/null && command -v mvn >/dev/null &&
+      ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
+}
+
+container_engine_answers() {
+  local socket="${DOCKER_HOST:-unix:///var/run/docker.sock}"
+  if [ "${socket#unix://}" != "$socket" ]; then
+    curl -fsS --max-time 5 --unix-socket "${socket#unix://}" http://d/_ping >/dev/null 2>&1 && return 0
+  fi
+  command -v docker >/dev/null && docker info >/dev/null 2>&1
+}
+
+components_mode() {
+  case "${AUDIT_TEST_COMPONENTS:-auto}" in
+    local | containers) echo "$AUDIT_TEST_COMPONENTS" ;;
+    auto)
+      if local_stack_possible; then
+        echo local
+      elif container_engine_answers; then
+        echo containers
+      else
+        echo local
+      fi
+      ;;
+    *)
+      echo "AUDIT_TEST_COMPONENTS must be local, containers or auto (got '$AUDIT_TEST_COMPONENTS')" >&2
+      return 1
+      ;;
+  esac
+}
+
+# start_component_containers: runs scripts/test-components.ts in the background until
+# stop_component_containers, and exports the variables that point the tests at its containers.
+start_component_containers() {
+  local env_file=.data/test-components.env log=.data/logs/test-components.log i
+  mkdir -p .data/logs
+  rm -f "$env_file"
+  echo "Starting Kafka, ClickHouse and Postgres in containers (log: $log)..."
+  node --disable-warning=TimeoutNegativeWarning --import tsx scripts/test-components.ts "$env_file" >"$log" 2>&1 &
+  COMPONENTS_HOLDER=$!
+  for ((i = 0; i < 600; i++)); do
+    [ -f "$env_file" ] && break
+    kill -0 "$COMPONENTS_HOLDER" 2>/dev/null || break
+    sleep 1
+  done
+  if [ ! -f "$env_file" ]; then
+    tail -n 40 "$log" >&2
+    echo "the component containers did not start" >&2
+    return 1
+  fi
+  # shellcheck disable=SC1090 # written by scripts/test-components.ts
+  source "$env_file"
+}
+
+stop_component_containers() {
+  [ -n "${COMPONENTS_HOLDER:-}" ] || return 0
+  kill -TERM "$COMPONENTS_HOLDER" 2>/dev/null || true
+  wait "$COMPONENTS_HOLDER" 2>/dev/null || true
+  COMPONENTS_HOLDER=
+}

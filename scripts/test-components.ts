@@ -1,0 +1,34 @@
+// Holds Kafka, ClickHouse and Postgres in containers for one `npm test` run on the containers path (docs/testing.md
+// "Components"): starts them, writes the variables that point the tests at them to the file given, and removes
+// them on SIGTERM or SIGINT. scripts/test.sh and scripts/test-containers.sh run it in the background.
+// Usage: tsx scripts/test-components.ts <env file>
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { containerImages, startComponentContainers } from '../test/support/container-stack.js';
+
+const [envFile] = process.argv.slice(2);
+if (!envFile) throw new Error('usage: test-components.ts <env file>');
+
+const images = containerImages(process.env);
+console.log(`starting ${Object.values(images).join(', ')}`);
+const stack = await startComponentContainers(images);
+const lines = Object.entries({ ...stack.env, AUDIT_TEST_CONTAINERS: JSON.stringify(stack.ids) }).map(
+  ([name, value]) => `export ${name}='${value}'`,
+);
+// Written whole, then renamed: the waiting script never reads half a file.
+writeFileSync(`${envFile}.tmp`, `${lines.join('\n')}\n`);
+renameSync(`${envFile}.tmp`, envFile);
+console.log(`ready: ${JSON.stringify(stack.env)}`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  rmSync(envFile, { force: true });
+  await stack.stop();
+  console.log('removed');
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+// Keeps the process alive until a signal comes.
+setInterval(() => undefined, 60_000);
