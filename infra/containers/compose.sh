@@ -21,13 +21,14 @@ compose() { docker-compose -p "$PROJECT" -f "$ROOT/docker-compose.yml" "$@"; }
 project_filter() { echo "label=com.docker.compose.project=$PROJECT"; }
 
 # Podman runs health checks from systemd timers; without systemd (our machines) nothing runs them, a container
-# stays `starting` and compose waits forever on service_healthy. This loop runs them instead, every 3 s.
+# stays `starting` and compose waits forever on service_healthy. This loop runs them instead, at the 5 s interval
+# docker-compose.yml gives every check (Kafka's starts a JVM: more often would cost a core).
 ticker_loop() {
   while true; do
     for id in $(podman ps -q --filter "$(project_filter)"); do
       podman healthcheck run "$id" >/dev/null 2>&1 || true
     done
-    sleep 3
+    sleep 5
   done
 }
 ticker_start() {
