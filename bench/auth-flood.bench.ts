@@ -8,7 +8,7 @@ import { uniqueNames } from '../test/support/names.js';
 import { freshPostgres } from '../test/support/postgres.js';
 import { cleanUp, gatewayService, testKafka } from '../test/support/stack.js';
 import { httpClient, type HttpClient } from './lib/http-timing.js';
-import { mintKey } from './lib/mint-key.js';
+import { mintKey } from '../test/support/ops-cli.js';
 import { fmt, summarize } from './lib/stats.js';
 
 const SAMPLES = Number(process.env.BENCH_AUTH_SAMPLES ?? 2000);

@@ -20,7 +20,7 @@ import { CLICKHOUSE_URL, gatewayService, testKafka } from '../test/support/stack
 import { ensureDataset, FILTER_VALUES, TARGET_TENANT, type Dataset } from './lib/bulk-load.js';
 import { gatewayOverhead } from './lib/gateway-overhead.js';
 import { httpClient, type HttpClient, type Timed } from './lib/http-timing.js';
-import { mintKey } from './lib/mint-key.js';
+import { mintKey } from '../test/support/ops-cli.js';
 import { rssSampler } from './lib/process-rss.js';
 import { captureQueries, labelledClient, labelStats } from './lib/query-log.js';
 import { fmt, summarize } from './lib/stats.js';

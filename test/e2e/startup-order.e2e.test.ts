@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topics } from '@audit/shared';
-import { runCli } from '../../services/ops/src/cli.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { topicEndOffset } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
+import { mintKey } from '../support/ops-cli.js';
 import { freshPostgres } from '../support/postgres.js';
 import type { ServiceProcess } from '../support/service-process.js';
 import {
@@ -71,18 +71,14 @@ async function expectAliveNotReady(service: ServiceProcess, dependency: string) 
   expect(await ready.json()).toEqual({ status: 'starting', checks: { [dependency]: 'failed' } });
 }
 
-async function mintReader(): Promise<string> {
-  let out = '';
-  const env = {
-    DATABASE_URL: postgres.url,
-    KAFKA_BROKERS,
-    TOPIC_PREFIX: names.topicPrefix,
-    API_KEY_PEPPER: SECRETS.API_KEY_PEPPER,
-    LOG_LEVEL: 'error',
-  };
-  const argv = ['keys', 'create', '--tenant', names.tenant, '--scopes', 'audit:read', '--json'];
-  expect(await runCli(argv, env, { out: (t) => (out += t), err: () => undefined })).toBe(0);
-  return (JSON.parse(out) as { key: string }).key;
+function mintReader(): Promise<string> {
+  return mintKey({
+    databaseUrl: postgres.url,
+    topicPrefix: names.topicPrefix,
+    pepper: SECRETS.API_KEY_PEPPER,
+    tenant: names.tenant,
+    scopes: 'audit:read',
+  });
 }
 
 describe('a service started before its dependencies', () => {

@@ -26,3 +26,25 @@ export function opsCli(names: TestNames, databaseUrl: () => string, extra: Recor
     return { code, out, err, json: <T = Record<string, unknown>>() => JSON.parse(out) as T };
   };
 }
+
+/** A key minted through the real operator CLI, as an operator would, on the given database and topics. */
+export async function mintKey(opts: {
+  databaseUrl: string;
+  topicPrefix: string;
+  pepper: string;
+  tenant: string;
+  scopes: string;
+}): Promise<string> {
+  let out = '';
+  const env = {
+    DATABASE_URL: opts.databaseUrl,
+    KAFKA_BROKERS,
+    TOPIC_PREFIX: opts.topicPrefix,
+    API_KEY_PEPPER: opts.pepper,
+    LOG_LEVEL: 'error',
+  };
+  const argv = ['keys', 'create', '--tenant', opts.tenant, '--scopes', opts.scopes, '--json'];
+  const code = await runCli(argv, env, { out: (t) => (out += t), err: () => {} });
+  if (code !== 0) throw new Error(`ops keys create exited with ${code}`);
+  return (JSON.parse(out) as { key: string }).key;
+}
