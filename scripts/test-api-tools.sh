@@ -23,7 +23,7 @@ if [ ! -f "$tools/node_modules/.package-lock.json" ] ||
   npm ci --prefix "$tools" --no-audit --no-fund --loglevel=error
 fi
 # The tools by name: the venv's (the Python client generator also calls its ruff) and the npm ones.
-export PATH="$venv/bin:$tools/node_modules/.bin:$PATH"
+export PATH="$VENV_BIN:$tools/node_modules/.bin:$PATH"
 
 rm -rf "$work" "$logs" && mkdir -p "$work" "$logs"
 node --import tsx scripts/api-tools-services.ts "$work/services.json" >"$logs/services.log" 2>&1 &

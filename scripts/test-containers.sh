@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The containers tier of `npm test` on machines that build their own images (docs/testing.md "Containers"): every
 # image built here without a registry (infra/containers/build-images.sh), docker-compose.yml's smoke test under
-# Podman, then the end-to-end suite again with Kafka, ClickHouse and Postgres in containers of those images,
-# started by testcontainers. Usage: test-containers.sh [RESULTS_DIR] (vitest JSON reports go there).
+# Podman, then the end-to-end suite and the API tools again with Kafka, ClickHouse and Postgres in containers of
+# those images, started by testcontainers, and without Go and Python on the PATH.
+# Usage: test-containers.sh [RESULTS_DIR] (vitest JSON reports go there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 results="${1:-.data/test-results}"
@@ -13,10 +14,29 @@ bash infra/containers/build-images.sh
 echo "containers: images built or reused in $((SECONDS - started)) s"
 eval "$(bash infra/containers/podman.sh socket)"
 eval "$(bash infra/containers/build-images.sh env)"
-export DOCKER_HOST KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE
+export DOCKER_HOST KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE PYTHON_IMAGE
 # No registry to pull testcontainers' reaper image from: scripts/test-components.ts removes its containers itself.
 export TESTCONTAINERS_RYUK_DISABLED=true
 failed=0
+
+# path_without PATTERN...: a PATH with every command of this one but those whose names match a PATTERN, as links
+# in a folder of its own.
+path_without() {
+  local dir=$PWD/.data/containers-path folders folder command pattern
+  rm -rf "$dir" && mkdir -p "$dir"
+  IFS=: read -ra folders <<<"$PATH"
+  for folder in "${folders[@]}"; do
+    for command in "$folder"/*; do
+      [ -e "$command" ] && [ ! -e "$dir/${command##*/}" ] || continue
+      for pattern in "$@"; do
+        # shellcheck disable=SC2254 # the patterns are meant as patterns
+        case "${command##*/}" in $pattern) continue 2 ;; esac
+      done
+      ln -s "$command" "$dir/${command##*/}"
+    done
+  done
+  echo "$dir"
+}
 
 started=$SECONDS
 npx vitest run --project containers "${reporters[@]}" --outputFile.json="$results/containers.json" || failed=1
@@ -27,7 +47,15 @@ source scripts/components.sh
 trap stop_component_containers EXIT
 start_component_containers
 echo "containers: components ready in $((SECONDS - started)) s"
+# As on a contributor's laptop with only Node and Docker: no python3 and no go on the PATH, so that the suite takes
+# Go from the module proxy and runs Python in a container (docs/testing.md "Tools").
+PATH="$(path_without 'python*' 'pip*' go gofmt)"
+source scripts/python-venv.sh
+ensure_python3
 npx vitest run --project int test/e2e "${reporters[@]}" --outputFile.json="$results/containers-e2e.json" || failed=1
-stop_component_containers
 echo "containers: the end-to-end suite on containers in $((SECONDS - started)) s"
+started=$SECONDS
+bash scripts/test-api-tools.sh || failed=1
+echo "containers: the API tools with Python in a container in $((SECONDS - started)) s"
+stop_component_containers
 exit "$failed"

@@ -5,12 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prepare.sh
-venv=.data/chdb-venv
+venv=$PWD/.data/chdb-venv
 port=${CHDB_HTTP_PORT:-58124}
 source scripts/python-venv.sh
 ensure_venv "$venv" infra/current-clickhouse/requirements.txt
 rm -rf .data/chdb && mkdir -p .data/chdb .data/test-logs
-"$venv/bin/python" infra/current-clickhouse/chdb-http.py "$port" .data/chdb >.data/test-logs/chdb-http.log 2>&1 &
+"$VENV_BIN/python" infra/current-clickhouse/chdb-http.py "$port" .data/chdb >.data/test-logs/chdb-http.log 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 # Ready once it has bound its port and named its engine (if a server left by an earlier run holds the port, ours

@@ -19,6 +19,9 @@ else
   trap stop_component_containers EXIT
   start_component_containers
 fi
+# The verifier tests run python3: the machine's, else in a container (scripts/python-venv.sh).
+source scripts/python-venv.sh
+ensure_python3
 # The tiers below that are scripts of their own take the components from here.
 export AUDIT_EXTERNAL_STACK=true
 results=.data/test-results

@@ -6,8 +6,9 @@
 #   localhost/audit-clickhouse:18.16  Debian's ClickHouse with infra/local's config
 #   localhost/audit-postgres:15       Debian's PostgreSQL 15
 #   localhost/audit-trail:dev         the service image, infra/docker/Dockerfile on audit-node
+#   localhost/audit-python:3.11       Debian's Python 3 (the test tools' Python where a machine has none)
 # Reruns reuse what is built: the base is made once, the others come from Podman's layer cache.
-#   build-images.sh [IMAGE...]   all by default; names: base node kafka clickhouse postgres service
+#   build-images.sh [IMAGE...]   all by default; names: base node kafka clickhouse postgres service python
 #   build-images.sh env          the variables that point docker-compose.yml and the tests at these images
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -21,6 +22,7 @@ KAFKA_IMAGE=localhost/audit-kafka:3.9.1
 CLICKHOUSE_IMAGE=localhost/audit-clickhouse:18.16
 POSTGRES_IMAGE=localhost/audit-postgres:15
 AUDIT_IMAGE=localhost/audit-trail:dev
+PYTHON_IMAGE=localhost/audit-python:3.11
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 step=0
@@ -96,6 +98,8 @@ clickhouse_image() {
 
 postgres_image() { build postgres "$POSTGRES_IMAGE" "$HERE/postgres"; }
 
+python_image() { build python "$PYTHON_IMAGE" "$HERE/python"; }
+
 service_image() {
   local ca=()
   # A machine behind a TLS-inspecting proxy trusts it through this bundle; npm inside the build needs it too.
@@ -104,12 +108,12 @@ service_image() {
 }
 
 if [[ "${1:-}" == env ]]; then
-  for name in KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE; do echo "export $name=${!name}"; done
+  for name in KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE PYTHON_IMAGE; do echo "export $name=${!name}"; done
   exit 0
 fi
 
 targets=("$@")
-((${#targets[@]})) || targets=(base node kafka clickhouse postgres service)
+((${#targets[@]})) || targets=(base node kafka clickhouse postgres service python)
 bash "$HERE/podman.sh" install
 mkdir -p "$WORK"
 total=${#targets[@]}
@@ -123,7 +127,8 @@ for target in "${targets[@]}"; do
     clickhouse) clickhouse_image ;;
     postgres) postgres_image ;;
     service) service_image ;;
-    *) echo "unknown image '$target' (base node kafka clickhouse postgres service)" >&2 && exit 2 ;;
+    python) python_image ;;
+    *) echo "unknown image '$target' (base node kafka clickhouse postgres service python)" >&2 && exit 2 ;;
   esac
 done
 echo "images: built in $((SECONDS - started)) s" >&2

@@ -25,15 +25,16 @@ export async function runVerifier(
   secret: string,
 ): Promise<boolean> {
   const env = { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: secret };
+  let said: { stdout: string; stderr: string };
   try {
-    const { stdout } = await run(cli.command, [...cli.args, bodyFile, header], { env });
-    if (stdout.trim() === 'valid') return true;
+    said = await run(cli.command, [...cli.args, bodyFile, header], { env });
   } catch (err) {
     const { code, stdout } = err as { code?: unknown; stdout?: string };
     if (code === 1 && stdout?.trim() === 'invalid') return false;
     throw err;
   }
-  throw new Error(`${cli.name} exited 0 without saying "valid"`);
+  if (said.stdout.trim() === 'valid') return true;
+  throw new Error(`${cli.name} exited 0 without saying "valid": ${JSON.stringify(said)}`);
 }
 
 /**
