@@ -9,10 +9,10 @@ import {
   type ClickHouseClient,
   type ClickHouseSettings,
   projectionTables,
+  type EventFilters,
 } from '@audit/shared';
 import { eventsReader, type EventsReader } from '../services/gateway/src/adapters/events.reader.js';
 import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
-import type { EventFilters } from '../services/gateway/src/domain/event-filters.js';
 import { parseListQuery } from '../services/gateway/src/domain/list-query.js';
 import { uniqueNames } from '../test/support/names.js';
 import { freshPostgres } from '../test/support/postgres.js';

@@ -31,6 +31,13 @@ const SERVICES = [
     hostVar: 'DISPATCHER_HOST',
     path: '/readyz',
   },
+  {
+    name: 'exporter',
+    portVar: 'EXPORTER_PORT',
+    defaultPort: 8084,
+    hostVar: 'EXPORTER_HOST',
+    path: '/readyz',
+  },
 ] as const;
 
 // Each child gets its own process group: Ctrl-C reaches only this launcher, which then stops every service once,
@@ -67,9 +74,10 @@ if (migrated !== 0) {
   process.exit(1);
 }
 
-// The gateway reads ClickHouse with a read-only user when one is named (the local stack's is audit_reader).
+// The gateway and the exporter read ClickHouse with a read-only user when one is named (the local stack's is
+// audit_reader).
 const serviceEnv = (name: string): NodeJS.ProcessEnv =>
-  name === 'gateway' && env.GATEWAY_CLICKHOUSE_USER
+  (name === 'gateway' || name === 'exporter') && env.GATEWAY_CLICKHOUSE_USER
     ? {
         ...env,
         CLICKHOUSE_USER: env.GATEWAY_CLICKHOUSE_USER,
@@ -127,7 +135,7 @@ try {
       ...lines,
       '  ingest token: INGEST_TOKEN (from your environment or .data/secrets.env)',
       '  health: GET /healthz and /readyz on each port. Ctrl-C stops the services; `npm run stack -- down` the components.',
-      `  metrics: GET /metrics on the ingest, projector and dispatcher ports; the gateway's at http://${gatewayMetrics}/metrics`,
+      `  metrics: GET /metrics on the ingest, projector, dispatcher and exporter ports; the gateway's at http://${gatewayMetrics}/metrics`,
       '',
     ].join('\n'),
   );

@@ -2,11 +2,10 @@
 // process, once behind the real auth hook (Postgres key store and token bucket), once behind a hook that only
 // sets the principal; both read from a stub that returns fixed rows, so ClickHouse plays no part.
 import pg from 'pg';
-import { createHttpServer, systemClock, type Scope } from '@audit/shared';
+import { createHttpServer, systemClock, type Scope, type EventRow } from '@audit/shared';
 import { cachedKeyStore } from '../../services/gateway/src/adapters/key-store.js';
 import { postgresRateLimiter } from '../../services/gateway/src/adapters/rate-limiter.js';
 import { buildApp } from '../../services/gateway/src/app.js';
-import type { EventRow } from '../../services/gateway/src/domain/audit-event.view.js';
 import { authenticate, type AuthDeps } from '../../services/gateway/src/domain/authenticate.js';
 import { eventListRoute } from '../../services/gateway/src/routes/event-list.route.js';
 import { stubAppOptions } from '../../services/gateway/src/test-support/stub-app-options.js';

@@ -115,6 +115,26 @@ describe('hostile text never causes a 5xx', () => {
     gw.send('POST', `/audit/export?format=${encodeAny(value)}`, key, {}),
   );
 
+  // Export jobs: each field with a valid window and format beside it, so that the hostile one is what is judged.
+  for (const field of [...BODY_FIELDS, 'format']) {
+    property(`POST /audit/exports {${field}}`, (value) =>
+      gw.send('POST', '/audit/exports', key, {
+        since: '2026-11-01T00:00:00Z',
+        format: 'csv',
+        [field]: value,
+      }),
+    );
+  }
+  for (const param of ['limit', 'cursor', 'unknown_param']) {
+    property(`GET /audit/exports?${param}=`, (value) =>
+      gw.get(`/audit/exports?${param}=${encodeAny(value)}`, key),
+    );
+  }
+  property('GET /audit/exports/{id}', (value) => gw.get(`/audit/exports/${encodeAny(value)}`, key));
+  property('GET /audit/exports/{id}/download', (value) =>
+    gw.get(`/audit/exports/${encodeAny(value)}/download`, key),
+  );
+
   property('POST /audit/webhooks {url}', (value) => gw.send('POST', '/audit/webhooks', key, { url: value }));
   property('POST /audit/webhooks {url: https://<host>/}', (value) =>
     gw.send('POST', '/audit/webhooks', key, { url: `https://${value}/` }),

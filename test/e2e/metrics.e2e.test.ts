@@ -6,7 +6,7 @@ import { ingest, makeEvent } from '../support/events.js';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { LOOPBACK_TARGETS } from '../support/stack.js';
+import { exporterService, LOOPBACK_TARGETS } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -22,6 +22,10 @@ afterAll(() => receiver.close());
 
 const event = makeEvent(names.tenant, 0);
 let key = '';
+let exporter: ReturnType<typeof exporterService> | undefined;
+afterAll(async () => {
+  await exporter?.stop();
+});
 
 async function scrape(url: string) {
   const res = await fetch(url);
@@ -62,10 +66,13 @@ function metricsUrls(): Record<string, string> {
     gateway: gw.metricsUrl(),
     projector: `${projector.url}/metrics`,
     dispatcher: dispatcher.process().metricsUrl,
+    exporter: exporter!.metricsUrl,
   };
 }
 
 beforeAll(async () => {
+  exporter = exporterService(names, gw.databaseUrl());
+  await exporter.start();
   key = await gw.mint(names.tenant, 'audit:read,webhooks:write');
   const created = await gw.send('POST', '/audit/webhooks', key, {
     url: receiver.url('/hook'),

@@ -90,6 +90,7 @@ describe('ops status', () => {
         INGEST_PORT: String(await readiness(503, { kafka: 'failed', postgres: 'ok' })),
         PROJECTOR_PORT: String(down),
         DISPATCHER_PORT: String(await readiness(200, {})),
+        EXPORTER_PORT: String(await readiness(200, { clickhouse: 'ok' })),
       },
       'status',
     );
@@ -105,6 +106,7 @@ describe('ops status', () => {
       ['ingest', 'not_ready', 'kafka failed'],
       ['projector', 'down', 'ECONNREFUSED'],
       ['dispatcher', 'up', null],
+      ['exporter', 'up', null],
     ]);
     expect(services![2]!.address).toBe(`127.0.0.1:${down}`);
   });

@@ -27,6 +27,23 @@ export function makeEvent(tenant: string, i: number, baseMs = Date.now() - 3_600
 
 export type TestEvent = ReturnType<typeof makeEvent>;
 
+/**
+ * `count` events of the tenant from `from` on, in runs of 1 to 30 sharing one millisecond, so that ties meet
+ * every boundary a reader may pick (pages, chunks); runs are `gapMs` apart at most.
+ */
+export function clusteredEvents(tenant: string, count: number, from: number, gapMs: number): TestEvent[] {
+  const events: TestEvent[] = [];
+  let ms = 0;
+  while (events.length < count) {
+    const run = 1 + ((events.length * 7919) % 30);
+    for (let i = 0; i < run && events.length < count; i++) {
+      events.push({ ...makeEvent(tenant, events.length), timestamp: new Date(from + ms).toISOString() });
+    }
+    ms += 1 + (events.length % 4) * gapMs;
+  }
+  return events;
+}
+
 export async function ingest(
   url: string,
   token: string,

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   createClickHouse,
@@ -68,6 +69,29 @@ export function dispatcherService(names: TestNames, databaseUrl: string, extra: 
   };
   return new ServiceProcess('dispatcher', serviceEnv(names, env), port);
 }
+
+/**
+ * The exporter on the test's topics, Postgres database, own consumer group and own directory of files. It reads
+ * with the stack's read-only ClickHouse user, as deployed.
+ */
+export function exporterService(names: TestNames, databaseUrl: string, extra: Record<string, string> = {}) {
+  const port = nextPort++;
+  const env = {
+    EXPORTER_PORT: String(port),
+    EXPORTER_GROUP_ID: `exporter-${names.id}`,
+    DATABASE_URL: databaseUrl,
+    EXPORT_DIR: exportDir(names),
+    CLICKHOUSE_USER: READER_USER,
+    // Ingest and the gateway share this host's clock, and ingest acknowledges only what Kafka has: no margin.
+    EXPORT_JOB_SETTLE_MS: '0',
+    ...extra,
+  };
+  return new ServiceProcess('exporter', serviceEnv(names, env), port);
+}
+
+/** Where a test's export files live: under .data, removed by the test that made it. */
+export const exportDir = (names: TestNames) =>
+  fileURLToPath(new URL(`../../.data/test-exports/${names.id}`, import.meta.url));
 
 /** Seals webhook secrets in tests; a test that checks sealing reads it from here. */
 export const TEST_WEBHOOK_SECRET_KEY = '5e'.repeat(32);

@@ -1,6 +1,5 @@
 import type { ClickHouseClient } from '@audit/shared';
-import { sqlIdentifier, sqlValue } from '@audit/shared';
-import { EVENT_COLUMNS, type EventRow } from '../../services/gateway/src/domain/audit-event.view.js';
+import { sqlIdentifier, sqlValue, EVENT_COLUMNS, type EventRow } from '@audit/shared';
 
 /** Every stored row of a tenant, as the ingest shape, read without FINAL: a duplicate would show. */
 export async function storedEvents(ch: ClickHouseClient, tenant: string) {

@@ -21,14 +21,18 @@ import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/publ
 import { eventListRoute } from './routes/event-list.route.js';
 import { exportRoute, type ExportOptions } from './routes/export.route.js';
 import { eventLookupRoute } from './routes/event-lookup.route.js';
+import { exportDownloadRoute, type ExportDownloadOptions } from './routes/export-download.route.js';
+import { exportJobRoutes, type ExportJobRoutesOptions } from './routes/export-jobs.route.js';
 import { openApiRoute } from './routes/openapi.route.js';
 import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
-import { API_PREFIX } from './schemas/openapi.document.js';
+import { API_PREFIX } from './schemas/api-prefix.js';
 
 export interface GatewayAppOptions
   extends
     Omit<PublicApiAuthOptions, 'meter'>,
     WebhookRoutesOptions,
+    ExportJobRoutesOptions,
+    Pick<ExportDownloadOptions, 'exportFiles'>,
     Pick<ExportOptions, 'exportConcurrency'> {
   logger: Logger;
   /** The HTTP and public API metrics go here; they are served on a listener of their own (main.ts). */
@@ -68,6 +72,8 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         eventLookupRoute(api, opts.events);
         eventListRoute(api, opts);
         exportRoute(api, opts);
+        exportJobRoutes(api, opts);
+        exportDownloadRoute(api, opts);
         webhookRoutes(api, opts);
       });
     },

@@ -4,6 +4,8 @@ import {
   cidrList,
   clickhouseEnv,
   clickhouseSettings,
+  exportStorageEnv,
+  exportStorageSettings,
   kafkaEnv,
   kafkaSettings,
   loggingEnv,
@@ -24,6 +26,7 @@ const schema = z
     ...postgresEnv,
     ...loggingEnv,
     ...webhookEnv,
+    ...exportStorageEnv,
     GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
     GATEWAY_PORT: port(8080),
     // Metrics are unauthenticated and describe the whole deployment: never on the public listener.
@@ -36,6 +39,9 @@ const schema = z
     AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000),
     // Each export holds up to two chunks of rows: their number bounds the memory exports take.
     EXPORT_CONCURRENCY: positiveInt(4),
+    // Export jobs (docs/exports.md): queued or running per tenant, and the longest window one job may cover.
+    EXPORT_JOBS_IN_FLIGHT: positiveInt(3),
+    EXPORT_JOB_MAX_WINDOW_DAYS: positiveInt(366),
     RATE_LIMIT_READ_PER_MIN: positiveInt(1000),
     RATE_LIMIT_WRITE_PER_MIN: positiveInt(200),
     // Failed authentications per client address before 429 (docs/api-keys.md "Failed authentication").
@@ -63,6 +69,8 @@ const schema = z
     trustedProxies: e.TRUSTED_PROXIES,
     auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
     exportConcurrency: e.EXPORT_CONCURRENCY,
+    exportJobLimits: { inFlight: e.EXPORT_JOBS_IN_FLIGHT, maxWindowDays: e.EXPORT_JOB_MAX_WINDOW_DAYS },
+    exportStorage: exportStorageSettings(e),
     limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
     authFailures: {
       burst: e.AUTH_FAILURE_BURST,

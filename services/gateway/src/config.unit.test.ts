@@ -25,6 +25,20 @@ describe('gateway loadConfig', () => {
     expect(Object.isFrozen(config.webhooks)).toBe(true);
   });
 
+  it('limits export jobs and names their store: defaults, and values given', () => {
+    const defaults = loadConfig(minimal);
+    expect(defaults.exportJobLimits).toEqual({ inFlight: 3, maxWindowDays: 366 });
+    expect(defaults.exportStorage).toEqual({ dir: '.data/exports' });
+    const given = loadConfig({
+      ...minimal,
+      EXPORT_JOBS_IN_FLIGHT: '5',
+      EXPORT_JOB_MAX_WINDOW_DAYS: '31',
+      EXPORT_DIR: '/var/lib/audit/exports',
+    });
+    expect(given.exportJobLimits).toEqual({ inFlight: 5, maxWindowDays: 31 });
+    expect(given.exportStorage).toEqual({ dir: '/var/lib/audit/exports' });
+  });
+
   it('reads the webhook development openings', () => {
     const config = loadConfig({
       ...minimal,
@@ -49,6 +63,11 @@ describe('gateway loadConfig', () => {
     [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP'],
     [{ WEBHOOK_ALLOW_PORTS: '22-0' }, 'WEBHOOK_ALLOW_PORTS'],
     [{ GATEWAY_METRICS_PORT: '70000' }, 'GATEWAY_METRICS_PORT'],
+    [{ EXPORT_JOBS_IN_FLIGHT: '0' }, 'EXPORT_JOBS_IN_FLIGHT'],
+    [{ EXPORT_JOBS_IN_FLIGHT: 'many' }, 'EXPORT_JOBS_IN_FLIGHT'],
+    [{ EXPORT_JOB_MAX_WINDOW_DAYS: '-1' }, 'EXPORT_JOB_MAX_WINDOW_DAYS'],
+    [{ EXPORT_JOB_MAX_WINDOW_DAYS: '1.5' }, 'EXPORT_JOB_MAX_WINDOW_DAYS'],
+    [{ EXPORT_DIR: '' }, 'EXPORT_DIR'],
   ])('refuses %j, naming the variable', (change, name) => {
     expect(() => loadConfig({ ...minimal, ...change })).toThrow(name);
   });

@@ -7,6 +7,7 @@ import {
   createHttpServer,
   createMetrics,
   DurableProducer,
+  exportFiles,
   createLogger,
   kafkaDeployment,
   filterIndexState,
@@ -26,6 +27,8 @@ import {
   resolveWithin,
 } from '@audit/shared';
 import { eventsReader } from './adapters/events.reader.js';
+import { exportJobRequests } from './adapters/export-job-requests.js';
+import { exportJobStore } from './adapters/export-job-store.js';
 import { webhookStore } from './adapters/webhook-store.js';
 import { cachedKeyStore } from './adapters/key-store.js';
 import { directoryFirst, keyDirectory } from './adapters/key-directory.js';
@@ -38,7 +41,8 @@ const config = loadConfig(process.env);
 const logger = createLogger('gateway', config.logLevel);
 const startup = new Startup(logger);
 
-// The gateway writes audit events of its own (audit.export) through the same path as every producer.
+// The gateway writes audit events of its own (audit.export) through the same path as every producer, and the
+// request records of export jobs.
 const { kafka, topics, ensureTopics } = kafkaDeployment(config.kafka, logger, '-gateway');
 const producer = new DurableProducer(kafka);
 const admin = kafka.admin();
@@ -84,6 +88,11 @@ const app = await buildApp({
   }),
   auditTimeoutMs: config.auditTimeoutMs,
   exportConcurrency: config.exportConcurrency,
+  exportJobs: exportJobStore(pool),
+  // Bounded as the audit events: a job whose record Kafka does not take in time is answered 503 and rolled back.
+  exportJobRequests: exportJobRequests(producer, topics.exportJobs.name, config.auditTimeoutMs),
+  exportJobLimits: config.exportJobLimits,
+  exportFiles: exportFiles(config.exportStorage),
   webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
   targets: {
     allowHttp: config.webhooks.allowHttp,

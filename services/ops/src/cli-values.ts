@@ -20,6 +20,9 @@ export const OPTIONS = {
   until: { type: 'string' },
   abort: { type: 'boolean', default: false },
   'drop-old-after': { type: 'string' },
+  id: { type: 'string' },
+  status: { type: 'string' },
+  wait: { type: 'boolean', default: false },
 } as const;
 
 export type CliValues = ReturnType<

@@ -4,6 +4,7 @@ import { OPTIONS, onlyOptions, type Print } from './cli-values.js';
 import { backfillFilterIndex } from './commands/backfill.command.js';
 import { CliError } from './commands/cli-error.js';
 import { dlqCli } from './commands/dlq.cli.js';
+import { exportsCli } from './commands/exports.cli.js';
 import { keysCli } from './commands/keys.cli.js';
 import { lagCommand } from './commands/lag.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
@@ -93,6 +94,9 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         }
         return 0;
       }
+      case 'exports':
+        await exportsCli(sub, values, config, logger, print, (text) => io.err(text));
+        return 0;
       case 'replay':
         await replayCli(sub, values, config, logger, print, progressTo(io), (text) => io.err(text));
         return 0;

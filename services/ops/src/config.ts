@@ -36,6 +36,8 @@ const schema = z
     PROJECTOR_PORT: port(8082),
     DISPATCHER_HOST: z.string().min(1).default('127.0.0.1'),
     DISPATCHER_PORT: port(8083),
+    EXPORTER_HOST: z.string().min(1).default('127.0.0.1'),
+    EXPORTER_PORT: port(8084),
   })
   .transform((e) => ({
     kafka: kafkaSettings(e),
@@ -52,6 +54,7 @@ const schema = z
       ingest: { host: e.INGEST_HOST, port: e.INGEST_PORT },
       projector: { host: e.PROJECTOR_HOST, port: e.PROJECTOR_PORT },
       dispatcher: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
+      exporter: { host: e.EXPORTER_HOST, port: e.EXPORTER_PORT },
     },
   }));
 

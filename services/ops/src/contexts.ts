@@ -9,6 +9,7 @@ import {
   loggableError,
   migratePostgres,
   systemClock,
+  type AuditPublisher,
   type Logger,
   type Topics,
 } from '@audit/shared';
@@ -49,6 +50,31 @@ export async function withKafka<T>(
 }
 
 /** Postgres, Kafka and the pepper: what a key change needs (and only a key change). */
+/** Postgres and an audit publisher: what an operator's change that writes its audit event needs. */
+export interface AuditedContext {
+  pool: pg.Pool;
+  publisher: Pick<AuditPublisher, 'publish'>;
+  operator: { id: string };
+}
+
+export async function withAuditedContext<T>(
+  config: OpsConfig,
+  logger: Logger,
+  run: (ctx: AuditedContext) => Promise<T>,
+) {
+  return withPool(config, logger, (pool) =>
+    withKafka(config, logger, (_kafka, topics, producer) => {
+      const publisher = auditPublisher({
+        producer,
+        topic: topics.auditEvents.name,
+        codec: auditEventCodec(),
+        clock: systemClock,
+      });
+      return run({ pool, publisher, operator: { id: operatorOf(config) } });
+    }),
+  );
+}
+
 export async function withKeysContext<T>(
   config: OpsConfig,
   logger: Logger,
@@ -61,17 +87,7 @@ export async function withKeysContext<T>(
       2,
     );
   }
-  return withPool(config, logger, (pool) =>
-    withKafka(config, logger, (_kafka, topics, producer) => {
-      const publisher = auditPublisher({
-        producer,
-        topic: topics.auditEvents.name,
-        codec: auditEventCodec(),
-        clock: systemClock,
-      });
-      return run({ pool, publisher, pepper, env: config.apiKeyEnv, operator: { id: operatorOf(config) } });
-    }),
-  );
+  return withAuditedContext(config, logger, (ctx) => run({ ...ctx, pepper, env: config.apiKeyEnv }));
 }
 
 /** Postgres, Kafka (with a producer) and the codec: what the dead-letter and replay commands need. */

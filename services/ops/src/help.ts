@@ -14,6 +14,7 @@ Commands:
   backfill filter-index    fill the filter index of a projection that held events before it existed
   replay projection        rebuild the ClickHouse projection from the audit topic, reads uninterrupted
   replay webhooks          re-drive a window of a tenant's events to one endpoint (ops replay --help)
+  exports list|show|cancel export jobs of every tenant: state, progress, cancellation (ops exports --help)
   help                     this text
 
 ${COMMON}
@@ -81,6 +82,18 @@ re-drives the tenant's events ingested in [--since, --until) (RFC 3339 times; --
 the endpoint's filter, to that endpoint, through the normal delivery path: same event ids and payload bytes,
 signed at attempt time, retried on the normal schedule, attempts recorded as replays. The events are read from
 the audit topic. The endpoint must be the tenant's and active.
+`,
+  exports: `Usage: ops exports <list|show|cancel> [options] [--json]
+
+  exports list [--tenant T] [--status S] [--limit N]
+                           export jobs, newest first (default limit 100); S: queued, running, succeeded,
+                           failed or expired
+  exports show --id ID [--wait]
+                           one job; --wait follows it until it ends, its progress on stderr
+  exports cancel --id ID   ends a queued or running job as failed (error "cancelled"); its exporter stops and
+                           drops the file. Writes admin.export.cancel into the tenant's trail.
+
+Export jobs: docs/exports.md.
 `,
 } as const;
 

@@ -8,8 +8,10 @@ describe('SERVICE_NODE_FLAGS', () => {
     // Each service's command array, however the formatter wrapped it, as one line.
     const commands = [...compose.matchAll(/command:\s*\[([^\]]*)\]/g)]
       .map((m) => m[1]!.replace(/\s+/g, ' ').replace(/,\s*$/, '').trim())
-      .filter((command) => /services\/(ingest|gateway|projector|dispatcher)\/src\/main\.js/.test(command));
-    expect(commands).toHaveLength(4);
+      .filter((command) =>
+        /services\/(ingest|gateway|projector|dispatcher|exporter)\/src\/main\.js/.test(command),
+      );
+    expect(commands).toHaveLength(5);
     const quoted = SERVICE_NODE_FLAGS.map((flag) => `'${flag}'`).join(', ');
     for (const command of commands) expect(command).toMatch(new RegExp(`^'node', ${quoted}, 'services/`));
   });

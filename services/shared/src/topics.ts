@@ -14,6 +14,8 @@ export interface Topics {
   webhookRetries: TopicSpec[];
   /** Deliveries whose last attempt failed, with their origin and last error in headers. */
   webhookDeadLetter: TopicSpec;
+  /** Export jobs accepted by the API (schemas/export-job), keyed by tenant_id; the exporter runs them. */
+  exportJobs: TopicSpec;
 }
 
 export const AUDIT_EVENTS_PARTITIONS = 6;
@@ -39,6 +41,12 @@ export function topics(prefix: string, replicationFactor: number): Topics {
       config: { ...durable, 'retention.ms': String(7 * 24 * 3600 * 1000) },
     })),
     webhookDeadLetter: { name: `${prefix}webhooks.deliveries.dlq`, partitions: 1, config: durable },
+    // A request is done with once its job ended; a month covers any exporter outage.
+    exportJobs: {
+      name: `${prefix}audit.export-jobs.v1`,
+      partitions: AUDIT_EVENTS_PARTITIONS,
+      config: { ...durable, 'retention.ms': String(30 * 24 * 3600 * 1000) },
+    },
   };
 }
 

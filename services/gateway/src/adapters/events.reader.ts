@@ -4,10 +4,13 @@ import {
   sqlValue,
   type ClickHouseClient,
   type LiveGeneration,
+  EVENT_COLUMNS,
+  type EventRow,
+  filterConditions,
+  filterSlices,
+  type EventFilters,
 } from '@audit/shared';
-import { EVENT_COLUMNS, type EventRow } from '../domain/audit-event.view.js';
 import type { PagePosition } from '../domain/cursor.js';
-import { filterConditions, filterSlices, type EventFilters } from '../domain/event-filters.js';
 import { pageDensities } from '../domain/page-density.js';
 import { indexedPage } from './indexed-page.js';
 import { pageQuery, rows } from './page-query.js';

@@ -4,8 +4,8 @@ import {
   sqlValue,
   type ClickHouseClient,
   type LiveGeneration,
+  type IndexSlice,
 } from '@audit/shared';
-import type { IndexSlice } from '../domain/event-filters.js';
 import type { PageGuess } from '../domain/page-density.js';
 import { readPlan } from '../domain/read-plan.js';
 import { nextWindow, type BucketCount } from '../domain/window-plan.js';

@@ -1,7 +1,7 @@
+import { filterKey, type EventFilters } from '@audit/shared';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { filterKey, type EventFilters } from './event-filters.js';
 
-/** Where the previous page ended: the last returned event in the list's order (timestamp desc, id desc). */
+/** Where the previous page ended: its last item in the list's order (time descending, then id descending). */
 export interface PagePosition {
   ts: number;
   id: string;
@@ -9,42 +9,26 @@ export interface PagePosition {
 
 interface CursorPayload {
   v: 2;
-  /** Tenant and filters the cursor was issued for, as a digest: the cursor says nothing readable about them. */
+  /** What the cursor was issued for (tenant, filters), as a digest. */
   q: string;
   ts: number;
   id: string;
 }
 
-function scopeDigest(tenantId: string, filters: EventFilters): string {
-  return createHash('sha256').update(filterKey(tenantId, filters)).digest('base64url').slice(0, 22);
-}
+/** What a cursor is valid for, as a digest: the cursor says nothing readable about it. */
+const digest = (binding: string) => createHash('sha256').update(binding).digest('base64url').slice(0, 22);
 
 const sign = (body: string, secret: string) => createHmac('sha256', secret).update(body).digest();
 
-/** Opaque and integrity-protected (HMAC); valid only for the tenant and filters it was issued for. */
-export function encodeCursor(
-  position: PagePosition,
-  tenantId: string,
-  filters: EventFilters,
-  secret: string,
-): string {
-  const payload: CursorPayload = {
-    v: 2,
-    q: scopeDigest(tenantId, filters),
-    ts: position.ts,
-    id: position.id,
-  };
+/** Opaque and integrity-protected (HMAC); valid only for the binding (tenant, and what is paged) it was issued for. */
+function seal(position: PagePosition, binding: string, secret: string): string {
+  const payload: CursorPayload = { v: 2, q: digest(binding), ts: position.ts, id: position.id };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${body}.${sign(body, secret).toString('base64url')}`;
 }
 
-/** The position, or null for anything malformed, tampered with, or issued for another tenant or other filters. */
-export function decodeCursor(
-  cursor: string,
-  tenantId: string,
-  filters: EventFilters,
-  secret: string,
-): PagePosition | null {
+/** The position, or null for anything malformed, tampered with, or issued for another binding. */
+function open(cursor: string, binding: string, secret: string): PagePosition | null {
   const [body, mac, ...rest] = cursor.split('.');
   if (!body || !mac || rest.length > 0) return null;
   // Compared as text: base64url has slack bits, so only the exact encoding we issued is accepted.
@@ -59,7 +43,29 @@ export function decodeCursor(
   } catch {
     return null;
   }
-  if (payload.v !== 2 || payload.q !== scopeDigest(tenantId, filters)) return null;
+  if (payload.v !== 2 || payload.q !== digest(binding)) return null;
   if (!Number.isSafeInteger(payload.ts) || typeof payload.id !== 'string') return null;
   return { ts: payload.ts, id: payload.id };
 }
+
+/** The event list's cursor: valid only for the tenant and filters it was issued for. */
+export const encodeCursor = (
+  position: PagePosition,
+  tenantId: string,
+  filters: EventFilters,
+  secret: string,
+) => seal(position, filterKey(tenantId, filters), secret);
+
+export const decodeCursor = (cursor: string, tenantId: string, filters: EventFilters, secret: string) =>
+  open(cursor, filterKey(tenantId, filters), secret);
+
+// A filter key is a JSON array, so this text never equals one: a cursor of the event list is never one of the
+// export jobs' list, whatever its tenant and filters.
+const jobsBinding = (tenantId: string) => `export-jobs ${JSON.stringify(tenantId)}`;
+
+/** The export jobs' list cursor (position: acceptance time and job id), valid only for its tenant. */
+export const encodeJobsCursor = (position: PagePosition, tenantId: string, secret: string) =>
+  seal(position, jobsBinding(tenantId), secret);
+
+export const decodeJobsCursor = (cursor: string, tenantId: string, secret: string) =>
+  open(cursor, jobsBinding(tenantId), secret);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, decodeJobsCursor, encodeCursor, encodeJobsCursor } from './cursor.js';
 
 const SECRET = 'cursor-secret-0123456789abcdef012345';
 const position = { ts: 1763719200123, id: '7700d1c0-76f0-4466-8b8d-348775962674' };
@@ -38,5 +38,18 @@ describe('cursor', () => {
     for (const junk of ['', '.', 'a.b', 'a.b.c', '%%%', cursor.split('.')[0]!]) {
       expect(decodeCursor(junk, 'acme', filters, SECRET)).toBeNull();
     }
+  });
+
+  it("binds a cursor of the export jobs to its tenant, and never lets one list take the other's cursor", () => {
+    const jobs = encodeJobsCursor(position, 'acme', SECRET);
+    expect(decodeJobsCursor(jobs, 'acme', SECRET)).toEqual(position);
+    expect(decodeJobsCursor(jobs, 'other', SECRET)).toBeNull();
+    expect(decodeJobsCursor(jobs, 'acme', `${SECRET}x`)).toBeNull();
+    expect(decodeCursor(jobs, 'acme', {}, SECRET)).toBeNull();
+    expect(decodeJobsCursor(encodeCursor(position, 'acme', {}, SECRET), 'acme', SECRET)).toBeNull();
+    // Not even where a tenant's name and a filter value could spell another tenant's binding.
+    const spelled = encodeCursor(position, 'export-jobs', { action: 'acme.read' }, SECRET);
+    expect(decodeJobsCursor(spelled, 'acme.read', SECRET)).toBeNull();
+    expect(Buffer.from(jobs.split('.')[0]!, 'base64url').toString()).not.toMatch(/acme/);
   });
 });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { FILTER_DIMS } from '@audit/shared';
 import {
+  FILTER_DIMS,
   FILTER_NAMES,
   filterConditions,
   filterKey,
   filterSlices,
   type EventFilters,
-} from './event-filters.js';
+} from '@audit/shared';
 import { parseExportRequest, parseListQuery } from './list-query.js';
 
 const SECRET = 'cursor-secret-0123456789abcdef012345';

@@ -1,5 +1,5 @@
+import { type EventFilters } from '@audit/shared';
 import type { PagePosition } from './cursor.js';
-import type { EventFilters } from './event-filters.js';
 
 export const EXPORT_CAP = 10_000;
 

@@ -1,36 +1,45 @@
 import { z } from 'zod';
-import { zodFieldErrors, type FieldError } from '@audit/shared';
-import { checkWindow, filterShape, givenFilters, type EventFilters } from './event-filters.js';
+import {
+  zodFieldErrors,
+  type FieldError,
+  checkWindow,
+  filterShape,
+  givenFilters,
+  type EventFilters,
+} from '@audit/shared';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
+/** A page size from 1 to `max`: a query parameter is text, which must spell an integer in range. */
+export const limitParam = (max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d{1,7}$/, `must be an integer from 1 to ${max}`)
+    .transform(Number)
+    .pipe(z.number().min(1, `must be from 1 to ${max}`).max(max, `must be from 1 to ${max}`))
+    .optional()
+    .meta({
+      description: 'Page size.',
+      override: { type: 'integer', minimum: 1, maximum: max, default: fallback, pattern: undefined },
+    });
+
+export const cursorParam = (description: string) =>
+  z.string().min(1).max(1024).optional().meta({ description });
+
+/** A parameter given twice is refused, never resolved by picking one. */
+export const repeatedParams = (query: Record<string, unknown>): FieldError[] =>
+  Object.entries(query)
+    .filter(([, v]) => Array.isArray(v))
+    .map(([field]) => ({ field, message: 'must be given once' }));
+
 export const listQuerySchema = z
   .strictObject({
     ...filterShape('query'),
-    limit: z
-      .string()
-      .regex(/^\d{1,7}$/, `must be an integer from 1 to ${MAX_LIMIT}`)
-      .transform(Number)
-      .pipe(
-        z.number().min(1, `must be from 1 to ${MAX_LIMIT}`).max(MAX_LIMIT, `must be from 1 to ${MAX_LIMIT}`),
-      )
-      .optional()
-      .meta({
-        description: 'Page size.',
-        // A query parameter is text; what it must spell is an integer in range.
-        override: {
-          type: 'integer',
-          minimum: 1,
-          maximum: MAX_LIMIT,
-          default: DEFAULT_LIMIT,
-          pattern: undefined,
-        },
-      }),
-    cursor: z.string().min(1).max(1024).optional().meta({
-      description:
-        "The previous page's `next_cursor`, unmodified. Bound to the key's tenant and the filters.",
-    }),
+    limit: limitParam(MAX_LIMIT, DEFAULT_LIMIT),
+    cursor: cursorParam(
+      "The previous page's `next_cursor`, unmodified. Bound to the key's tenant and the filters.",
+    ),
   })
   .superRefine(checkWindow);
 
@@ -44,10 +53,8 @@ export interface ListQuery {
 export function parseListQuery(
   query: Record<string, unknown>,
 ): { ok: true; query: ListQuery } | { ok: false; errors: FieldError[] } {
-  const repeated = Object.entries(query).filter(([, v]) => Array.isArray(v));
-  if (repeated.length > 0) {
-    return { ok: false, errors: repeated.map(([field]) => ({ field, message: 'must be given once' })) };
-  }
+  const repeated = repeatedParams(query);
+  if (repeated.length > 0) return { ok: false, errors: repeated };
   const parsed = listQuerySchema.safeParse(query);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error, '(query)') };
   const { limit, cursor } = parsed.data;

@@ -1,6 +1,5 @@
-import { CappedMap } from '@audit/shared';
+import { CappedMap, filterKey, type EventFilters } from '@audit/shared';
 import type { PagePosition } from './cursor.js';
-import { filterKey, type EventFilters } from './event-filters.js';
 
 /** A full page: `count` events, the oldest at `from`, read below `to` (from `slice`, where there was a choice). */
 export interface ReadPage {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ValidationError, type Clock } from '@audit/shared';
+import { ValidationError, type Clock, toAuditEventView } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
-import { toAuditEventView } from '../domain/audit-event.view.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { parseListQuery } from '../domain/list-query.js';
 import { unavailable } from '../plugins/public-api.plugin.js';

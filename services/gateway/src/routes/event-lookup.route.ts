@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError, UUID_PATTERN } from '@audit/shared';
+import { NotFoundError, UUID_PATTERN, toAuditEventView } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
-import { toAuditEventView } from '../domain/audit-event.view.js';
 import { refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { auditEventSchema } from '../schemas/read-api.schema.js';
 

@@ -1,16 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RateLimitedError, ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
+import {
+  RateLimitedError,
+  ValidationError,
+  type AuditPublisher,
+  type Clock,
+  toAuditEventView,
+  type EventRow,
+  type EventFilters,
+} from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
-import { toAuditEventView, type EventRow } from '../domain/audit-event.view.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
 import type { PagePosition } from '../domain/cursor.js';
 import { exportAuditEvent } from '../domain/export-event.js';
 import { exportSlots } from '../domain/export-slots.js';
 import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
-import type { EventFilters } from '../domain/event-filters.js';
 import { parseExportRequest, type ExportFormat } from '../domain/list-query.js';
 import { apiCallOf, auditWriter, unavailable } from '../plugins/public-api.plugin.js';
 

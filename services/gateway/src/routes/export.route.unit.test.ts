@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatApiKey, generateApiKey } from '@audit/shared';
+import { formatApiKey, generateApiKey, type EventFilters, type EventRow } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import type { PagePosition } from '../domain/cursor.js';
-import type { EventFilters } from '../domain/event-filters.js';
-import type { EventRow } from '../domain/audit-event.view.js';
 import { eventRow } from '../test-support/event-row.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
 

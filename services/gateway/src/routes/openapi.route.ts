@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { API_PREFIX, openApiDocument } from '../schemas/openapi.document.js';
+import { API_PREFIX } from '../schemas/api-prefix.js';
+import { openApiDocument } from '../schemas/openapi.document.js';
 
 /** The OpenAPI document, without authentication: it describes the API and holds nothing of any tenant. */
 export function openApiRoute(app: FastifyInstance): void {

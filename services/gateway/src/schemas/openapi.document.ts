@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
+import { exportJobBodySchema, exportJobsQuerySchema } from '../domain/export-job-request.js';
 import { exportBodySchema, exportQuerySchema, listQuerySchema } from '../domain/list-query.js';
 import { createWebhookBodySchema } from '../domain/webhook-request.js';
-import { json, operation } from './openapi.responses.js';
+import { API_PREFIX } from './api-prefix.js';
+import { exportJobListSchema, exportJobSchema } from './export-jobs.schema.js';
+import { errorResponse, json, operation, rateLimitHeaders } from './openapi.responses.js';
 import { auditEventSchema, exportEnvelopeSchema, listResponseSchema } from './read-api.schema.js';
 import { createdWebhookSchema, webhookEndpointSchema, webhookListSchema } from './webhooks.schema.js';
-
-export const API_PREFIX = '/api/v2/public';
 
 const webhookIdParam = z.object({
   id: z.string().meta({ description: 'The endpoint id, `wh_` and 8 hex.' }),
@@ -27,6 +28,61 @@ const webhookLinks = (endpoint: string) => ({
   DeleteWebhook: link('deleteWebhook', 'id', `${endpoint}/id`, 'Delete this endpoint.'),
 });
 
+const exportJobIdParam = z.object({
+  id: z.string().meta({ description: "The job's id (a UUID)." }),
+});
+const exportJobLinks = (job: string) => ({
+  GetExportJob: link('getExportJob', 'id', `${job}/id`, 'This job, as it progresses.'),
+  DownloadExportJob: link('downloadExportJob', 'id', `${job}/id`, "This job's file, once it succeeded."),
+});
+
+// The file as a download sends it, whole (200) or one range of it (206).
+const exportFile = {
+  content: Object.fromEntries(
+    ['application/gzip', 'application/vnd.apache.parquet'].map((type) => [
+      type,
+      { schema: z.string().meta({ format: 'binary', description: "The file's bytes." }) },
+    ]),
+  ),
+};
+const fileHeaders = {
+  'Accept-Ranges': z.literal('bytes'),
+  ETag: z
+    .string()
+    .meta({ description: "The manifest's `sha256`, quoted: a strong validator for `If-Range`." }),
+  'Content-Disposition': z
+    .string()
+    .meta({ description: '`attachment; filename="<id>.csv.gz"` and the like.' }),
+  'Content-Length': z.int().min(0),
+};
+const downloadAnswers = {
+  206: {
+    description: 'One range of the file (`Range: bytes=a-b`, `a-` or `-n`).',
+    ...exportFile,
+    headers: z.object({
+      ...fileHeaders,
+      'Content-Range': z.string().meta({ description: '`bytes a-b/size`.' }),
+      ...rateLimitHeaders,
+    }),
+  },
+  409: errorResponse(
+    'ExportNotReady',
+    'The job is queued, running or failed (the message says which): only a succeeded job has a file.',
+    undefined,
+    rateLimitHeaders,
+  ),
+  410: errorResponse(
+    'ExportExpired',
+    "The job's file has expired and was deleted.",
+    undefined,
+    rateLimitHeaders,
+  ),
+  416: errorResponse('RangeNotSatisfiable', 'The range lies outside the file.', undefined, {
+    'Content-Range': z.string().meta({ description: '`bytes */size`.' }),
+    ...rateLimitHeaders,
+  }),
+};
+
 /** The public API's OpenAPI 3.1 document, generated from the zod schemas the routes validate with. */
 export function openApiDocument() {
   return createDocument(
@@ -36,11 +92,16 @@ export function openApiDocument() {
         title: 'Audit Trail Service public API',
         version: '2',
         description:
-          "Read a tenant's audit trail (a paged list, single lookup and synchronous bulk export) and manage the webhook endpoints it is pushed to. Every request needs `Authorization: Bearer <API key>`; the security requirement of each operation names the scope it needs.",
+          "Read a tenant's audit trail (a paged list, single lookup, synchronous bulk export and export jobs for whole windows) and manage the webhook endpoints it is pushed to. Every request needs `Authorization: Bearer <API key>`; the security requirement of each operation names the scope it needs.",
       },
       servers: [{ url: API_PREFIX }],
       tags: [
         { name: 'Events', description: "The tenant's audit trail: list, lookup and export." },
+        {
+          name: 'Exports',
+          description:
+            'Export jobs: one file of a whole window, written off the request path, downloaded by range.',
+        },
         { name: 'Webhooks', description: 'The endpoints the audit trail is pushed to, signed.' },
       ],
       components: {
@@ -98,6 +159,70 @@ export function openApiDocument() {
             okHeaders: {
               'X-Service-Truncated': z.enum(['true', 'false']).meta({ description: 'The cap was reached.' }),
             },
+          }),
+        },
+        '/audit/exports': {
+          post: operation('audit:export', [400, 403, 413, 415, 422], {
+            operationId: 'createExportJob',
+            tags: ['Exports'],
+            summary: "Start an export job: one file of the window's events, in list order.",
+            description:
+              'The file holds exactly the events that paging the list with these filters would give, among those ingested by the time the job is accepted (docs/exports.md). `since` is required, and the window at most `EXPORT_JOB_MAX_WINDOW_DAYS` long (default 366). A tenant has at most `EXPORT_JOBS_IN_FLIGHT` jobs queued or running (default 3); one more is 429 with scope `concurrent_export_jobs`. Every request is recorded as an `audit.export` event.',
+            requestBody: { required: true, ...json(exportJobBodySchema) },
+            okStatus: 202,
+            ok: { description: 'The job, queued.', ...json(exportJobSchema), links: exportJobLinks('') },
+            okHeaders: { Location: z.string().meta({ description: "The job's URL." }) },
+          }),
+          get: operation('audit:export', [403, 422], {
+            operationId: 'listExportJobs',
+            tags: ['Exports'],
+            summary: "The tenant's export jobs, newest first.",
+            description:
+              "Page with `cursor` (the previous page's `next_cursor`) until `has_more` is false. Every job is listed, expired and failed ones included.",
+            requestParams: { query: exportJobsQuerySchema },
+            ok: {
+              description: 'One page.',
+              ...json(exportJobListSchema),
+              links: {
+                GetFirstExportJob: link('getExportJob', 'id', '/exports/0/id', 'The first job of the page.'),
+              },
+            },
+          }),
+        },
+        '/audit/exports/{id}': {
+          get: operation('audit:export', [403, 404, 422], {
+            operationId: 'getExportJob',
+            tags: ['Exports'],
+            summary: 'One export job: its status, progress and, once it succeeded, its manifest.',
+            description:
+              'An id that does not exist, belongs to another tenant or is no UUID at all is the same 404.',
+            requestParams: { path: exportJobIdParam },
+            ok: {
+              description: 'The job.',
+              ...json(exportJobSchema),
+              links: { DownloadExportJob: exportJobLinks('').DownloadExportJob },
+            },
+          }),
+        },
+        '/audit/exports/{id}/download': {
+          get: operation('audit:export', [403, 404, 422], {
+            operationId: 'downloadExportJob',
+            tags: ['Exports'],
+            summary: "A succeeded job's file, whole or one byte range of it.",
+            description:
+              'Resumable: `Range` with one range answers 206, a range outside the file 416; several ranges or a malformed `Range` are ignored (200, the whole file), as is a `Range` whose `If-Range` is not the current `ETag`. The file is gzip NDJSON or CSV (`application/gzip`) or Parquet.',
+            requestParams: {
+              path: exportJobIdParam,
+              header: z.object({
+                Range: z.string().optional().meta({ description: '`bytes=a-b`, `bytes=a-` or `bytes=-n`.' }),
+                'If-Range': z.string().optional().meta({
+                  description: 'The `ETag` the client has: the range applies only while it matches.',
+                }),
+              }),
+            },
+            ok: { description: 'The whole file.', ...exportFile },
+            okHeaders: fileHeaders,
+            more: downloadAnswers,
           }),
         },
         '/audit/webhooks': {

@@ -17,6 +17,7 @@ const error = (
   schema: z.ZodType = errorBodySchema,
   headers: Record<string, z.ZodType> = {},
 ): ZodOpenApiResponseObject => ({ id, description, ...json(schema), headers: z.object(headers) });
+export { error as errorResponse };
 
 // Every response after authentication carries the rate-limit headers; a 401 has no key to count against.
 const responses = {
@@ -35,7 +36,7 @@ const responses = {
   ),
   404: error(
     'NotFound',
-    'No such event (missing, foreign and malformed ids alike) or webhook endpoint.',
+    'No such event or export job (missing, foreign and malformed ids alike), or webhook endpoint.',
     errorBodySchema,
     rateLimitHeaders,
   ),
@@ -54,14 +55,14 @@ const responses = {
   ),
   422: error(
     'InvalidRequest',
-    'Invalid, unknown or repeated parameters or fields, including what the schemas cannot say: `since` not earlier than `until`, a `source_ip` that is no IP address, a cursor not issued for this tenant and these filters, a webhook target refused by the target guard.',
+    'Invalid, unknown or repeated parameters or fields, including what the schemas cannot say: `since` not earlier than `until`, a `source_ip` that is no IP address, a cursor not issued for this tenant and these filters (or this list), the window of an export job longer than the deployment allows, a webhook target refused by the target guard.',
     validationErrorBodySchema,
     rateLimitHeaders,
   ),
   // A throttled address is answered before its key takes a token: no bucket, so no rate-limit headers.
   429: error(
     'RateLimited',
-    "The key's bucket is empty, or the client's address failed to authenticate too often.",
+    "The key's bucket is empty, the client's address failed to authenticate too often, this gateway runs as many exports as it may, or the tenant has as many export jobs queued or running as it may (`scope` says which).",
     rateLimitedBodySchema,
     {
       'Retry-After': retryAfter,
@@ -80,18 +81,21 @@ export const operation = (
   statuses: (keyof typeof responses)[],
   op: Omit<ZodOpenApiOperationObject, 'responses' | 'security'> & {
     ok: Omit<ZodOpenApiResponseObject, 'headers'>;
-    okStatus?: 200 | 201 | 204;
+    okStatus?: 200 | 201 | 202 | 204;
     /** Headers of the success answer besides the rate-limit ones, which every authenticated answer carries. */
     okHeaders?: Record<string, z.ZodType>;
+    /** Answers of this operation alone (a partial download, a job not ready), by status. */
+    more?: Record<number, ZodOpenApiResponseObject>;
   },
 ): ZodOpenApiOperationObject => {
-  const { ok, okStatus = 200, okHeaders = {}, ...rest } = op;
+  const { ok, okStatus = 200, okHeaders = {}, more = {}, ...rest } = op;
   return {
     ...rest,
     security: [{ apiKey: [scope] }],
     responses: {
       [okStatus]: { ...ok, headers: z.object({ ...okHeaders, ...rateLimitHeaders }) },
       ...Object.fromEntries(([401, ...statuses, 429, 503] as const).map((s) => [s, responses[s]])),
+      ...more,
     },
   };
 };

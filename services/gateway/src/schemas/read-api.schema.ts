@@ -4,6 +4,11 @@ import { ACTION_PATTERN, STORED_UUID_PATTERN } from '@audit/shared';
 const jsonText = (description: string) =>
   z.string().meta({ description: `${description} A string containing JSON, not an object.` });
 
+/** A time as the API renders every time (formatTimestamp): UTC, milliseconds, `+00:00`. */
+export const timestampSchema = z
+  .string()
+  .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}\+00:00$/);
+
 /** Spec "Audit event"; every event the list, lookup and export return is parsed by this before it leaves. */
 export const auditEventSchema = z
   .object({
@@ -17,13 +22,10 @@ export const auditEventSchema = z
           'Stable and unique. A UUID in its text form (8-4-4-4-12 lowercase hex), of any version or variant.',
         example: '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90',
       }),
-    timestamp: z
-      .string()
-      .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}\+00:00$/)
-      .meta({
-        description: 'UTC, millisecond precision, with a `+00:00` offset.',
-        example: '2026-11-21T09:30:00.123+00:00',
-      }),
+    timestamp: timestampSchema.meta({
+      description: 'UTC, millisecond precision, with a `+00:00` offset.',
+      example: '2026-11-21T09:30:00.123+00:00',
+    }),
     action: z.string().regex(ACTION_PATTERN).meta({ example: 'phi.read' }),
     user_id: z.string(),
     user_role: z.string(),

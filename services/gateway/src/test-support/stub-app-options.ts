@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import pino from 'pino';
 import { allowList, DEFAULT_WEBHOOK_PORTS, Registry } from '@audit/shared';
 import type { GatewayAppOptions } from '../app.js';
@@ -19,6 +20,15 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     auditLog: { publish: async () => [] },
     auditTimeoutMs: 1000,
     exportConcurrency: 4,
+    // A store that accepts every job (announcing it, as the real one does inside its transaction) and has none.
+    exportJobs: {
+      create: async (job, _inFlight, announce) => (await announce(job), true),
+      get: async () => null,
+      list: async () => [],
+    },
+    exportJobRequests: { publish: async () => undefined },
+    exportJobLimits: { inFlight: 3, maxWindowDays: 366 },
+    exportFiles: { size: async () => null, read: () => Readable.from([]) },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
     readiness: {},

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type avro from 'avsc';
 import { auditEventCodec } from './audit-event.codec.js';
@@ -59,17 +60,24 @@ describe('schema evolution', () => {
     expect(singleObjectCodec([v1, v2], v1).decode(bytes)).toEqual(record);
   });
 
-  it('every committed version only adds defaulted fields to the one before', () => {
-    const versions = loadSchemaVersions('audit-event');
-    expect(versions.map((v) => v.version)).toEqual(versions.map((_, i) => i + 1));
-    for (let i = 1; i < versions.length; i++) {
-      const older = versions[i - 1]!.type.schema() as avro.schema.RecordType;
-      const newer = versions[i]!.type.schema({ exportAttrs: true }) as avro.schema.RecordType;
-      const olderNames = older.fields.map((f) => f.name);
-      expect(newer.fields.slice(0, olderNames.length).map((f) => f.name)).toEqual(olderNames);
-      for (const added of newer.fields.slice(olderNames.length)) expect(added).toHaveProperty('default');
-      expect(() => versions[i]!.type.createResolver(versions[i - 1]!.type)).not.toThrow();
-      expect(() => versions[i - 1]!.type.createResolver(versions[i]!.type)).not.toThrow();
-    }
-  });
+  // Every contract under schemas/ (the audit event, the export job request).
+  const contracts = readdirSync(new URL('../../../../schemas/', import.meta.url));
+
+  it.each(contracts)(
+    '%s: every committed version only adds defaulted fields to the one before',
+    (contract) => {
+      const versions = loadSchemaVersions(contract);
+      expect(versions.length).toBeGreaterThan(0);
+      expect(versions.map((v) => v.version)).toEqual(versions.map((_, i) => i + 1));
+      for (let i = 1; i < versions.length; i++) {
+        const older = versions[i - 1]!.type.schema() as avro.schema.RecordType;
+        const newer = versions[i]!.type.schema({ exportAttrs: true }) as avro.schema.RecordType;
+        const olderNames = older.fields.map((f) => f.name);
+        expect(newer.fields.slice(0, olderNames.length).map((f) => f.name)).toEqual(olderNames);
+        for (const added of newer.fields.slice(olderNames.length)) expect(added).toHaveProperty('default');
+        expect(() => versions[i]!.type.createResolver(versions[i - 1]!.type)).not.toThrow();
+        expect(() => versions[i - 1]!.type.createResolver(versions[i]!.type)).not.toThrow();
+      }
+    },
+  );
 });

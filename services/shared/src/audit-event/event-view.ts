@@ -1,5 +1,4 @@
-import { formatTimestamp } from '@audit/shared';
-import type { AuditEventView } from '../schemas/read-api.schema.js';
+import { formatTimestamp } from '../time.js';
 
 /** An audit_events row as ClickHouse returns it in JSON (64-bit integers as strings). */
 export interface EventRow {
@@ -23,7 +22,26 @@ export interface EventRow {
 export const EVENT_COLUMNS =
   'event_id, ts, tenant_id, action, user_id, user_role, resource_type, resource_id, fields_accessed, phi_involved, source_ip, user_agent, justification, success, details';
 
-/** The audit event as the public API returns it (spec: "Audit event"). */
+/** The audit event as the public API returns it, and as export files hold it (docs/exports.md "Files"). */
+export interface AuditEventView {
+  event_id: string;
+  timestamp: string;
+  action: string;
+  user_id: string;
+  user_role: string;
+  resource_type: string;
+  resource_id: string;
+  fields_accessed: string;
+  phi_involved: boolean;
+  tenant_id: string;
+  source_ip: string;
+  user_agent: string;
+  justification: string;
+  success: boolean;
+  details: string;
+}
+
+/** A stored row as the public API returns it. */
 export function toAuditEventView(row: EventRow): AuditEventView {
   return {
     event_id: row.event_id,

@@ -1,15 +1,11 @@
 import { z } from 'zod';
-import {
-  ACTION_PATTERN,
-  FILTER_ENTRY_PATTERN,
-  FILTER_DIMS,
-  canonicalIp,
-  flagValue,
-  parseRfc3339,
-  RFC3339_RULE,
-  sqlValue,
-  text,
-} from '@audit/shared';
+import { sqlValue } from '../clickhouse/sql-quote.js';
+import { FILTER_DIMS, flagValue } from '../projection/filter-index.js';
+import { parseRfc3339, RFC3339_RULE } from '../time.js';
+import { FILTER_ENTRY_PATTERN } from '../webhooks/event-filter.js';
+import { ACTION_PATTERN } from './audit-event.js';
+import { canonicalIp } from './ip-address.js';
+import { text } from './text.js';
 
 /**
  * A filter of the list and the export (docs/api.md, "Filters"): how its value is spelled in a query string and in

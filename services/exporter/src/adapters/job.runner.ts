@@ -1,0 +1,183 @@
+import type { Admin } from 'kafkajs';
+import type pg from 'pg';
+import {
+  exportJobsRepository as jobs,
+  inTransaction,
+  loggableError,
+  sleep,
+  type AuditPublisher,
+  type ClickHouseClient,
+  type Clock,
+  type EventRow,
+  type ExportFiles,
+  type ExportJobRequest,
+  type LiveGeneration,
+  type Logger,
+} from '@audit/shared';
+import { countWindow, planChunks, type Chunk } from '../domain/chunk-plan.js';
+import { jobEndedEvent } from '../domain/job-audit-event.js';
+import { writeFile, type WriteProgress } from './file.writer.js';
+import { waitForProjection } from './projection-catch-up.js';
+import { windowReader } from './window.reader.js';
+
+export interface JobRunnerSettings {
+  chunkRows: number;
+  maxAttempts: number;
+  fileTtlMs: number;
+  projectionTimeoutMs: number;
+  progressMs: number;
+  /** The wait before attempt n + 1 is n times this. */
+  retryBaseMs: number;
+  /** How long after a job's acceptance its reads may begin (docs/exports.md "Window"). */
+  settleMs: number;
+}
+
+export interface JobRunnerDeps {
+  pool: pg.Pool;
+  clickhouse: ClickHouseClient;
+  tables: () => Promise<LiveGeneration>;
+  files: ExportFiles;
+  admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>;
+  auditTopic: string;
+  projectorGroup: string;
+  audit: Pick<AuditPublisher, 'publish'>;
+  clock: Clock;
+  settings: JobRunnerSettings;
+  logger: Logger;
+}
+
+/** The job was taken over by a newer attempt (another exporter): this one stops without changing it. */
+class LostJobError extends Error {
+  override name = 'LostJobError';
+}
+
+/** A failure's code for the job's `error.code`. */
+function errorCode(err: unknown): string {
+  const name = (err as Error).name;
+  if (name === 'ProjectionLagError') return 'projection_lagging';
+  if (name === 'WindowChangedError') return 'window_changed';
+  return 'export_failed';
+}
+
+class WindowChangedError extends Error {
+  override name = 'WindowChangedError';
+}
+
+/**
+ * Runs the job until it ends (docs/exports.md "Jobs"): attempt after attempt, each a new file from a new read of
+ * the same fixed window, until one is published whole or the attempts are used up. Returns at once for a job that
+ * has already ended. The file is published, the job's `audit.export` event written and the job marked succeeded
+ * under the job's row lock, in that order: a succeeded job always has its file and its event, and a cancellation
+ * never meets a half-published job.
+ */
+export async function runJob(deps: JobRunnerDeps, request: ExportJobRequest): Promise<void> {
+  const log = deps.logger.child({ job_id: request.jobId, tenant_id: request.tenantId });
+  let after: number | undefined;
+  for (;;) {
+    const start = await jobs.start(deps.pool, request.jobId, deps.clock(), deps.settings.maxAttempts, after);
+    if ('ended' in start) return;
+    if ('exhausted' in start) {
+      // Started this often without ending: its exporters died with it. Its event first, so a job never fails
+      // without it (a failed publish leaves the request to be read again).
+      const { attempts } = start.exhausted;
+      const error = {
+        code: 'attempts_exhausted',
+        message: `The job was started ${attempts} times without finishing.`,
+      };
+      log.warn({ attempts }, 'export job failed: attempts used up');
+      await deps.files.remove(request.jobId, request.format);
+      await deps.audit.publish([jobEndedEvent(request, { success: false, error })]);
+      await jobs.fail(deps.pool, request.jobId, attempts, error, deps.clock());
+      return;
+    }
+    const { attempt } = start;
+    try {
+      await attemptJob(deps, request, attempt);
+      log.info({ attempt }, 'export job succeeded');
+      return;
+    } catch (err) {
+      if (err instanceof LostJobError) return dropUnlessOwned(deps, request);
+      const error = { code: errorCode(err), message: (err as Error).message };
+      const last = attempt >= deps.settings.maxAttempts;
+      log.warn({ attempt, last, code: error.code, err: loggableError(err) }, 'export job attempt failed');
+      if (last) {
+        await deps.files.remove(request.jobId, request.format);
+        await deps.audit.publish([jobEndedEvent(request, { success: false, error })]);
+        await jobs.fail(deps.pool, request.jobId, attempt, error, deps.clock());
+        return;
+      }
+      await sleep(attempt * deps.settings.retryBaseMs);
+      after = attempt;
+    }
+  }
+}
+
+/**
+ * After losing the job (cancelled, or taken by another attempt): its file goes unless the job succeeded or another
+ * attempt runs it (which removed what earlier attempts left when it began).
+ */
+async function dropUnlessOwned(deps: JobRunnerDeps, request: ExportJobRequest): Promise<void> {
+  const job = await jobs.find(deps.pool, request.jobId);
+  if (job?.status === 'failed' || job?.status === 'expired')
+    await deps.files.remove(request.jobId, request.format);
+}
+
+async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attempt: number): Promise<void> {
+  const { settings } = deps;
+  // Leftovers of earlier attempts (an exporter killed mid-file) go first: this attempt writes a new file.
+  await deps.files.remove(request.jobId, request.format);
+  // An event acknowledged before the job was accepted may have been stamped by ingest a little later than the
+  // gateway's clock says, or be still on its way to Kafka: the topic's end is taken once that time has passed.
+  await sleep(Math.max(0, request.acceptedAt + settings.settleMs - deps.clock()));
+  await waitForProjection(deps.admin, deps.auditTopic, deps.projectorGroup, settings.projectionTimeoutMs);
+  const reader = windowReader(deps.clickhouse, await deps.tables(), request);
+  const buckets = await countWindow(reader.count, request.since, request.until, settings.chunkRows);
+  const chunks = planChunks(buckets, request.since, request.until, settings.chunkRows);
+  const rowsExpected = chunks.reduce((sum, c) => sum + c.rows, 0);
+  const progress: WriteProgress = { rowsWritten: 0, bytesWritten: 0 };
+  const report = async () => {
+    if (!(await jobs.progress(deps.pool, request.jobId, attempt, { ...progress, rowsExpected }))) {
+      throw new LostJobError();
+    }
+  };
+  await report();
+  const upload = await deps.files.create(request.jobId, request.format, attempt);
+  // A report that finds the job lost stops the file; one that comes after the last byte is kept for below.
+  let lost: unknown = null;
+  let reporting = Promise.resolve();
+  const timer = setInterval(() => {
+    reporting = reporting.then(report).catch((err: unknown) => {
+      lost = err;
+      upload.stream.destroy(err as Error);
+    });
+  }, settings.progressMs);
+  try {
+    const manifest = await writeFile(request.format, rowsOf(reader.read, chunks), upload.stream, progress);
+    clearInterval(timer);
+    await reporting;
+    if (lost) throw lost;
+    // The count and the read agree unless the window's rows changed in between (a replay of the projection).
+    if (manifest.rowCount !== rowsExpected) {
+      throw new WindowChangedError(`read ${manifest.rowCount} rows where ${rowsExpected} were counted`);
+    }
+    const now = deps.clock();
+    await inTransaction(deps.pool, async (db) => {
+      if (!(await jobs.lockOwned(db, request.jobId, attempt))) throw new LostJobError();
+      await upload.publish();
+      await deps.audit.publish([jobEndedEvent(request, { success: true, manifest })]);
+      await jobs.succeed(db, request.jobId, attempt, manifest, now, now + settings.fileTtlMs);
+    });
+  } catch (err) {
+    clearInterval(timer);
+    await upload.discard();
+    throw err;
+  }
+}
+
+/** The window's rows in list order: its chunks newest first, each read in list order. */
+async function* rowsOf(
+  read: (from: number, to: number) => AsyncIterable<EventRow>,
+  chunks: readonly Chunk[],
+): AsyncGenerator<EventRow> {
+  for (const chunk of chunks) yield* read(chunk.from, chunk.to);
+}

@@ -1,0 +1,47 @@
+import type { Admin } from 'kafkajs';
+import { sleep } from '@audit/shared';
+
+/** The audit topic's partitions whose records the projector has not all stored yet, of those given as ends. */
+export function behind(
+  ends: readonly { partition: number; high: string; low: string }[],
+  committed: readonly { partition: number; offset: string }[],
+): number[] {
+  return ends
+    .filter((end) => {
+      if (Number(end.high) <= Number(end.low)) return false;
+      const at = committed.find((c) => c.partition === end.partition)?.offset;
+      return at === undefined || Number(at) < Number(end.high);
+    })
+    .map((end) => end.partition);
+}
+
+export class ProjectionLagError extends Error {
+  override name = 'ProjectionLagError';
+}
+
+/**
+ * Waits until the projector's group has committed every record the audit topic holds now (docs/exports.md
+ * "Window"): every event acknowledged before a job was accepted is then in ClickHouse. The projector commits only
+ * after ClickHouse stored a batch. Gives up after `timeoutMs` with a ProjectionLagError.
+ */
+export async function waitForProjection(
+  admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
+  topic: string,
+  projectorGroup: string,
+  timeoutMs: number,
+  pollMs = 250,
+): Promise<void> {
+  const ends = await admin.fetchTopicOffsets(topic);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [offsets] = await admin.fetchOffsets({ groupId: projectorGroup, topics: [topic] });
+    const pending = behind(ends, offsets?.partitions ?? []);
+    if (pending.length === 0) return;
+    if (Date.now() >= deadline) {
+      throw new ProjectionLagError(
+        `the projection did not catch up with the audit topic within ${Math.round(timeoutMs / 1000)} s (partitions ${pending.join(', ')})`,
+      );
+    }
+    await sleep(pollMs);
+  }
+}

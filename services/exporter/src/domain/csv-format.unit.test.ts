@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parse } from 'csv-parse/sync';
+import type { AuditEventView } from '@audit/shared';
+import { CSV_COLUMNS, CSV_HEADER, csvField, csvRecord } from './csv-format.js';
+
+const event: AuditEventView = {
+  event_id: '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90',
+  timestamp: '2026-11-21T09:30:00.123+00:00',
+  tenant_id: 'acme',
+  action: 'phi.read',
+  user_id: 'u-1',
+  user_role: 'nurse',
+  resource_type: 'patient',
+  resource_id: '123',
+  fields_accessed: '["ssn","dob"]',
+  phi_involved: true,
+  source_ip: '203.0.113.7',
+  user_agent: 'Mozilla/5.0 (X11; Linux x86_64)',
+  justification: 'treatment, "urgent"\r\nsecond line',
+  success: false,
+  details: '{"a":"b,c"}',
+};
+
+describe('CSV records', () => {
+  it('writes the header and fields in the documented order, quoting only what RFC 4180 needs', () => {
+    expect(CSV_HEADER).toBe(
+      'event_id,timestamp,tenant_id,action,user_id,user_role,resource_type,resource_id,fields_accessed,' +
+        'phi_involved,source_ip,user_agent,justification,success,details\r\n',
+    );
+    expect(csvRecord(event)).toBe(
+      '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90,2026-11-21T09:30:00.123+00:00,acme,phi.read,u-1,nurse,patient,123,' +
+        '"[""ssn"",""dob""]",true,203.0.113.7,Mozilla/5.0 (X11; Linux x86_64),' +
+        '"treatment, ""urgent""\r\nsecond line",false,"{""a"":""b,c""}"\r\n',
+    );
+  });
+
+  it('quotes a lone CR or LF too, and leaves spaces and formulas as they are', () => {
+    expect(csvField('a\nb')).toBe('"a\nb"');
+    expect(csvField('a\rb')).toBe('"a\rb"');
+    expect(csvField(' =1+1 ')).toBe(' =1+1 ');
+    expect(csvField('')).toBe('');
+  });
+
+  it('reads back as the same values with a third-party RFC 4180 reader, whatever the text (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme' }), { minLength: 1, maxLength: 6 }), (values) => {
+        const line = `${values.map(csvField).join(',')}\r\n`;
+        expect(parse(line, { relax_column_count: false, bom: false })).toEqual([values]);
+      }),
+    );
+    expect(parse(CSV_HEADER + csvRecord(event), { columns: true })).toEqual([
+      Object.fromEntries(CSV_COLUMNS.map((c) => [c, String(event[c])])),
+    ]);
+  });
+});

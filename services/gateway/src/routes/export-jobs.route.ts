@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  NotFoundError,
+  RateLimitedError,
+  UUID_PATTERN,
+  ValidationError,
+  publishWithin,
+  type AuditPublisher,
+  type Clock,
+  type ExportJob,
+  type ExportJobRequest,
+} from '@audit/shared';
+import type { ExportJobRequests } from '../adapters/export-job-requests.js';
+import type { ExportJobStore } from '../adapters/export-job-store.js';
+import { decodeJobsCursor, encodeJobsCursor } from '../domain/cursor.js';
+import { exportJobAuditEvent } from '../domain/export-event.js';
+import { parseExportJobRequest, parseExportJobsQuery } from '../domain/export-job-request.js';
+import { queuedJob } from '../domain/export-job-state.js';
+import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
+import {
+  exportJobListSchema,
+  exportJobPath,
+  exportJobSchema,
+  exportJobView,
+} from '../schemas/export-jobs.schema.js';
+
+export interface ExportJobLimits {
+  /** Jobs one tenant may have queued or running at once (docs/exports.md "Jobs"). */
+  inFlight: number;
+  /** The longest window a job may cover. */
+  maxWindowDays: number;
+}
+
+export interface ExportJobRoutesOptions {
+  exportJobs: Pick<ExportJobStore, 'create' | 'get' | 'list'>;
+  exportJobRequests: ExportJobRequests;
+  exportJobLimits: ExportJobLimits;
+  auditLog: Pick<AuditPublisher, 'publish'>;
+  auditTimeoutMs: number;
+  cursorSecret: string;
+  clock: Clock;
+}
+
+/** A tenant at its limit waits for a job to end: that takes a while, so the client is told to wait a minute. */
+const IN_FLIGHT_RETRY_AFTER_S = 60;
+
+// Missing, another tenant's, and not a UUID at all: one identical answer, so that ids cannot be probed.
+const noSuchJob = () => new NotFoundError('No export job with this id.');
+
+/** The key's tenant's job the path names, or 404. */
+export async function jobOf(
+  jobs: Pick<ExportJobStore, 'get'>,
+  request: FastifyRequest<{ Params: { id: string } }>,
+): Promise<ExportJob> {
+  refuseUnknownQuery(request.query);
+  const id = request.params.id;
+  if (!UUID_PATTERN.test(id)) throw noSuchJob();
+  const job = await jobs.get(request.principal!.tenantId, id.toLowerCase()).catch(unavailable('postgres'));
+  if (!job) throw noSuchJob();
+  return job;
+}
+
+export function exportJobRoutes(app: FastifyInstance, opts: ExportJobRoutesOptions): void {
+  const audit = auditWriter(opts);
+  const scope = { scope: 'audit:export' as const };
+
+  app.post(
+    '/audit/exports',
+    {
+      config: {
+        ...scope,
+        onScopeDenied: (request: FastifyRequest) =>
+          audit(exportJobAuditEvent(apiCallOf(request), { success: false, jobId: randomUUID() })),
+      },
+    },
+    async (request, reply) => {
+      refuseUnknownQuery(request.query);
+      const acceptedAt = opts.clock();
+      const parsed = parseExportJobRequest(request.body, {
+        now: acceptedAt,
+        maxWindowDays: opts.exportJobLimits.maxWindowDays,
+      });
+      if (!parsed.ok) throw new ValidationError('Invalid export job.', parsed.errors);
+      const principal = request.principal!;
+      const job: ExportJobRequest = {
+        jobId: randomUUID(),
+        tenantId: principal.tenantId,
+        ...parsed.job,
+        acceptedAt,
+        // The key's public prefix: it names the key, and is no secret.
+        requestedBy: principal.prefix,
+      };
+      // Inside the job's transaction: its audit event, then its request record, the last step before the commit,
+      // so that an exporter reading the record finds the job committed as soon as possible.
+      const created = await opts.exportJobs
+        .create(job, opts.exportJobLimits.inFlight, async (accepted) => {
+          await audit(exportJobAuditEvent(apiCallOf(request), { success: true, job: accepted }));
+          await publishWithin(opts.exportJobRequests.publish(accepted), opts.auditTimeoutMs);
+        })
+        .catch(unavailable('postgres'));
+      if (!created) throw new RateLimitedError('concurrent_export_jobs', IN_FLIGHT_RETRY_AFTER_S);
+      return reply
+        .code(202)
+        .header('location', exportJobPath(job.jobId))
+        .send(exportJobSchema.parse(exportJobView(queuedJob(job), acceptedAt)));
+    },
+  );
+
+  app.get<{ Querystring: Record<string, unknown> }>('/audit/exports', { config: scope }, async (request) => {
+    const parsed = parseExportJobsQuery(request.query ?? {});
+    if (!parsed.ok) throw new ValidationError('Invalid query parameters.', parsed.errors);
+    const { limit, cursor } = parsed;
+    const tenant = request.principal!.tenantId;
+    const position = cursor === undefined ? null : decodeJobsCursor(cursor, tenant, opts.cursorSecret);
+    if (cursor !== undefined && !position) {
+      throw new ValidationError('Invalid cursor.', [
+        { field: 'cursor', message: 'is malformed, was altered, or was issued for another tenant or list' },
+      ]);
+    }
+    // One job more than the page: has_more is then exact, never a guess.
+    const jobs = await opts.exportJobs
+      .list(tenant, position && { acceptedAt: position.ts, jobId: position.id }, limit + 1)
+      .catch(unavailable('postgres'));
+    const page = jobs.slice(0, limit);
+    const last = page.at(-1);
+    const hasMore = jobs.length > limit && last !== undefined;
+    const now = opts.clock();
+    return exportJobListSchema.parse({
+      exports: page.map((job) => exportJobView(job, now)),
+      page: {
+        limit,
+        returned: page.length,
+        next_cursor: hasMore
+          ? encodeJobsCursor({ ts: last.acceptedAt, id: last.jobId }, tenant, opts.cursorSecret)
+          : null,
+        has_more: hasMore,
+      },
+    });
+  });
+
+  app.get<{ Params: { id: string } }>('/audit/exports/:id', { config: scope }, async (request) =>
+    exportJobSchema.parse(exportJobView(await jobOf(opts.exportJobs, request), opts.clock())),
+  );
+}

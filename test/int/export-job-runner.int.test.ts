@@ -1,0 +1,208 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  auditEventCodec,
+  auditPublisher,
+  DurableProducer,
+  exportFileName,
+  exportJobsRepository as jobs,
+  filesystemExportFiles,
+  liveTables,
+  migratePostgres,
+  projectionStateStore,
+  systemClock,
+  createLogger,
+  type ExportJobRequest,
+} from '@audit/shared';
+import { expireDue } from '../../services/exporter/src/adapters/expiry.sweeper.js';
+import { runJob, type JobRunnerDeps } from '../../services/exporter/src/adapters/job.runner.js';
+import { CSV_COLUMNS } from '../../services/exporter/src/domain/csv-format.js';
+import { clusteredEvents, ingest } from '../support/events.js';
+import { gatewayFixture } from '../support/gateway-fixture.js';
+import { pageThrough } from '../support/paging.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { exportDir } from '../support/stack.js';
+import { countRows } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+const { names, ingest: ingestProc, ch, kafka, topics } = pipelineFixture('exprun');
+const gw = gatewayFixture(names);
+const dir = exportDir(names);
+const files = filesystemExportFiles(dir);
+const BASE = Date.now() - 2 * 86_400_000;
+const TOTAL = 3000;
+
+let pool: pg.Pool;
+let producer: DurableProducer;
+let admin: ReturnType<typeof kafka.admin>;
+let deps: JobRunnerDeps;
+let reader: string;
+
+function request(
+  format: ExportJobRequest['format'],
+  filters: ExportJobRequest['filters'] = {},
+): ExportJobRequest {
+  return {
+    jobId: randomUUID(),
+    tenantId: names.tenant,
+    format,
+    filters: { ...filters, since: BASE - 1 },
+    since: BASE - 1,
+    until: Date.now(),
+    acceptedAt: Date.now(),
+    requestedBy: 'ak_test',
+  };
+}
+
+/** The list's query of the job's window. */
+const window = (job: ExportJobRequest) =>
+  `since=${new Date(job.since).toISOString()}&until=${new Date(job.until).toISOString()}&limit=1000`;
+
+/** The job's file, gunzipped. */
+const fileText = (job: ExportJobRequest) =>
+  gunzipSync(readFileSync(`${dir}/${exportFileName(job.jobId, job.format)}`)).toString('utf8');
+
+let listed: { event_id: string; timestamp: string }[];
+let ndjsonJob: ExportJobRequest;
+
+beforeAll(async () => {
+  reader = await gw.mint(names.tenant, 'audit:read');
+  const sent = clusteredEvents(names.tenant, TOTAL, BASE, 700);
+  for (let i = 0; i < TOTAL; i += 1000) {
+    const batch = sent.slice(i, i + 1000);
+    expect((await ingest(ingestProc.url, names.ingestToken, batch)).status).toBe(202);
+  }
+  // The events and the admin.key.create event of the key above.
+  await waitFor('events stored', async () => (await countRows(ch, names.tenant)) === TOTAL + 1);
+  pool = new pg.Pool({ connectionString: gw.databaseUrl() });
+  await migratePostgres(gw.databaseUrl());
+  producer = new DurableProducer(kafka);
+  await producer.connect();
+  admin = kafka.admin();
+  await admin.connect();
+  deps = {
+    pool,
+    clickhouse: ch,
+    tables: liveTables(projectionStateStore(ch), { ready: async () => false }),
+    files,
+    admin,
+    auditTopic: topics.auditEvents.name,
+    projectorGroup: names.groupId,
+    audit: auditPublisher({
+      producer,
+      topic: topics.auditEvents.name,
+      codec: auditEventCodec(),
+      clock: systemClock,
+    }),
+    clock: systemClock,
+    // Small chunks: this window is read in several, some boundaries inside runs of ties.
+    settings: {
+      chunkRows: 250,
+      maxAttempts: 2,
+      fileTtlMs: 3_600_000,
+      projectionTimeoutMs: 60_000,
+      progressMs: 50,
+      retryBaseMs: 100,
+      settleMs: 0,
+    },
+    logger: createLogger('exporter-test', 'silent'),
+  };
+  ndjsonJob = request('ndjson');
+  await jobs.insert(pool, ndjsonJob);
+  listed = (await pageThrough(
+    gw.get,
+    `since=${new Date(BASE - 1).toISOString()}&limit=1000`,
+    reader,
+  )) as unknown as typeof listed;
+  // Ingested after the job was accepted, inside its window: never in its file.
+  const late = clusteredEvents(names.tenant, 50, BASE + 1000, 700).map((e) => ({
+    ...e,
+    event_id: randomUUID(),
+  }));
+  expect((await ingest(ingestProc.url, names.ingestToken, late)).status).toBe(202);
+  await waitFor('late events stored', async () => (await countRows(ch, names.tenant)) === TOTAL + 51);
+});
+
+afterAll(async () => {
+  await producer?.disconnect();
+  await admin?.disconnect();
+  await pool?.end();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('an export job, run by the exporter against the real stack', () => {
+  it('writes the window exactly as the list pages it, newest first, without what arrived later', async () => {
+    await runJob(deps, ndjsonJob);
+    const job = (await jobs.get(pool, names.tenant, ndjsonJob.jobId))!;
+    expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+    const lines = fileText(ndjsonJob).trimEnd().split('\n');
+    const exported = lines.map((l) => JSON.parse(l) as { event_id: string });
+    expect(exported.map((e) => e.event_id)).toEqual(listed.map((e) => e.event_id));
+    expect(exported).toEqual(listed);
+    const bytes = readFileSync(`${dir}/${exportFileName(ndjsonJob.jobId, 'ndjson')}`);
+    expect(job.manifest).toEqual({
+      rowCount: listed.length,
+      byteSize: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      first: { ts: Date.parse(listed[0]!.timestamp), eventId: listed[0]!.event_id },
+      last: {
+        ts: Date.parse(listed.at(-1)!.timestamp),
+        eventId: listed.at(-1)!.event_id,
+      },
+    });
+    expect(job.rowsWritten).toBe(listed.length);
+    expect(job.rowsExpected).toBe(listed.length);
+  });
+
+  it('writes CSV of the same rows in the documented columns, read back by a third-party reader', async () => {
+    const csvJob = request('csv');
+    await jobs.insert(pool, csvJob);
+    await runJob(deps, csvJob);
+    const records = parse(fileText(csvJob), { columns: true }) as Record<string, string>[];
+    expect(Object.keys(records[0]!)).toEqual([...CSV_COLUMNS]);
+    // Accepted after the late events: they are in this job's window.
+    const expected = await pageThrough(gw.get, window(csvJob), reader);
+    expect(records).toEqual(
+      expected.map((e) =>
+        Object.fromEntries(CSV_COLUMNS.map((c) => [c, String((e as Record<string, unknown>)[c])])),
+      ),
+    );
+  });
+
+  it('applies the filters as the list does', async () => {
+    const filtered = request('ndjson', { action: 'phi.read', success: true });
+    await jobs.insert(pool, filtered);
+    await runJob(deps, filtered);
+    const expected = await pageThrough(gw.get, `${window(filtered)}&action=phi.read&success=true`, reader);
+    const ids = fileText(filtered)
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { event_id: string }).event_id);
+    expect(ids).toEqual(expected.map((e) => e.event_id));
+    expect(ids.length).toBeGreaterThan(0);
+  });
+
+  it('does nothing for a job that has ended, and expires a file whose lifetime is over', async () => {
+    await runJob(deps, ndjsonJob);
+    expect((await jobs.get(pool, names.tenant, ndjsonJob.jobId))!.attempts).toBe(1);
+    const due = request('ndjson', { action: 'phi.query' });
+    await jobs.insert(pool, due);
+    await runJob({ ...deps, settings: { ...deps.settings, fileTtlMs: 1 } }, due);
+    expect(await files.size(due.jobId, 'ndjson')).toBeGreaterThan(0);
+    await waitFor('expiry', async () => (await expireDue({ ...deps, logger: deps.logger })) >= 1);
+    expect((await jobs.get(pool, names.tenant, due.jobId))!.status).toBe('expired');
+    expect(await files.size(due.jobId, 'ndjson')).toBeNull();
+  });
+
+  it('writes the audit.export event of each ended job into the tenant trail', async () => {
+    await waitFor('completion events', async () => {
+      const events = await pageThrough(gw.get, 'action=audit.export&limit=1000', reader);
+      const ids = new Set(events.map((e) => (e as { resource_id?: string }).resource_id));
+      return ids.has(ndjsonJob.jobId);
+    });
+  });
+});
