@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeProject } from '../support/compose.js';
 import { unusedPort } from '../support/tcp-forwarder.js';
@@ -61,7 +63,7 @@ afterAll(async () => {
 });
 
 describe('docker-compose.yml under Podman, with the images built here', () => {
-  it('ingests, lists, exports and delivers a signed webhook; down leaves nothing behind', async () => {
+  it('ingests, lists, exports (at once and as a job) and delivers a signed webhook; down leaves nothing behind', async () => {
     const hook = await call('POST', '/audit/webhooks', {
       url: receiver.url('/siem'),
       event_filter: ['phi.'],
@@ -87,6 +89,25 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
       .split('\n')
       .map((line) => (JSON.parse(line) as { event_id: string }).event_id);
     expect(rows.sort()).toEqual([...ids].sort());
+
+    // An export job: the exporter writes its file into the volume it shares with the gateway, which serves it.
+    const since = new Date(Date.now() - 86_400_000).toISOString();
+    const job = await call('POST', '/audit/exports', { since, action: 'phi.read', format: 'csv' });
+    expect(job.status, job.text).toBe(202);
+    const { id } = JSON.parse(job.text) as { id: string };
+    const done = await waitFor('the export job to end', async () => {
+      const view = JSON.parse((await call('GET', `/audit/exports/${id}`)).text) as { status: string };
+      return view.status !== 'queued' && view.status !== 'running' && view;
+    });
+    expect(done).toMatchObject({ status: 'succeeded', manifest: { row_count: ids.length } });
+    const file = await fetch(`${api}/audit/exports/${id}/download`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(file.status).toBe(200);
+    const records = parse(gunzipSync(Buffer.from(await file.arrayBuffer())), { columns: true }) as {
+      event_id: string;
+    }[];
+    expect(records.map((r) => r.event_id).sort()).toEqual([...ids].sort());
 
     await waitFor('a delivery per event', async () => receiver.at('/siem').length >= ids.length);
     const delivered = receiver.at('/siem');
