@@ -1,8 +1,9 @@
-# Sourced by scripts/test.sh and scripts/test-containers.sh: where the tests' Kafka, ClickHouse and Postgres come
-# from (docs/testing.md "Components").
+# Sourced by scripts/test.sh and scripts/test-containers.sh: where the tests' Kafka, ClickHouse, Postgres and
+# S3Proxy come from (docs/testing.md "Components").
 #   AUDIT_TEST_COMPONENTS=local       the local stack (infra/local/stack.sh): processes on this machine
 #   AUDIT_TEST_COMPONENTS=containers  containers started with testcontainers (scripts/test-components.ts), from
-#                                     KAFKA_IMAGE, CLICKHOUSE_IMAGE and POSTGRES_IMAGE or the upstream images
+#                                     KAFKA_IMAGE, CLICKHOUSE_IMAGE, POSTGRES_IMAGE and S3PROXY_IMAGE or the
+#                                     upstream images
 #   unset or auto                     local where the stack can run (Debian's apt-get as root, or its tools already
 #                                     installed); else containers where a Docker-compatible engine answers; else
 #                                     local, whose install then says what is missing
@@ -46,7 +47,7 @@ start_component_containers() {
   local env_file=.data/test-components.env log=.data/logs/test-components.log i
   mkdir -p .data/logs
   rm -f "$env_file"
-  echo "Starting Kafka, ClickHouse and Postgres in containers (log: $log)..."
+  echo "Starting Kafka, ClickHouse, Postgres and S3Proxy in containers (log: $log)..."
   node --disable-warning=TimeoutNegativeWarning --import tsx scripts/test-components.ts "$env_file" >"$log" 2>&1 &
   COMPONENTS_HOLDER=$!
   for ((i = 0; i < 600; i++)); do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The containers tier of `npm test` on machines that build their own images (docs/testing.md "Containers"): every
 # image built here without a registry (infra/containers/build-images.sh), docker-compose.yml's smoke test under
-# Podman, then the end-to-end suite and the API tools again with Kafka, ClickHouse and Postgres in containers of
-# those images, started by testcontainers, and without Go and Python on the PATH.
+# Podman, then the end-to-end suite and the API tools again with Kafka, ClickHouse, Postgres and S3Proxy in
+# containers of those images, started by testcontainers, and without Go and Python on the PATH.
 # Usage: test-containers.sh [RESULTS_DIR] (vitest JSON reports go there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ bash infra/containers/build-images.sh
 echo "containers: images built or reused in $((SECONDS - started)) s"
 eval "$(bash infra/containers/podman.sh socket)"
 eval "$(bash infra/containers/build-images.sh env)"
-export DOCKER_HOST KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE PYTHON_IMAGE
+export DOCKER_HOST KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE S3PROXY_IMAGE AUDIT_IMAGE PYTHON_IMAGE
 # No registry to pull testcontainers' reaper image from: scripts/test-components.ts removes its containers itself.
 export TESTCONTAINERS_RYUK_DISABLED=true
 failed=0

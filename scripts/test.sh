@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite on a fresh clone. Installs what is missing, starts the components (the local stack, or
 # containers where it cannot run: scripts/components.sh), then static checks, unit tests, and integration and
-# end-to-end tests against the real Kafka, ClickHouse and Postgres.
+# end-to-end tests against the real Kafka, ClickHouse, Postgres and S3Proxy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-node.sh

@@ -3,12 +3,13 @@
 #   localhost/audit-debian:bookworm   Debian 12 from debootstrap (the base of all below)
 #   localhost/audit-node:24.21.0      Node 24 from the npm registry (the service image's base)
 #   localhost/audit-kafka:3.9.1       infra/local's Kafka jars and KRaft settings
+#   localhost/audit-s3proxy:4.1.1     infra/local's S3Proxy jar (S3 on the filesystem, for the export files)
 #   localhost/audit-clickhouse:18.16  Debian's ClickHouse with infra/local's config
 #   localhost/audit-postgres:15       Debian's PostgreSQL 15
 #   localhost/audit-trail:dev         the service image, infra/docker/Dockerfile on audit-node
 #   localhost/audit-python:3.11       Debian's Python 3 (the test tools' Python where a machine has none)
 # Reruns reuse what is built: the base is made once, the others come from Podman's layer cache.
-#   build-images.sh [IMAGE...]   all by default; names: base node kafka clickhouse postgres service python
+#   build-images.sh [IMAGE...]   all by default; names: base node kafka s3proxy clickhouse postgres service python
 #   build-images.sh env          the variables that point docker-compose.yml and the tests at these images
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -19,6 +20,7 @@ NPM_VERSION=11.21.2
 BASE=localhost/audit-debian:bookworm
 NODE_IMAGE=localhost/audit-node:$NODE_VERSION
 KAFKA_IMAGE=localhost/audit-kafka:3.9.1
+S3PROXY_IMAGE=localhost/audit-s3proxy:4.1.1
 CLICKHOUSE_IMAGE=localhost/audit-clickhouse:18.16
 POSTGRES_IMAGE=localhost/audit-postgres:15
 AUDIT_IMAGE=localhost/audit-trail:dev
@@ -88,6 +90,15 @@ kafka_image() {
   build kafka "$KAFKA_IMAGE" "$ctx"
 }
 
+s3proxy_image() {
+  local ctx="$WORK/s3proxy" jar
+  jar="$(bash "$ROOT/infra/local/stack.sh" s3proxy-jar)"
+  rm -rf "$ctx" && mkdir -p "$ctx"
+  cp -r "$HERE/s3proxy/." "$ctx/"
+  cp "$jar" "$ctx/s3proxy.jar"
+  build s3proxy "$S3PROXY_IMAGE" "$ctx"
+}
+
 clickhouse_image() {
   local ctx="$WORK/clickhouse"
   rm -rf "$ctx" && mkdir -p "$ctx"
@@ -108,12 +119,12 @@ service_image() {
 }
 
 if [[ "${1:-}" == env ]]; then
-  for name in KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE PYTHON_IMAGE; do echo "export $name=${!name}"; done
+  for name in KAFKA_IMAGE S3PROXY_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE PYTHON_IMAGE; do echo "export $name=${!name}"; done
   exit 0
 fi
 
 targets=("$@")
-((${#targets[@]})) || targets=(base node kafka clickhouse postgres service python)
+((${#targets[@]})) || targets=(base node kafka s3proxy clickhouse postgres service python)
 bash "$HERE/podman.sh" install
 mkdir -p "$WORK"
 total=${#targets[@]}
@@ -124,11 +135,12 @@ for target in "${targets[@]}"; do
     base) base ;;
     node) node_image ;;
     kafka) kafka_image ;;
+    s3proxy) s3proxy_image ;;
     clickhouse) clickhouse_image ;;
     postgres) postgres_image ;;
     service) service_image ;;
     python) python_image ;;
-    *) echo "unknown image '$target' (base node kafka clickhouse postgres service python)" >&2 && exit 2 ;;
+    *) echo "unknown image '$target' (base node kafka s3proxy clickhouse postgres service python)" >&2 && exit 2 ;;
   esac
 done
 echo "images: built in $((SECONDS - started)) s" >&2

@@ -103,7 +103,7 @@ down() {
 mkdir -p "$STATE"
 eval "$(bash infra/containers/podman.sh socket)"
 eval "$(bash infra/containers/build-images.sh env)"
-export DOCKER_HOST KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE
+export DOCKER_HOST KAFKA_IMAGE S3PROXY_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE
 # ClickHouse's ulimits in compose may not exceed this machine's: below ClickHouse's advice, the ones podman.sh
 # gives every container.
 hard="$(ulimit -Hn)"

@@ -90,7 +90,7 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
       .map((line) => (JSON.parse(line) as { event_id: string }).event_id);
     expect(rows.sort()).toEqual([...ids].sort());
 
-    // An export job: the exporter writes its file into the volume it shares with the gateway, which serves it.
+    // An export job: the exporter writes its file to S3Proxy's bucket, and the gateway serves it from there.
     const since = new Date(Date.now() - 86_400_000).toISOString();
     const job = await call('POST', '/audit/exports', { since, action: 'phi.read', format: 'csv' });
     expect(job.status, job.text).toBe(202);

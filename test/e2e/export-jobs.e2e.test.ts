@@ -10,16 +10,25 @@ import { readExport } from '../support/export-readers.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pageThrough } from '../support/paging.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { exportDir, exporterService } from '../support/stack.js';
+import {
+  createTestBucket,
+  dropTestBucket,
+  incompleteUploads,
+  objectKeys,
+  s3StorageEnv,
+  s3TestSettings,
+} from '../support/s3.js';
+import { exporterService } from '../support/stack.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
 const TOTAL = 200_000;
 const { names, ingest: ingestProc, ch } = pipelineFixture('expjobs');
-// Paging 200,000 events a few times takes more reads than a key may make in a minute by default.
-const gw = gatewayFixture(names, {
-  env: { EXPORT_DIR: exportDir(names), RATE_LIMIT_READ_PER_MIN: '100000' },
-});
+// The files go to S3 (S3Proxy, the test's own bucket): the filesystem store has the same contract
+// (test/int/export-files.int.test.ts). Paging 200,000 events a few times takes more reads than a key may make in a
+// minute by default.
+const gw = gatewayFixture(names, { env: { ...s3StorageEnv(names), RATE_LIMIT_READ_PER_MIN: '100000' } });
+const bucket = s3TestSettings(names);
 const BASE = Date.now() - 3 * 86_400_000;
 const SINCE = new Date(BASE - 1).toISOString();
 const tmp = mkdtempSync(join(tmpdir(), 'export-jobs-'));
@@ -91,6 +100,7 @@ async function download(id: string, piece?: number): Promise<Buffer> {
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 beforeAll(async () => {
+  await createTestBucket(names);
   exporterKey = await gw.mint(names.tenant, 'audit:export');
   readerKey = await gw.mint(names.tenant, 'audit:read');
   const sent = clusteredEvents(names.tenant, TOTAL, BASE, 300);
@@ -102,13 +112,16 @@ beforeAll(async () => {
     timeoutMs: 300_000,
   });
   listed = (await pageThrough(gw.get, `since=${SINCE}&limit=1000`, readerKey)) as unknown as typeof listed;
-  exporter = exporterService(names, gw.databaseUrl(), { EXPORT_JOB_PROGRESS_MS: '200' });
+  exporter = exporterService(names, gw.databaseUrl(), {
+    ...s3StorageEnv(names),
+    EXPORT_JOB_PROGRESS_MS: '200',
+  });
   await exporter.start();
 }, 900_000);
 
 afterAll(async () => {
   await exporter?.stop();
-  rmSync(exportDir(names), { recursive: true, force: true });
+  await dropTestBucket(names);
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -197,6 +210,7 @@ describe('export jobs through the API, on the real stack', () => {
     await exporter.stop();
     // Small chunks make the job long enough to be caught mid-file.
     exporter = exporterService(names, gw.databaseUrl(), {
+      ...s3StorageEnv(names),
       EXPORT_JOB_PROGRESS_MS: '50',
       EXPORT_JOB_CHUNK_ROWS: '500',
       EXPORTER_SESSION_TIMEOUT_MS: '6000',
@@ -209,6 +223,8 @@ describe('export jobs through the API, on the real stack', () => {
     });
     await exporter.stop('SIGKILL');
     expect((await job(created.id)).status).toBe('running');
+    // The killed attempt's multipart upload is left in the store, until the next attempt aborts it.
+    expect(await incompleteUploads(bucket)).toEqual([`exports/${created.id}.ndjson.gz`]);
     await exporter.start();
     const done = await ended(created.id);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
@@ -226,11 +242,13 @@ describe('export jobs through the API, on the real stack', () => {
       now.map((e) => e.event_id),
     );
     expect(sha256(await download(created.id))).toBe(done.manifest!.sha256);
+    expect(await incompleteUploads(bucket)).toEqual([]);
   });
 
   it('expiry deletes the file, and the job says expired', async () => {
     await exporter.stop();
     exporter = exporterService(names, gw.databaseUrl(), {
+      ...s3StorageEnv(names),
       EXPORT_JOB_FILE_TTL_HOURS: '0.0005',
       EXPORT_JOB_EXPIRY_SWEEP_MS: '200',
     });
@@ -239,5 +257,6 @@ describe('export jobs through the API, on the real stack', () => {
     await waitFor('expired', async () => (await job(created.id)).status === 'expired');
     const res = await gw.get(`/audit/exports/${created.id}/download`, exporterKey);
     expect(res.status).toBe(410);
+    expect(await objectKeys(bucket)).not.toContain(`exports/${created.id}.csv.gz`);
   });
 });

@@ -11,6 +11,7 @@ import {
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
 import { opsCli } from '../support/ops-cli.js';
+import { dropTestBucket, objectKeys, s3StorageEnv, s3TestSettings, testBucket } from '../support/s3.js';
 import { cleanUp, testKafka } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -56,7 +57,20 @@ afterAll(async () => {
   await consumer.disconnect();
   await pool.end();
   await postgres.drop();
+  await dropTestBucket(names);
   await cleanUp(names);
+});
+
+describe('ops migrate and the export store', () => {
+  it('makes the S3 bucket when it is missing, and finds it made when run again', async () => {
+    await expect(objectKeys(s3TestSettings(names))).rejects.toThrow();
+    for (let i = 0; i < 2; i++) {
+      const res = await run(['migrate', '--json'], s3StorageEnv(names));
+      expect(res.code, res.err).toBe(0);
+      expect(res.json().exportStorage).toContain(`s3 bucket ${testBucket(names)}`);
+    }
+    expect(await objectKeys(s3TestSettings(names))).toEqual([]);
+  });
 });
 
 describe('ops exports', () => {

@@ -5,28 +5,35 @@ import pg from 'pg';
 import { GenericContainer, getContainerRuntimeClient } from 'testcontainers';
 import { unusedPort } from './tcp-forwarder.js';
 
-// Kafka, ClickHouse and Postgres in containers, for machines without the local stack's tools (docs/testing.md
-// "Components"). The images are the upstream ones docker-compose.yml names, unless the environment names others
+// Kafka, ClickHouse, Postgres and S3Proxy in containers, for machines without the local stack's tools
+// (docs/testing.md "Components"). The images are the upstream ones docker-compose.yml names, unless the environment names others
 // (our machines pass those infra/containers/build-images.sh made). Each container publishes a fixed free port, so
 // that an outage test's stop and start keeps every address.
 
-export type Component = 'postgres' | 'clickhouse' | 'kafka';
+export type Component = 'postgres' | 'clickhouse' | 'kafka' | 's3proxy';
 
 export const UPSTREAM_IMAGES: Record<Component, string> = {
   kafka: 'apache/kafka:3.9.1',
   clickhouse: 'clickhouse/clickhouse-server:25.8',
   postgres: 'postgres:15.14-bookworm',
+  s3proxy: 'andrewgaul/s3proxy:4.1.1',
 };
 
 const IMAGE_VARIABLES: Record<Component, string> = {
   kafka: 'KAFKA_IMAGE',
   clickhouse: 'CLICKHOUSE_IMAGE',
   postgres: 'POSTGRES_IMAGE',
+  s3proxy: 'S3PROXY_IMAGE',
 };
 
 export function containerImages(env: NodeJS.ProcessEnv): Record<Component, string> {
   const image = (c: Component) => env[IMAGE_VARIABLES[c]] || UPSTREAM_IMAGES[c];
-  return { kafka: image('kafka'), clickhouse: image('clickhouse'), postgres: image('postgres') };
+  return {
+    kafka: image('kafka'),
+    clickhouse: image('clickhouse'),
+    postgres: image('postgres'),
+    s3proxy: image('s3proxy'),
+  };
 }
 
 /** What the tests and the services read to find the components: the same variables `stack.sh env` prints. */
@@ -35,7 +42,14 @@ export interface ComponentEnv {
   CLICKHOUSE_URL: string;
   DATABASE_URL: string;
   GATEWAY_CLICKHOUSE_USER: string;
+  EXPORT_S3_ENDPOINT: string;
+  EXPORT_S3_BUCKET: string;
+  EXPORT_S3_ACCESS_KEY_ID: string;
+  EXPORT_S3_SECRET_ACCESS_KEY: string;
 }
+
+// The local stack's S3 key (infra/local/lib/s3proxy.sh): fixed, for tests only.
+const S3_KEY = { id: 'audit', secret: 'audit-local-secret-0123456789' };
 
 // infra/local/kafka/server.properties' settings, as the upstream image takes them.
 function kafkaSettings(port: number): Record<string, string> {
@@ -68,7 +82,7 @@ const CLICKHOUSE_USERS = readFileSync(
 
 const RUN_LABEL = 'audit-trail.test-run';
 
-const SERVED_PORT: Record<Component, number> = { kafka: 9092, clickhouse: 8123, postgres: 5432 };
+const SERVED_PORT: Record<Component, number> = { kafka: 9092, clickhouse: 8123, postgres: 5432, s3proxy: 80 };
 
 /**
  * The ports to publish: the one the tests use on the fixed host port, and every other port the image exposes on
@@ -106,6 +120,15 @@ async function definition(component: Component, image: string, port: number, run
         POSTGRES_PASSWORD: 'audit',
         POSTGRES_DB: 'audit',
       });
+    case 's3proxy':
+      return container.withEnvironment({
+        S3PROXY_AUTHORIZATION: 'aws-v2-or-v4',
+        S3PROXY_IDENTITY: S3_KEY.id,
+        S3PROXY_CREDENTIAL: S3_KEY.secret,
+        S3PROXY_VIRTUALHOST: '',
+        JCLOUDS_PROVIDER: 'filesystem',
+        JCLOUDS_FILESYSTEM_BASEDIR: '/data',
+      });
   }
 }
 
@@ -115,6 +138,10 @@ function envOf(ports: Record<Component, number>): ComponentEnv {
     CLICKHOUSE_URL: `http://127.0.0.1:${ports.clickhouse}`,
     DATABASE_URL: `postgres://audit:audit@127.0.0.1:${ports.postgres}/audit`,
     GATEWAY_CLICKHOUSE_USER: 'audit_reader',
+    EXPORT_S3_ENDPOINT: `http://127.0.0.1:${ports.s3proxy}`,
+    EXPORT_S3_BUCKET: 'audit-exports',
+    EXPORT_S3_ACCESS_KEY_ID: S3_KEY.id,
+    EXPORT_S3_SECRET_ACCESS_KEY: S3_KEY.secret,
   };
 }
 
@@ -148,6 +175,12 @@ async function answers(component: Component, env: ComponentEnv): Promise<boolean
         await client.end().catch(() => undefined);
       }
     }
+    case 's3proxy': {
+      // Needs no signature; any other path would answer 403 to an unsigned request.
+      const res = await fetch(`${env.EXPORT_S3_ENDPOINT}/healthz`);
+      if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}`);
+      return true;
+    }
   }
 }
 
@@ -166,7 +199,7 @@ export async function waitUntilReady(component: Component, env: ComponentEnv): P
   }
 }
 
-const COMPONENTS: Component[] = ['postgres', 'clickhouse', 'kafka'];
+const COMPONENTS: Component[] = ['postgres', 'clickhouse', 'kafka', 's3proxy'];
 
 /** Removes every container of one run, also those whose start failed half-way. */
 async function removeRun(run: string): Promise<void> {
@@ -176,12 +209,17 @@ async function removeRun(run: string): Promise<void> {
 }
 
 /**
- * Starts the three components, one after the other (three starts at once on two cores left Podman slower than
+ * Starts the components, one after the other (three starts at once on two cores left Podman slower than
  * testcontainers waits for a port binding), then waits until each answers; `stop` removes them with their data.
  */
 export async function startComponentContainers(images: Record<Component, string>) {
   const run = randomUUID();
-  const ports = { postgres: await unusedPort(), clickhouse: await unusedPort(), kafka: await unusedPort() };
+  const ports = {
+    postgres: await unusedPort(),
+    clickhouse: await unusedPort(),
+    kafka: await unusedPort(),
+    s3proxy: await unusedPort(),
+  };
   const env = envOf(ports);
   const ids: Partial<Record<Component, string>> = {};
   try {
@@ -196,10 +234,10 @@ export async function startComponentContainers(images: Record<Component, string>
 }
 
 /** An outage of one component started above: its container stopped, or started again and waited for. */
-export async function containerOutageStep(
+export async function containerOutageStep<C extends Component>(
   command: 'stop' | 'start',
-  component: Component,
-  ids: Record<Component, string>,
+  component: C,
+  ids: Record<C, string>,
   env: ComponentEnv,
 ): Promise<void> {
   const client = await getContainerRuntimeClient();

@@ -7,12 +7,13 @@ const compose = readFileSync(new URL('../../docker-compose.yml', import.meta.url
 describe('the containers path of the tests', () => {
   it('starts the upstream images docker-compose.yml names, behind the same variables', () => {
     const defaults = Object.fromEntries(
-      [...compose.matchAll(/image: \$\{([A-Z_]+):-([^}]+)\}/g)].map((m) => [m[1], m[2]]),
+      [...compose.matchAll(/image: \$\{([A-Z0-9_]+):-([^}]+)\}/g)].map((m) => [m[1], m[2]]),
     );
     expect(defaults).toMatchObject({
       KAFKA_IMAGE: UPSTREAM_IMAGES.kafka,
       CLICKHOUSE_IMAGE: UPSTREAM_IMAGES.clickhouse,
       POSTGRES_IMAGE: UPSTREAM_IMAGES.postgres,
+      S3PROXY_IMAGE: UPSTREAM_IMAGES.s3proxy,
     });
   });
 

@@ -12,6 +12,7 @@ CH_TCP_PORT="${CH_TCP_PORT:-59000}"
 CH_INTERSERVER_PORT="${CH_INTERSERVER_PORT:-59009}"
 KAFKA_PORT="${KAFKA_PORT:-59092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-59093}"
+S3_PORT="${S3_PORT:-59900}"
 # Seconds to wait for a component to become ready / to exit.
 START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-60}"
@@ -20,7 +21,7 @@ HOST=127.0.0.1
 export DEBIAN_FRONTEND=noninteractive
 
 # shellcheck disable=SC2034 # used by stack.sh
-COMPONENTS=(postgres clickhouse kafka)
+COMPONENTS=(postgres clickhouse kafka s3proxy)
 
 is_root() { [[ "$(id -u)" == 0 ]]; }
 

@@ -40,12 +40,12 @@ const schema = z
     EXPORT_JOB_SETTLE_MS: z.coerce.number().int().min(0).default(15_000),
     EXPORTER_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
   })
-  .transform((e) => ({
+  .transform((e, ctx) => ({
     kafka: kafkaSettings(e),
     clickhouse: clickhouseSettings(e),
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
-    storage: exportStorageSettings(e),
+    storage: exportStorageSettings(e, ctx),
     host: e.EXPORTER_HOST,
     port: e.EXPORTER_PORT,
     groupId: e.EXPORTER_GROUP_ID,

@@ -7,7 +7,7 @@ describe('exporter loadConfig', () => {
       port: 8084,
       groupId: 'audit-exporter',
       projectorGroupId: 'audit-projector',
-      storage: { dir: '.data/exports' },
+      storage: { kind: 'filesystem', dir: '.data/exports' },
       jobs: { chunkRows: 50_000, maxAttempts: 5, fileTtlMs: 168 * 3_600_000 },
     });
   });
@@ -16,5 +16,6 @@ describe('exporter loadConfig', () => {
     expect(() => loadConfig({ EXPORT_JOB_CHUNK_ROWS: '0' })).toThrow(/EXPORT_JOB_CHUNK_ROWS/);
     expect(() => loadConfig({ EXPORTER_SESSION_TIMEOUT_MS: '1000' })).toThrow(/EXPORTER_SESSION_TIMEOUT_MS/);
     expect(() => loadConfig({ EXPORT_DIR: '' })).toThrow(/EXPORT_DIR/);
+    expect(() => loadConfig({ EXPORT_STORAGE: 's3' })).toThrow(/EXPORT_S3_BUCKET/);
   });
 });

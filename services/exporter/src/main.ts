@@ -63,13 +63,15 @@ registerHealth(app, {
   postgres: () => pool.query('SELECT 1'),
   clickhouse: () => clickhouseReady(clickhouse),
   kafka: () => admin.describeCluster(),
+  // The directory or bucket, made when missing (as `ops migrate` does): a job never starts into a store it cannot use.
+  export_files: () => files.prepare(),
   consumers: async () => {
     if (!joined) throw new Error('consumer group not joined yet');
   },
 });
 registerMetricsRoute(app, metrics);
 await app.listen({ host: config.host, port: config.port });
-logger.info({ host: config.host, port: config.port }, 'exporter listening');
+logger.info({ host: config.host, port: config.port, export_files: files.describe() }, 'exporter listening');
 
 let sweeping: Promise<unknown> = Promise.resolve();
 // Set once the start-up has finished; a signal before that finds none.

@@ -55,7 +55,7 @@ const schema = z
       'at most 3000: revocation must apply within 5 s',
     ),
   })
-  .transform((e) => ({
+  .transform((e, ctx) => ({
     clickhouse: clickhouseSettings(e),
     kafka: kafkaSettings(e),
     databaseUrl: e.DATABASE_URL,
@@ -70,7 +70,7 @@ const schema = z
     auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
     exportConcurrency: e.EXPORT_CONCURRENCY,
     exportJobLimits: { inFlight: e.EXPORT_JOBS_IN_FLIGHT, maxWindowDays: e.EXPORT_JOB_MAX_WINDOW_DAYS },
-    exportStorage: exportStorageSettings(e),
+    exportStorage: exportStorageSettings(e, ctx),
     limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
     authFailures: {
       burst: e.AUTH_FAILURE_BURST,

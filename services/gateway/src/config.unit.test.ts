@@ -28,7 +28,7 @@ describe('gateway loadConfig', () => {
   it('limits export jobs and names their store: defaults, and values given', () => {
     const defaults = loadConfig(minimal);
     expect(defaults.exportJobLimits).toEqual({ inFlight: 3, maxWindowDays: 366 });
-    expect(defaults.exportStorage).toEqual({ dir: '.data/exports' });
+    expect(defaults.exportStorage).toEqual({ kind: 'filesystem', dir: '.data/exports' });
     const given = loadConfig({
       ...minimal,
       EXPORT_JOBS_IN_FLIGHT: '5',
@@ -36,7 +36,9 @@ describe('gateway loadConfig', () => {
       EXPORT_DIR: '/var/lib/audit/exports',
     });
     expect(given.exportJobLimits).toEqual({ inFlight: 5, maxWindowDays: 31 });
-    expect(given.exportStorage).toEqual({ dir: '/var/lib/audit/exports' });
+    expect(given.exportStorage).toEqual({ kind: 'filesystem', dir: '/var/lib/audit/exports' });
+    // The S3 settings in full: services/shared/src/export-jobs/export-files.unit.test.ts.
+    expect(() => loadConfig({ ...minimal, EXPORT_STORAGE: 's3' })).toThrow(/EXPORT_S3_BUCKET/);
   });
 
   it('reads the webhook development openings', () => {

@@ -65,7 +65,7 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         const r = await migrateCommand(config, logger);
         print(
           r,
-          `clickhouse: ${r.clickhouse.join(', ') || 'up to date'}\npostgres: ${r.postgres.join(', ') || 'up to date'}\ntopics: ${r.topics.join(', ')}`,
+          `clickhouse: ${r.clickhouse.join(', ') || 'up to date'}\npostgres: ${r.postgres.join(', ') || 'up to date'}\ntopics: ${r.topics.join(', ')}\nexport files: ${r.exportStorage}`,
         );
         return 0;
       }

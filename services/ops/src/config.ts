@@ -3,6 +3,8 @@ import {
   API_KEY_ENVS,
   clickhouseEnv,
   clickhouseSettings,
+  exportStorageEnv,
+  exportStorageSettings,
   kafkaEnv,
   kafkaSettings,
   loggingEnv,
@@ -19,6 +21,8 @@ const schema = z
     ...clickhouseEnv,
     ...postgresEnv,
     ...loggingEnv,
+    // `migrate` prepares the export store (the bucket) the services are given.
+    ...exportStorageEnv,
     // Only the keys commands need the pepper; they refuse to run without it.
     API_KEY_PEPPER: secret(32).optional(),
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
@@ -39,11 +43,12 @@ const schema = z
     EXPORTER_HOST: z.string().min(1).default('127.0.0.1'),
     EXPORTER_PORT: port(8084),
   })
-  .transform((e) => ({
+  .transform((e, ctx) => ({
     kafka: kafkaSettings(e),
     clickhouse: clickhouseSettings(e),
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
+    exportStorage: exportStorageSettings(e, ctx),
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,
     operatorId: e.OPERATOR_ID,

@@ -4,6 +4,8 @@ export * from './audit-event/event-view.js';
 export * from './export-jobs/export-job.js';
 export * from './export-jobs/export-jobs.repository.js';
 export * from './export-jobs/export-files.js';
+export * from './export-jobs/filesystem.files.js';
+export * from './export-jobs/s3.files.js';
 export * from './audit-event/ingest-batch.js';
 export * from './audit-event/ingest.schema.js';
 export * from './audit-event/record.schema.js';

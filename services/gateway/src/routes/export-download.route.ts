@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError, exportFileName, type AuditPublisher, type Clock, type ExportFiles } from '@audit/shared';
@@ -44,12 +43,6 @@ class RangeNotSatisfiableError extends AppError {
 // How long a download may make no progress (its client reads nothing) before it is ended, closing its file.
 const DOWNLOAD_STALL_MS = 60_000;
 
-/** The stream once its first bytes are read: a file that cannot be opened is then still an error answer. */
-async function opened(stream: Readable): Promise<Readable> {
-  await once(stream, 'readable');
-  return stream;
-}
-
 export function exportDownloadRoute(app: FastifyInstance, opts: ExportDownloadOptions): void {
   const audit = auditWriter(opts);
   app.get<{ Params: { id: string } }>(
@@ -83,9 +76,7 @@ export function exportDownloadRoute(app: FastifyInstance, opts: ExportDownloadOp
       const body =
         request.method === 'HEAD' || size === 0
           ? Readable.from([])
-          : await opened(opts.exportFiles.read(job.jobId, job.format, start, end)).catch(
-              unavailable('export files'),
-            );
+          : await opts.exportFiles.read(job.jobId, job.format, start, end).catch(unavailable('export files'));
       // A client that stops reading would hold its file open for good: a stalled download is ended.
       reply.raw.setTimeout(DOWNLOAD_STALL_MS, () => reply.raw.destroy());
       return reply

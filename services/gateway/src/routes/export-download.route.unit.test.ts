@@ -32,7 +32,7 @@ function files(content: Buffer | null = FILE) {
   const reads: [number, number][] = [];
   const store: Pick<ExportFiles, 'size' | 'read'> = {
     size: async () => content?.length ?? null,
-    read: (_id, _format, start, end) => {
+    read: async (_id, _format, start, end) => {
       reads.push([start, end]);
       return content ? Readable.from([content.subarray(start, end + 1)]) : Readable.from([]);
     },
@@ -184,12 +184,9 @@ describe('GET /audit/exports/{id}/download', () => {
   it('answers 503 when the file cannot be read, before anything is sent', async () => {
     const broken = {
       size: async () => FILE.length,
-      read: () =>
-        new Readable({
-          read() {
-            this.destroy(Object.assign(new Error('EIO'), { code: 'EIO' }));
-          },
-        }),
+      read: async () => {
+        throw Object.assign(new Error('EIO'), { code: 'EIO' });
+      },
     };
     const res = await download({}, { files: broken });
     expect(res.statusCode).toBe(503);

@@ -56,7 +56,7 @@ function app(
       exportJobLimits: { inFlight: overrides.inFlight ?? 3, maxWindowDays: 366 },
       exportFiles: {
         size: async () => 100,
-        read: (_id, _format, start, end) => Readable.from([Buffer.alloc(end - start + 1)]),
+        read: async (_id, _format, start, end) => Readable.from([Buffer.alloc(end - start + 1)]),
       },
       takeToken: async () => ({
         allowed: overrides.allowed ?? true,

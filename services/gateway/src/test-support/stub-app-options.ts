@@ -28,7 +28,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     },
     exportJobRequests: { publish: async () => undefined },
     exportJobLimits: { inFlight: 3, maxWindowDays: 366 },
-    exportFiles: { size: async () => null, read: () => Readable.from([]) },
+    exportFiles: { size: async () => null, read: async () => Readable.from([]) },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
     readiness: {},

@@ -1,20 +1,34 @@
-import { allTopics, bootstrapKafka, migrateClickHouse, migratePostgres, type Logger } from '@audit/shared';
+import {
+  allTopics,
+  bootstrapKafka,
+  exportFiles,
+  migrateClickHouse,
+  migratePostgres,
+  type Logger,
+} from '@audit/shared';
 import type { OpsConfig } from '../config.js';
 
 export interface MigrateResult {
   clickhouse: string[];
   postgres: string[];
   topics: string[];
+  exportStorage: string;
 }
 
-/** Brings every store to the current schema: ClickHouse and Postgres migrations, Kafka topics. Re-runnable. */
+/**
+ * Brings every store to the current schema: ClickHouse and Postgres migrations, Kafka topics, and the export
+ * files' directory or bucket (made when missing). Re-runnable.
+ */
 export async function migrateCommand(config: OpsConfig, logger: Logger): Promise<MigrateResult> {
   const { topics } = await bootstrapKafka(config.kafka, logger, '-ops');
   const clickhouse = await migrateClickHouse(config.clickhouse);
   const postgres = await migratePostgres(config.databaseUrl);
+  const files = exportFiles(config.exportStorage);
+  await files.prepare();
   return {
     clickhouse: clickhouse.applied,
     postgres: postgres.applied,
     topics: allTopics(topics).map((t) => t.name),
+    exportStorage: files.describe(),
   };
 }

@@ -1,10 +1,9 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { z } from 'zod';
+import { booleanFlag } from '../config/webhook-env.js';
 import type { ExportJobFormat } from './export-job.js';
+import { filesystemExportFiles } from './filesystem.files.js';
+import { s3ExportFiles } from './s3.files.js';
 
 /** A file being written: its bytes go to `stream`; `publish` makes it the job's file, `discard` drops it. */
 export interface ExportUpload {
@@ -15,12 +14,16 @@ export interface ExportUpload {
 
 /** Where export files live (docs/exports.md "Files"): written once and whole, read by byte range. */
 export interface ExportFiles {
+  /** Where the files go, for logs and the operator: never a credential. */
+  describe(): string;
+  /** Makes the store ready to take files (the directory, the bucket) when it is not; re-runnable. */
+  prepare(): Promise<void>;
   /** A new file for the job's attempt, invisible to readers until published. */
   create(jobId: string, format: ExportJobFormat, attempt: number): Promise<ExportUpload>;
   /** The published file's size, or null when there is none. */
   size(jobId: string, format: ExportJobFormat): Promise<number | null>;
-  /** Bytes [start, end] (inclusive) of the published file. */
-  read(jobId: string, format: ExportJobFormat, start: number, end: number): Readable;
+  /** Bytes [start, end] (inclusive) of the published file, opened: a failure to open it rejects here. */
+  read(jobId: string, format: ExportJobFormat, start: number, end: number): Promise<Readable>;
   /** Removes the job's file and any attempt's leftovers; no error when there is none. */
   remove(jobId: string, format: ExportJobFormat): Promise<void>;
 }
@@ -31,64 +34,72 @@ export function exportFileName(jobId: string, format: ExportJobFormat): string {
   return `${jobId}.${format === 'parquet' ? 'parquet' : `${format}.gz`}`;
 }
 
-/**
- * Export files in a local directory. A file is written as `<name>.<attempt>.partial` and renamed into place
- * when published: a rename within one directory is atomic, so a reader sees the whole file or none.
- */
-export function filesystemExportFiles(dir: string): ExportFiles {
-  const path = (jobId: string, format: ExportJobFormat) => join(dir, exportFileName(jobId, format));
+/** The export store's settings, for every service that writes, serves or prepares export files. */
+export const exportStorageEnv = {
+  EXPORT_STORAGE: z.enum(['filesystem', 's3']).default('filesystem'),
+  EXPORT_DIR: z.string().min(1).default('.data/exports'),
+  // Any S3-compatible store; without an endpoint, AWS S3 itself in the region.
+  EXPORT_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  EXPORT_S3_REGION: z.string().min(1).default('us-east-1'),
+  EXPORT_S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')
+    .optional(),
+  // Keys are `<prefix><job id>.<extension>`: a prefix of safe key characters, usually ending in `/`.
+  EXPORT_S3_PREFIX: z
+    .string()
+    .max(512)
+    .regex(
+      /^(?!\/)[A-Za-z0-9!_.*'()/-]*$/,
+      "must be made of A-Z a-z 0-9 ! _ . * ' ( ) / - and not start with /",
+    )
+    .default('exports/'),
+  // Both or neither: without them the AWS SDK's own chain (environment, profile, instance or task role).
+  EXPORT_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  EXPORT_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  // Path-style URLs (`endpoint/bucket/key`), which most S3-compatible stores need; AWS takes either.
+  EXPORT_S3_FORCE_PATH_STYLE: booleanFlag(true),
+  // Multipart parts: S3 takes at least 5 MiB for every part but the last. Two are held per file being written.
+  EXPORT_S3_PART_MB: z.coerce.number().int().min(5).max(512).default(8),
+};
+
+type StorageEnv = z.output<z.ZodObject<typeof exportStorageEnv>>;
+
+export type S3StorageSettings = ReturnType<typeof s3Settings>;
+
+function s3Settings(e: StorageEnv & { EXPORT_S3_BUCKET: string }) {
+  const { EXPORT_S3_ACCESS_KEY_ID: accessKeyId, EXPORT_S3_SECRET_ACCESS_KEY: secretAccessKey } = e;
   return {
-    async create(jobId, format, attempt) {
-      await mkdir(dir, { recursive: true });
-      const final = path(jobId, format);
-      const partial = `${final}.${attempt}.partial`;
-      // flush: the bytes reach the disk before the file closes, so a crash after the rename finds them whole.
-      const stream = createWriteStream(partial, { flags: 'w', flush: true });
-      const closed = finished(stream).catch(() => undefined);
-      return {
-        stream,
-        publish: async () => {
-          await finished(stream);
-          await rename(partial, final);
-          // The rename itself is durable once the directory is.
-          const folder = await open(dir, 'r');
-          await folder.sync().finally(() => folder.close());
-        },
-        discard: async () => {
-          stream.destroy();
-          await closed;
-          await rm(partial, { force: true });
-        },
-      };
-    },
-    async size(jobId, format) {
-      const s = await stat(path(jobId, format)).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return null;
-        throw err;
-      });
-      return s?.size ?? null;
-    },
-    read: (jobId, format, start, end) => createReadStream(path(jobId, format), { start, end }),
-    async remove(jobId, format) {
-      const name = exportFileName(jobId, format);
-      const names = await readdir(dir).catch(() => [] as string[]);
-      for (const n of names)
-        if (n === name || n.startsWith(`${name}.`)) await rm(join(dir, n), { force: true });
-    },
+    kind: 's3' as const,
+    endpoint: e.EXPORT_S3_ENDPOINT,
+    region: e.EXPORT_S3_REGION,
+    bucket: e.EXPORT_S3_BUCKET,
+    prefix: e.EXPORT_S3_PREFIX,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: e.EXPORT_S3_FORCE_PATH_STYLE,
+    partBytes: e.EXPORT_S3_PART_MB * 1024 * 1024,
   };
 }
 
-/** The export store's settings, for every service that writes or serves export files. */
-export const exportStorageEnv = {
-  EXPORT_DIR: z.string().min(1).default('.data/exports'),
-};
-
-export function exportStorageSettings(e: { EXPORT_DIR: string }) {
-  return { dir: e.EXPORT_DIR };
+/** The settings of the chosen store; problems are reported on `ctx` under the variable's name. */
+export function exportStorageSettings(e: StorageEnv, ctx: z.RefinementCtx) {
+  if (e.EXPORT_STORAGE === 'filesystem') return { kind: 'filesystem' as const, dir: e.EXPORT_DIR };
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (!e.EXPORT_S3_ACCESS_KEY_ID !== !e.EXPORT_S3_SECRET_ACCESS_KEY) {
+    issue(
+      'EXPORT_S3_SECRET_ACCESS_KEY',
+      'EXPORT_S3_ACCESS_KEY_ID and EXPORT_S3_SECRET_ACCESS_KEY go together',
+    );
+  }
+  if (e.EXPORT_S3_BUCKET === undefined) {
+    issue('EXPORT_S3_BUCKET', 'is required when EXPORT_STORAGE=s3');
+    return z.NEVER;
+  }
+  return s3Settings({ ...e, EXPORT_S3_BUCKET: e.EXPORT_S3_BUCKET });
 }
 
 export type ExportStorageSettings = ReturnType<typeof exportStorageSettings>;
 
 /** The store the settings name. */
 export const exportFiles = (settings: ExportStorageSettings): ExportFiles =>
-  filesystemExportFiles(settings.dir);
+  settings.kind === 's3' ? s3ExportFiles(settings) : filesystemExportFiles(settings.dir);
