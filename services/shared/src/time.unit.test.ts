@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTimestamp, parseRfc3339 } from './time.js';
+import fc from 'fast-check';
+import { formatTimestamp, MAX_EPOCH_MS, parseRfc3339 } from './time.js';
 
 describe('parseRfc3339', () => {
   it.each([
@@ -53,5 +54,21 @@ describe('formatTimestamp', () => {
   it('round-trips through the parser', () => {
     const ms = 1763719200123;
     expect(parseRfc3339(formatTimestamp(ms))).toBe(ms);
+  });
+
+  it('renders every instant from 1970 to 9999 as toISOString does, in any order of days', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: MAX_EPOCH_MS }), { minLength: 1, maxLength: 20 }),
+        (all) => {
+          for (const ms of all) {
+            expect(formatTimestamp(ms)).toBe(new Date(ms).toISOString().replace('Z', '+00:00'));
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    expect(formatTimestamp(MAX_EPOCH_MS)).toBe('9999-12-31T23:59:59.999+00:00');
+    expect(formatTimestamp(Date.UTC(2024, 1, 29, 23, 59, 59, 999))).toBe('2024-02-29T23:59:59.999+00:00');
   });
 });

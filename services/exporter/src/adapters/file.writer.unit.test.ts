@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { EventRow } from '@audit/shared';
+import type { EventRow, ExportJobFormat } from '@audit/shared';
 import { CSV_HEADER } from '../domain/csv-format.js';
-import { writeFile } from './file.writer.js';
+import { rowBinaryOf } from '../test-support/row-binary.js';
+import { writeFile, type WindowSource } from './file.writer.js';
 
 const row = (i: number): EventRow => ({
   event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
@@ -24,17 +25,37 @@ const row = (i: number): EventRow => ({
   details: '{}',
 });
 
+/** n rows in batches of uneven sizes (an empty one among them), as the window's reads deliver them. */
 async function* rows(n: number) {
-  for (let i = 0; i < n; i++) yield row(i);
+  yield [];
+  for (let i = 0; i < n; i += 777) yield Array.from({ length: Math.min(777, n - i) }, (_, j) => row(i + j));
 }
 
+/** The same rows as RowBinary, in chunks that cut rows anywhere. */
+async function* rowBinary(batches: AsyncIterable<EventRow[]>) {
+  for await (const batch of batches) {
+    const bytes = rowBinaryOf(batch);
+    for (let at = 0; at < bytes.length; at += 5000) yield bytes.subarray(at, at + 5000);
+  }
+}
+
+const source = (batches: () => AsyncIterable<EventRow[]>): WindowSource => ({
+  rows: batches,
+  rowBinary: () => rowBinary(batches()),
+});
+
 /** Writes n rows and returns the stored bytes with the manifest. */
-async function written(format: 'ndjson' | 'csv', n: number) {
+async function written(format: ExportJobFormat, n: number) {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (c: Buffer) => chunks.push(c));
   const progress = { rowsWritten: 0, bytesWritten: 0 };
-  const manifest = await writeFile(format, rows(n), out, progress);
+  const manifest = await writeFile(
+    format,
+    source(() => rows(n)),
+    out,
+    progress,
+  );
   return { bytes: Buffer.concat(chunks), manifest, progress };
 }
 
@@ -64,11 +85,25 @@ describe('writeFile', () => {
     expect(gunzipSync(bytes).toString()).toBe(CSV_HEADER);
     expect(manifest).toMatchObject({ rowCount: 0, first: null, last: null });
   });
+
+  it('writes Parquet from the RowBinary read, with the same manifest positions as the text files', async () => {
+    const { bytes, manifest, progress } = await written('parquet', 25_000);
+    expect(bytes.subarray(0, 4).toString()).toBe('PAR1');
+    expect(manifest).toEqual({
+      rowCount: 25_000,
+      byteSize: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      first: { ts: Number(row(0).ts), eventId: row(0).event_id },
+      last: { ts: Number(row(24_999).ts), eventId: row(24_999).event_id },
+    });
+    expect(progress).toEqual({ rowsWritten: 25_000, bytesWritten: bytes.length });
+    expect((await written('parquet', 0)).manifest).toMatchObject({ rowCount: 0, first: null, last: null });
+  });
 });
 
 describe('writeFile when something fails', () => {
   async function* failing() {
-    yield row(0);
+    yield [row(0)];
     throw new Error('ClickHouse went away');
   }
 
@@ -78,10 +113,19 @@ describe('writeFile when something fails', () => {
       const progress = { rowsWritten: 0, bytesWritten: 0 };
       const sink = new PassThrough();
       sink.resume();
-      await expect(writeFile(format, failing(), sink, progress)).rejects.toThrow('ClickHouse went away');
+      await expect(writeFile(format, source(failing), sink, progress)).rejects.toThrow(
+        'ClickHouse went away',
+      );
       const broken = new PassThrough();
       setImmediate(() => broken.destroy(new Error('disk full')));
-      await expect(writeFile(format, rows(100_000), broken, progress)).rejects.toThrow('disk full');
+      await expect(
+        writeFile(
+          format,
+          source(() => rows(100_000)),
+          broken,
+          progress,
+        ),
+      ).rejects.toThrow('disk full');
     },
   );
 });

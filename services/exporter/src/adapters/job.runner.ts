@@ -8,17 +8,16 @@ import {
   type AuditPublisher,
   type ClickHouseClient,
   type Clock,
-  type EventRow,
   type ExportFiles,
   type ExportJobRequest,
   type LiveGeneration,
   type Logger,
 } from '@audit/shared';
-import { countWindow, planChunks, type Chunk } from '../domain/chunk-plan.js';
+import { countWindow, planChunks } from '../domain/chunk-plan.js';
 import { jobEndedEvent } from '../domain/job-audit-event.js';
 import { writeFile, type WriteProgress } from './file.writer.js';
 import { waitForProjection } from './projection-catch-up.js';
-import { windowReader } from './window.reader.js';
+import { windowReader, windowReads } from './window.reader.js';
 
 export interface JobRunnerSettings {
   chunkRows: number;
@@ -152,7 +151,15 @@ async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attemp
     });
   }, settings.progressMs);
   try {
-    const manifest = await writeFile(request.format, rowsOf(reader.read, chunks), upload.stream, progress);
+    const manifest = await writeFile(
+      request.format,
+      {
+        rows: () => windowReads(reader.rows, chunks),
+        rowBinary: () => windowReads(reader.rowBinary, chunks),
+      },
+      upload.stream,
+      progress,
+    );
     clearInterval(timer);
     await reporting;
     if (lost) throw lost;
@@ -172,12 +179,4 @@ async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attemp
     await upload.discard();
     throw err;
   }
-}
-
-/** The window's rows in list order: its chunks newest first, each read in list order. */
-async function* rowsOf(
-  read: (from: number, to: number) => AsyncIterable<EventRow>,
-  chunks: readonly Chunk[],
-): AsyncGenerator<EventRow> {
-  for (const chunk of chunks) yield* read(chunk.from, chunk.to);
 }

@@ -1,113 +1,124 @@
-import { ByteWriter, ParquetWriter, type SchemaElement } from 'hyparquet-writer';
-import type { EventRow } from '@audit/shared';
-import { CSV_COLUMNS } from '../domain/csv-format.js';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import {
+  emptyRowGroup,
+  PARQUET_COLUMNS,
+  ROW_GROUP_ROWS,
+  transferables,
+  type RowGroup,
+} from '../domain/row-group.js';
+import type { EncoderMessage, EncoderSettings } from './parquet.worker.js';
 
-// Rows per row group: the writer holds one group's columns and its encoded bytes (measured: about 270 MB RSS
-// at 10,000 rows of 1 KiB, twice that at 50,000, and the fastest of the sizes tried).
-const ROW_GROUP_ROWS = 10_000;
+// Row groups handed over and not yet taken by the encoder: enough to keep it busy, little to hold.
+const MAX_WAITING_GROUPS = 2;
 
-const text = { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } } as const;
+// The thread's module beside this one: TypeScript under tsx and the tests, JavaScript in the build.
+const WORKER = new URL(`./parquet.worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
-/**
- * The Parquet file's columns (docs/exports.md "Files"): the CSV file's, in its order, typed. Every column is
- * required; `timestamp` is INT64 milliseconds with the TIMESTAMP(MILLIS, UTC) logical type, so that readers see a
- * UTC instant; the flags are BOOLEAN; `fields_accessed` and `details` are their JSON text, as everywhere.
- */
-const COLUMN_TYPES: Record<(typeof CSV_COLUMNS)[number], Omit<SchemaElement, 'name'>> = {
-  event_id: text,
-  timestamp: {
-    type: 'INT64',
-    converted_type: 'TIMESTAMP_MILLIS',
-    logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
-  },
-  tenant_id: text,
-  action: text,
-  user_id: text,
-  user_role: text,
-  resource_type: text,
-  resource_id: text,
-  fields_accessed: text,
-  phi_involved: { type: 'BOOLEAN' },
-  source_ip: text,
-  user_agent: text,
-  justification: text,
-  success: { type: 'BOOLEAN' },
-  details: text,
+const SETTINGS: EncoderSettings = {
+  columns: PARQUET_COLUMNS.map((c) => ({ ...c })),
+  rowGroupRows: ROW_GROUP_ROWS,
+  dictionaryColumns: ['tenant_id', 'action', 'user_role', 'resource_type', 'user_agent', 'justification'],
 };
 
-export const PARQUET_SCHEMA: SchemaElement[] = [
-  { name: 'root', num_children: CSV_COLUMNS.length },
-  ...CSV_COLUMNS.map((name) => ({ name, repetition_type: 'REQUIRED' as const, ...COLUMN_TYPES[name] })),
-];
+/**
+ * The Parquet encoder (parquet-wasm, Rust's arrow-rs compiled to WebAssembly) in a thread of its own: this
+ * thread only lays the rows read out in columns, so reading and encoding run side by side. One thread per
+ * file, ended with it, which also frees the WebAssembly memory the file's footer grew.
+ */
+class ParquetEncoder {
+  private readonly worker = new Worker(WORKER, { workerData: SETTINGS });
+  private pieces: Buffer[] = [];
+  private waiting = 0;
+  private done = false;
+  private failure: Error | null = null;
+  private wake: (() => void) | null = null;
 
-/** A column's value of a stored row. */
-function value(row: EventRow, column: (typeof CSV_COLUMNS)[number]): string | number | boolean {
-  switch (column) {
-    case 'timestamp':
-      return Number(row.ts);
-    case 'phi_involved':
-      return row.phi_involved === 1;
-    case 'success':
-      return row.success === 1;
-    default:
-      return row[column];
-  }
-}
-
-/** Keeps each encoded row group's bytes until they are taken: the file's bytes, a row group at a time. */
-class ChunkWriter extends ByteWriter {
-  private chunks: Buffer[] = [];
-
-  constructor() {
-    super(1 << 20);
-  }
-
-  flush(): void {
-    if (this.index === 0) return;
-    // A copy: the writer reuses its buffer for the next row group.
-    this.chunks.push(Buffer.from(this.buffer.slice(0, this.index)));
-    this.index = 0;
+  constructor(written: (rows: number) => void) {
+    this.worker.on('message', (message: EncoderMessage) => {
+      if ('bytes' in message) {
+        const { bytes } = message;
+        this.pieces.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+      } else if ('taken' in message) {
+        this.waiting -= 1;
+        if (message.taken > 0) written(message.taken);
+      } else {
+        this.done = true;
+      }
+      this.signal();
+    });
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => {
+      if (!this.done) this.fail(new Error(`the Parquet encoder stopped (exit code ${code})`));
+    });
   }
 
-  override finish(): void {
-    this.flush();
+  /** Hands a row group over, once the encoder has room for it. */
+  async encode(group: RowGroup): Promise<void> {
+    await this.until(() => this.waiting < MAX_WAITING_GROUPS);
+    this.waiting += 1;
+    this.worker.postMessage(group, transferables(group));
   }
 
+  /** The file's bytes encoded since the last call. */
   take(): Buffer[] {
-    const taken = this.chunks;
-    this.chunks = [];
-    return taken;
+    const pieces = this.pieces;
+    this.pieces = [];
+    return pieces;
+  }
+
+  /** Ends the file; resolves once its last bytes (the footer) are here. */
+  async finish(): Promise<void> {
+    this.worker.postMessage(null);
+    await this.until(() => this.done);
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private fail(err: Error) {
+    this.failure ??= err;
+    this.signal();
+  }
+
+  private signal() {
+    this.wake?.();
+    this.wake = null;
+  }
+
+  private async until(ready: () => boolean): Promise<void> {
+    for (;;) {
+      if (this.failure) throw this.failure;
+      if (ready()) return;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
   }
 }
 
 /**
- * The rows, in the order given, as one Parquet file's bytes (SNAPPY pages, the codec every reader has), a row
- * group at a time: the caller's stream pulls them, so a slow or failed destination stops the writing.
- * `written` is called with the rows of each group as it is encoded.
+ * The row groups, in the order given, as one Parquet file's bytes (docs/exports.md "Files"): SNAPPY pages,
+ * typed columns. The caller's stream pulls the bytes, so a slow or failed destination stops the writing.
+ * `written` is called with the rows of each group as the encoder takes it.
  */
 export async function* parquetFile(
-  rows: AsyncIterable<EventRow>,
+  groups: AsyncIterable<RowGroup>,
   written: (rows: number) => void,
 ): AsyncGenerator<Buffer> {
-  const writer = new ChunkWriter();
-  const parquet = new ParquetWriter({ writer, schema: PARQUET_SCHEMA, codec: 'SNAPPY' });
-  let columns = CSV_COLUMNS.map(() => [] as (string | number | boolean)[]);
-  const group = async () => {
-    const count = columns[0]!.length;
-    if (count === 0) return;
-    const columnData = CSV_COLUMNS.map((name, i) => ({ name, data: columns[i]! }));
-    columns = CSV_COLUMNS.map(() => []);
-    await parquet.write({ columnData, rowGroupSize: count });
-    written(count);
-  };
-  for await (const row of rows) {
-    CSV_COLUMNS.forEach((column, i) => columns[i]!.push(value(row, column)));
-    if (columns[0]!.length >= ROW_GROUP_ROWS) {
-      await group();
-      yield* writer.take();
+  const encoder = new ParquetEncoder(written);
+  try {
+    let none = true;
+    for await (const group of groups) {
+      await encoder.encode(group);
+      none = false;
+      yield* encoder.take();
     }
+    // An empty window still gets a file with the columns and no rows.
+    if (none) await encoder.encode(emptyRowGroup());
+    await encoder.finish();
+    yield* encoder.take();
+  } finally {
+    await encoder.close();
   }
-  await group();
-  await parquet.finish();
-  yield* writer.take();
 }

@@ -2,6 +2,9 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import type { EventRow } from '@audit/shared';
 import { CSV_COLUMNS } from '../domain/csv-format.js';
+import { RowBinaryDecoder, rowGroups } from '../domain/row-binary.decoder.js';
+import { ROW_GROUP_ROWS } from '../domain/row-group.js';
+import { rowBinaryOf } from '../test-support/row-binary.js';
 import { parquetFile } from './parquet.writer.js';
 
 const row = (i: number): EventRow => ({
@@ -22,8 +25,13 @@ const row = (i: number): EventRow => ({
   details: `{"seq":${i}}`,
 });
 
+/** n rows as the RowBinary decoder lays them out from the window's reads. */
 async function* rows(n: number) {
-  for (let i = 0; i < n; i++) yield row(i);
+  const bytes = rowBinaryOf(Array.from({ length: n }, (_, i) => row(i)));
+  async function* chunks() {
+    for (let at = 0; at < bytes.length; at += 65_536) yield bytes.subarray(at, at + 65_536);
+  }
+  yield* rowGroups(chunks(), new RowBinaryDecoder(ROW_GROUP_ROWS));
 }
 
 async function written(n: number) {

@@ -35,6 +35,23 @@ describe('CSV records', () => {
     );
   });
 
+  it('holds every column of CSV_COLUMNS in its order, whatever the values (property)', () => {
+    const text = fc.string({ unit: 'grapheme' });
+    fc.assert(
+      fc.property(
+        fc.record({
+          ...Object.fromEntries(CSV_COLUMNS.map((c) => [c, text])),
+          phi_involved: fc.boolean(),
+          success: fc.boolean(),
+        }),
+        (values) => {
+          const e = { ...values, timestamp: event.timestamp } as AuditEventView;
+          expect(csvRecord(e)).toBe(`${CSV_COLUMNS.map((c) => csvField(String(e[c]))).join(',')}\r\n`);
+        },
+      ),
+    );
+  });
+
   it('quotes a lone CR or LF too, and leaves spaces and formulas as they are', () => {
     expect(csvField('a\nb')).toBe('"a\nb"');
     expect(csvField('a\rb')).toBe('"a\rb"');
