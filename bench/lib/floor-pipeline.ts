@@ -7,13 +7,7 @@
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { Pool } from 'undici';
-import {
-  auditEventCodec,
-  deliveryPayload,
-  SIGNATURE_HEADER,
-  signWebhook,
-  type DeliveryAttempt,
-} from '@audit/shared';
+import { auditEventCodec, deliveryPayload, signatureHeaders, type DeliveryAttempt } from '@audit/shared';
 
 const ROWS_PER_WRITE = 100;
 
@@ -22,10 +16,11 @@ const INSERT_ATTEMPTS = {
   name: 'floor-insert-attempts',
   text: `
   INSERT INTO webhook_delivery_attempts
-    (endpoint_id, event_id, attempt, attempted_at, succeeded, terminal, status_code, error, latency_ms, replay)
+    (endpoint_id, event_id, attempt, attempted_at, succeeded, terminal, status_code, error, latency_ms, replay,
+     next_attempt_at)
   SELECT * FROM json_to_recordset($1::json) AS (endpoint_id text, event_id uuid, attempt smallint,
     attempted_at timestamptz, succeeded boolean, terminal boolean, status_code smallint, error text,
-    latency_ms integer, replay boolean)`,
+    latency_ms integer, replay boolean, next_attempt_at timestamptz)`,
 };
 
 export interface FloorOptions {
@@ -52,11 +47,11 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
     const event = codec.decode(value);
     const body = deliveryPayload(event);
     const started = Date.now();
-    const signature = signWebhook(body, opts.secret, Math.floor(started / 1000));
+    const signatures = signatureHeaders(event.event_id, body, [opts.secret], Math.floor(started / 1000));
     const res = await http.request({
       path: opts.path,
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'floor', [SIGNATURE_HEADER]: signature },
+      headers: { ...signatures, 'content-type': 'application/json', 'user-agent': 'floor' },
       body,
     });
     await res.body.dump();
@@ -71,6 +66,7 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
       error: null,
       latency_ms: Date.now() - started,
       replay: false,
+      next_attempt_at: null,
     };
   };
   // As in the dispatcher, a batch's deliveries are started and the next batch read while they run, so the HTTP pool

@@ -151,6 +151,20 @@ describe('hostile text never causes a 5xx', () => {
   property('DELETE /audit/webhooks/{id}', (value) =>
     gw.send('DELETE', `/audit/webhooks/${encodeAny(value)}`, key),
   );
+  property('POST /audit/webhooks/{id}/rotate-secret', (value) =>
+    gw.send('POST', `/audit/webhooks/${encodeAny(value)}/rotate-secret`, key, {}),
+  );
+  property('POST /audit/webhooks/{id}/rotate-secret {overlap_seconds}', (value) =>
+    gw.send('POST', '/audit/webhooks/wh_00000000/rotate-secret', key, { overlap_seconds: value }),
+  );
+  property('GET /audit/webhooks/{id}/attempts', (value) =>
+    gw.get(`/audit/webhooks/${encodeAny(value)}/attempts`, key),
+  );
+  for (const param of ['event_id', 'outcome', 'since', 'until', 'limit', 'cursor', 'unknown_param']) {
+    property(`GET /audit/webhooks/{id}/attempts?${param}=`, (value) =>
+      gw.get(`/audit/webhooks/wh_00000000/attempts?${param}=${encodeAny(value)}`, key),
+    );
+  }
 
   for (const field of [
     'event_id',

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,11 @@ import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { docsVerifiers, runVerifier, type VerifierCli } from '../support/reference-verifiers.js';
 import { LOOPBACK_TARGETS } from '../support/stack.js';
+import {
+  npmStandardVerified,
+  pythonStandardVerifier,
+  standardHeaders,
+} from '../support/standard-webhooks.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
 import { installVerifier, packVerifier } from '../support/webhook-verifier-package.js';
@@ -26,18 +31,23 @@ afterAll(async () => {
 // Built before the delivery arrives, so that its signature is fresh when they check it. Installing Go, if the
 // machine lacks it, may take a while.
 let verifiers: VerifierCli[] = [];
+let pythonStandard: VerifierCli;
 beforeAll(async () => {
   const { tarball } = await packVerifier(dir);
   verifiers = [...(await docsVerifiers(dir)), (await installVerifier(dir, tarball)).cli];
+  pythonStandard = await pythonStandardVerifier();
 }, 600_000);
 
 describe('webhook verifiers for receivers', () => {
-  it('the Python and Go verifiers of docs/webhooks.md and the published package accept a real delivery, and refuse it altered', async () => {
+  it('the Python and Go verifiers of docs/webhooks.md, the published package and the official Standard Webhooks libraries accept a real delivery, and refuse it altered', async () => {
     const tenant = `${names.tenant}-verifiers`;
     const key = await gw.mint(tenant, 'audit:read,webhooks:write');
     const created = await gw.send('POST', '/audit/webhooks', key, { url: receiver.url('/siem') });
     expect(created.status, created.text).toBe(201);
-    const { secret } = JSON.parse(created.text) as { secret: string };
+    const { secret, standard_webhooks_secret: whsec } = JSON.parse(created.text) as {
+      secret: string;
+      standard_webhooks_secret: string;
+    };
     // Text beyond ASCII and JSON escapes in the body: the verifiers must sign its bytes, not a decoding of them.
     const event = { ...makeEvent(tenant, 0), details: { note: 'é 🧾 "quoted" \\ line\nbreak' } };
     expect((await ingest(ingestProc.url, names.ingestToken, [event])).status).toBe(202);
@@ -84,5 +94,19 @@ describe('webhook verifiers for receivers', () => {
       }
     }
     expect(verifiers.map((v) => v.name)).toEqual(['python', 'go', 'node package']);
+
+    // The same delivery through the official Standard Webhooks libraries, npm's and PyPI's, with the whsec_ form
+    // of the same secret (docs/webhooks.md "Signature").
+    const standard = standardHeaders(delivery);
+    const otherWhsec = `whsec_${Buffer.from('cd'.repeat(32)).toString('base64')}`;
+    const alteredDelivery = { ...delivery, body: readFileSync(altered) };
+    expect(npmStandardVerified(delivery, whsec), 'npm: the delivery').toBe(true);
+    expect(npmStandardVerified(alteredDelivery, whsec), 'npm: altered').toBe(false);
+    expect(npmStandardVerified(delivery, otherWhsec), 'npm: another secret').toBe(false);
+    expect(await runVerifier(pythonStandard, body, standard, whsec), 'PyPI: the delivery').toBe(true);
+    expect(await runVerifier(pythonStandard, altered, standard, whsec), 'PyPI: altered').toBe(false);
+    expect(await runVerifier(pythonStandard, body, standard, otherWhsec), 'PyPI: another secret').toBe(false);
+    expect(delivery.headers['webhook-id']).toBe(event.event_id);
+    expect(delivery.headers['webhook-timestamp']).toBe(tPart!.slice(2));
   });
 });

@@ -61,6 +61,7 @@ describe('POST /audit/webhooks', () => {
       ...res.endpoint,
       consecutive_failures: 0,
       last_delivery_at: null,
+      previous_secret_expires_at: null,
     });
 
     const { rows } = await db.query<{ secret_sealed: Buffer }>(

@@ -11,8 +11,11 @@ export interface Received {
   id: string;
 }
 
-/** How a path answers: a status, a status once the promise settles, or never (the request hangs until the client gives up). */
-export type Behaviour = (path: string, id: string, seen: number) => number | Promise<number> | 'hang';
+/** An answer: a status, or a status with headers. */
+export type Answer = number | { status: number; headers: Record<string, string> };
+
+/** How a path answers: an answer, one once the promise settles, or never (the request hangs until the client gives up). */
+export type Behaviour = (path: string, id: string, seen: number) => Answer | Promise<Answer> | 'hang';
 
 /** Where the receiver listens, and the host name its URLs give (a container reaches the machine by another name). */
 export interface ReceiverAddress {
@@ -42,7 +45,9 @@ export async function webhookReceiver(
       received.push({ path, headers: req.headers, body, at: Date.now(), id });
       const answer = behaviour(path, id, seen);
       if (answer === 'hang') return;
-      void Promise.resolve(answer).then((status) => res.writeHead(status).end());
+      void Promise.resolve(answer).then((a) =>
+        typeof a === 'number' ? res.writeHead(a).end() : res.writeHead(a.status, a.headers).end(),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, listen, resolve));
@@ -60,19 +65,22 @@ export async function webhookReceiver(
 }
 
 /**
- * The spec's receiver procedure, written here independently of the service's helper: parse t and v1, refuse a
- * t more than 300 s away, HMAC-SHA-256 keyed with the secret over "t=<t>." and the raw body, constant-time compare.
+ * The spec's receiver procedure, written here independently of the service's helper: parse t and the v1 values
+ * (one per live secret: several during a secret rotation), refuse a t more than 300 s away, HMAC-SHA-256 keyed
+ * with the secret over "t=<t>." and the raw body, constant-time compare with each v1.
  */
 export function independentlyVerified(r: Received, secret: string, now = Date.now()): boolean {
   const header = r.headers['x-service-signature'];
   if (typeof header !== 'string') return false;
-  const fields = new Map(header.split(',').map((kv) => kv.split('=') as [string, string]));
-  const t = Number(fields.get('t'));
-  const v1 = fields.get('v1') ?? '';
-  if (!Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(v1)) return false;
+  const fields = header.split(',').map((kv) => kv.split('=') as [string, string]);
+  const ts = fields.filter(([k]) => k === 't').map(([, v]) => Number(v));
+  const v1s = fields.filter(([k, v]) => k === 'v1' && /^[0-9a-f]{64}$/.test(v)).map(([, v]) => v);
+  const t = ts[0]!;
+  if (ts.length !== 1 || !Number.isInteger(t) || v1s.length === 0) return false;
   if (Math.abs(now / 1000 - t) > 300) return false;
   const mac = createHmac('sha256', secret);
   mac.update(Buffer.from(`t=${t}.`, 'utf8'));
   mac.update(r.body);
-  return timingSafeEqual(mac.digest(), Buffer.from(v1, 'hex'));
+  const expected = mac.digest();
+  return v1s.some((v1) => timingSafeEqual(expected, Buffer.from(v1, 'hex')));
 }

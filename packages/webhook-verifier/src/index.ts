@@ -14,12 +14,18 @@ const mac = (secret: string, t: string, body: Uint8Array | string) =>
   createHmac('sha256', Buffer.from(secret, 'utf8')).update(`t=${t}.`).update(body).digest();
 
 /**
- * The header value for a body sent at `unixSeconds`: `t=<unix seconds>,v1=<hex HMAC-SHA-256>`. The service signs
- * its deliveries with it; receivers can use it to make test deliveries.
+ * The header value for a body sent at `unixSeconds`: `t=<unix seconds>,v1=<hex HMAC-SHA-256>`, with one `v1` per
+ * secret given (several while an endpoint's secret changes). The service signs its deliveries with it; receivers
+ * can use it to make test deliveries.
  */
-export function signWebhook(body: Uint8Array | string, secret: string, unixSeconds: number): string {
+export function signWebhook(
+  body: Uint8Array | string,
+  secret: string | readonly string[],
+  unixSeconds: number,
+): string {
   const t = String(unixSeconds);
-  return `t=${t},v1=${mac(secret, t, body).toString('hex')}`;
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  return [`t=${t}`, ...secrets.map((s) => `v1=${mac(s, t, body).toString('hex')}`)].join(',');
 }
 
 export interface VerifyOptions {

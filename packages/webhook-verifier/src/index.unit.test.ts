@@ -20,6 +20,15 @@ describe('webhook signatures', () => {
     expect(header).toBe(`t=${t},v1=${expected}`);
   });
 
+  it('signs with every secret given, one v1 each, which a holder of either verifies', () => {
+    const next = 'a1'.repeat(32);
+    const both = signWebhook(body, [next, secret], t);
+    expect(both).toBe(`${signWebhook(body, next, t)},${v1Part}`);
+    expect(verifyWebhookSignature(body, both, secret, at(t))).toBe(true);
+    expect(verifyWebhookSignature(body, both, next, at(t))).toBe(true);
+    expect(verifyWebhookSignature(body, both, 'ff'.repeat(32), at(t))).toBe(false);
+  });
+
   it('verifies its own signature within the tolerance, on both sides of now', () => {
     expect(verifyWebhookSignature(body, header, secret, at(t))).toBe(true);
     expect(verifyWebhookSignature(body, header, secret, at(t + 300))).toBe(true);

@@ -41,6 +41,20 @@ const schema = z
         return delays;
       }),
     WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(0.5).default(0.2),
+    // The longest a receiver's Retry-After may hold a retry back: a receiver cannot park a delivery for ever.
+    WEBHOOK_RETRY_AFTER_MAX: z
+      .string()
+      .default('24h')
+      .transform((text, ctx) => {
+        const [maxMs, ...more] = parseDurations(text) ?? [];
+        if (maxMs === undefined || more.length > 0) {
+          ctx.addIssue({ code: 'custom', message: 'must be one duration such as 24h, 90m or 3600s' });
+          return z.NEVER;
+        }
+        return maxMs;
+      }),
+    // Delivery attempts older than this are deleted (the sweeper keeps those of deliveries that may still retry).
+    WEBHOOK_ATTEMPT_RETENTION_DAYS: positiveInt(30),
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
     WEBHOOK_AUTO_DISABLE_AFTER: positiveInt(10),
     // Push invalidation (LISTEN) makes changes apply at once; the periodic reload only repairs a missed one.
@@ -61,6 +75,8 @@ const schema = z
     sessionTimeoutMs: e.DISPATCHER_SESSION_TIMEOUT_MS,
     webhooks: webhookSettings(e),
     retry: { delaysMs: e.WEBHOOK_RETRY_DELAYS, jitter: e.WEBHOOK_RETRY_JITTER },
+    retryAfterMaxMs: e.WEBHOOK_RETRY_AFTER_MAX,
+    attemptRetentionDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS,
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     autoDisableAfter: e.WEBHOOK_AUTO_DISABLE_AFTER,
     endpointReloadMs: e.WEBHOOK_ENDPOINT_RELOAD_MS,

@@ -15,6 +15,22 @@ describe('dispatcher loadConfig', () => {
     expect(Object.isFrozen(config.retry.delaysMs)).toBe(true);
   });
 
+  it('keeps delivery attempts 30 days and lets a Retry-After hold a retry back 24 h by default', () => {
+    const config = loadConfig(minimal);
+    expect(config.attemptRetentionDays).toBe(30);
+    expect(config.retryAfterMaxMs).toBe(86_400_000);
+  });
+
+  it('takes another retention and Retry-After cap', () => {
+    const config = loadConfig({
+      ...minimal,
+      WEBHOOK_ATTEMPT_RETENTION_DAYS: '1',
+      WEBHOOK_RETRY_AFTER_MAX: '90m',
+    });
+    expect(config.attemptRetentionDays).toBe(1);
+    expect(config.retryAfterMaxMs).toBe(5_400_000);
+  });
+
   it('takes a compressed schedule for tests', () => {
     const config = loadConfig({
       ...minimal,
@@ -30,6 +46,11 @@ describe('dispatcher loadConfig', () => {
     [{ WEBHOOK_RETRY_JITTER: '0.9' }, 'WEBHOOK_RETRY_JITTER'],
     [{ WEBHOOK_SECRET_KEY: undefined }, 'WEBHOOK_SECRET_KEY'],
     [{ WEBHOOK_AUTO_DISABLE_AFTER: '0' }, 'WEBHOOK_AUTO_DISABLE_AFTER'],
+    [{ WEBHOOK_ATTEMPT_RETENTION_DAYS: '0' }, 'WEBHOOK_ATTEMPT_RETENTION_DAYS'],
+    [{ WEBHOOK_ATTEMPT_RETENTION_DAYS: '1.5' }, 'WEBHOOK_ATTEMPT_RETENTION_DAYS'],
+    [{ WEBHOOK_RETRY_AFTER_MAX: '0s' }, 'WEBHOOK_RETRY_AFTER_MAX'],
+    [{ WEBHOOK_RETRY_AFTER_MAX: '1h,2h' }, 'WEBHOOK_RETRY_AFTER_MAX'],
+    [{ WEBHOOK_RETRY_AFTER_MAX: '1d' }, 'WEBHOOK_RETRY_AFTER_MAX'],
   ])('refuses %j, naming the variable', (change, name) => {
     expect(() => loadConfig({ ...minimal, ...change })).toThrow(name);
   });

@@ -24,7 +24,8 @@ import {
   systemClock,
 } from '@audit/shared';
 
-import { deferrer, deliverer } from './adapters/deliverer.js';
+import { ATTEMPT_SWEEP_MS, sweepAttempts } from './adapters/attempts-retention.sweeper.js';
+import { deferrer, deliverer, hopper } from './adapters/deliverer.js';
 import { deliveryState } from './adapters/delivery-state.js';
 import { dispatcherMetrics } from './adapters/dispatcher.metrics.js';
 import { dispatchHandler } from './adapters/dispatch.handler.js';
@@ -34,6 +35,7 @@ import { retryHandler } from './adapters/retry.handler.js';
 import { runTrackedConsumer, type TrackedConsumer } from './adapters/tracked-consumer.js';
 import { webhookClient } from './adapters/webhook.client.js';
 import { loadConfig } from './config.js';
+import { longestRetryWindowMs } from './domain/attempt-retention.js';
 import { KeyedLanes } from './domain/keyed-lanes.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -94,6 +96,8 @@ const auditLog = auditPublisher({
   // No longer than the deadline the auto-disable waits: a publish given up on must not land later.
   queue: { maxQueuedBytes: 4 * 1024 * 1024, maxWaitMs: AUDIT_TIMEOUT_MS },
 });
+// The schedule, and how far a receiver's Retry-After may push it (docs/webhooks.md "Receiver signals").
+const policy = { ...config.retry, retryAfterMaxMs: config.retryAfterMaxMs };
 const deliver = deliverer({
   directory,
   send: (request) => client.send(request),
@@ -106,7 +110,7 @@ const deliver = deliverer({
   producer,
   retryTopics,
   deadLetterTopic: topics.webhookDeadLetter.name,
-  policy: config.retry,
+  policy,
   clock: systemClock,
   random: Math.random,
   stopping: () => stopping,
@@ -120,7 +124,7 @@ const delivery = {
     producer,
     stopping: () => stopping,
     retryTopics,
-    policy: config.retry,
+    policy,
     clock: systemClock,
     logger,
   }),
@@ -146,8 +150,28 @@ registerMetricsRoute(app, metrics);
 await app.listen({ host: config.host, port: config.port });
 logger.info({ host: config.host, port: config.port }, 'dispatcher listening');
 
+let sweeping: Promise<unknown> = Promise.resolve();
+// Set once the start-up has finished; a signal before that finds none.
+const timers: { sweeper?: NodeJS.Timeout } = {};
+// One pass at a time: a pass still running when the next is due is not joined by another.
+const sweep = () => {
+  sweeping = sweeping.then(() =>
+    sweepAttempts({
+      pool,
+      retentionDays: config.attemptRetentionDays,
+      longestWindowMs: longestRetryWindowMs(config.retry, config.retryAfterMaxMs),
+      clock: systemClock,
+      logger,
+      stopping: () => stopping,
+    }).catch((err: unknown) =>
+      logger.warn({ err: loggableError(err) }, 'delivery attempts retention pass failed'),
+    ),
+  );
+};
+
 // Installed before anything waits, so a signal during the start-up also stops the process cleanly.
 onShutdown(logger, async () => {
+  clearInterval(timers.sweeper);
   startup.stop();
   await app.close();
   await Promise.all([consumers.events?.stop(SHUTDOWN_GRACE_MS), consumers.retries?.stop(SHUTDOWN_GRACE_MS)]);
@@ -156,6 +180,7 @@ onShutdown(logger, async () => {
   await directory.stop();
   await producer.disconnect();
   await admin.disconnect();
+  await sweeping;
   await pool.end();
 });
 
@@ -183,7 +208,7 @@ const eventsRun = {
   handle: dispatchHandler({
     codec: auditEventCodec(),
     matching: directory.matching,
-    created: directory.created,
+    changed: directory.changed,
     ...delivery,
     clock: systemClock,
     logger,
@@ -196,8 +221,15 @@ const retriesRun = {
   fromBeginning: true,
   concurrency: retryTopics.length * topics.auditEvents.partitions,
   logger: logger.child({ consumer: 'retries' }),
-  handle: retryHandler({ ...delivery, clock: systemClock, logger }),
+  handle: retryHandler({
+    ...delivery,
+    clock: systemClock,
+    logger,
+    hop: hopper({ producer, stopping: () => stopping, retryTopics, policy, clock: systemClock, logger }),
+  }),
 };
 consumers.events = await startup.step('kafka', () => runTrackedConsumer(eventsRun));
 consumers.retries = await startup.step('kafka', () => runTrackedConsumer(retriesRun));
 startup.finish();
+sweep();
+timers.sweeper = setInterval(sweep, ATTEMPT_SWEEP_MS);

@@ -24,6 +24,7 @@ import { eventLookupRoute } from './routes/event-lookup.route.js';
 import { exportDownloadRoute, type ExportDownloadOptions } from './routes/export-download.route.js';
 import { exportJobRoutes, type ExportJobRoutesOptions } from './routes/export-jobs.route.js';
 import { openApiRoute } from './routes/openapi.route.js';
+import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
 import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
 import { API_PREFIX } from './schemas/api-prefix.js';
 
@@ -75,6 +76,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         exportJobRoutes(api, opts);
         exportDownloadRoute(api, opts);
         webhookRoutes(api, opts);
+        webhookAttemptsRoute(api, opts);
       });
     },
     { prefix: API_PREFIX },

@@ -53,6 +53,7 @@ export * from './postgres/transaction.js';
 export * from './webhooks/event-filter.js';
 export * from './webhooks/secret-box.js';
 export * from './webhooks/signature.js';
+export * from './webhooks/standard-webhooks.js';
 export * from './webhooks/target-policy.js';
 export * from './webhooks/webhook-target.js';
 export * from './webhooks/cached-resolve.js';

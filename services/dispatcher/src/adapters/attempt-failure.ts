@@ -40,3 +40,20 @@ export function errorFailure(error: unknown, timeoutMs: number): string {
   // A code is a short constant; anything else is not echoed.
   return /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? `request failed: ${code}` : 'request failed';
 }
+
+// RFC 9110 "Retry-After": delay-seconds (digits), or an HTTP-date (IMF-fixdate, e.g. "Wed, 21 Oct 2026 07:28:00
+// GMT"; Date.parse also reads the two obsolete forms).
+const DELAY_SECONDS = /^\d{1,10}$/;
+
+/**
+ * A Retry-After header as a wait in ms from `now` (0 for a date already past), or null when it is absent or
+ * neither form: a receiver's typo never holds a retry back.
+ */
+export function retryAfter(header: string | string[] | undefined, now: number): number | null {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return null;
+  if (DELAY_SECONDS.test(value)) return Number(value) * 1000;
+  if (!/^[A-Za-z]{3,9},? /.test(value)) return null;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}

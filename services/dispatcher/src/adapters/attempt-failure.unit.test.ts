@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorFailure, statusFailure } from './attempt-failure.js';
+import { errorFailure, retryAfter, statusFailure } from './attempt-failure.js';
 import { RefusedTargetError } from './guarded-connector.js';
 
 const coded = (code: string, message = 'connect to https://siem.example.com/hook?token=secret failed') =>
@@ -51,4 +51,22 @@ describe('errorFailure', () => {
       expect(errorFailure(error, 10_000)).toBe('request failed');
     },
   );
+});
+
+describe('retryAfter', () => {
+  const now = Date.UTC(2026, 10, 26, 12, 0, 0);
+  it('reads delay-seconds and HTTP-dates, a past date as no wait', () => {
+    expect(retryAfter('120', now)).toBe(120_000);
+    expect(retryAfter(' 0 ', now)).toBe(0);
+    expect(retryAfter('Thu, 26 Nov 2026 12:30:00 GMT', now)).toBe(30 * 60_000);
+    expect(retryAfter('Thursday, 26-Nov-26 12:00:10 GMT', now)).toBe(10_000);
+    expect(retryAfter('Thu, 26 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfter(['60', '5'], now)).toBe(60_000);
+  });
+
+  it('ignores what is neither, so that a typo never holds a retry back', () => {
+    for (const bad of [undefined, '', '-5', '1.5', '1e3', 'soon', '2026-11-26T12:30:00Z', '99999999999']) {
+      expect(retryAfter(bad, now), String(bad)).toBeNull();
+    }
+  });
 });

@@ -1,6 +1,14 @@
 import type { Producer } from 'kafkajs';
-import { jobHeaders, signWebhook, sleep, type Clock, type DeliveryJob, type Logger } from '@audit/shared';
-import { afterFailure, type RetryPolicy } from '../domain/retry-schedule.js';
+import {
+  jobHeaders,
+  signatureHeaders,
+  sleep,
+  type Clock,
+  type DeliveryJob,
+  type Logger,
+} from '@audit/shared';
+import { liveSecrets } from '../domain/endpoint-index.js';
+import { afterFailure, hop, type RetryPolicy } from '../domain/retry-schedule.js';
 import type { DeliveryState } from './delivery-state.js';
 import type { EndpointDirectory } from './endpoint-directory.js';
 import { persistently } from './persistently.js';
@@ -66,6 +74,20 @@ export function deferrer(
 }
 
 /**
+ * A retry held back by the receiver's Retry-After, come out of its tier before the time it asked for: it goes
+ * on to its next hop (retry-schedule.ts `hop`), unattempted, as the same attempt.
+ */
+export function hopper(
+  deps: Pick<DelivererDeps, 'producer' | 'stopping' | 'retryTopics' | 'policy' | 'clock' | 'logger'>,
+) {
+  const handOff = handOffWith(deps);
+  return (job: DeliveryJob & { notBefore: number }) => {
+    const next = hop(deps.policy, job.notBefore, deps.clock());
+    return handOff(deps.retryTopics[next.tier - 1]!, { ...job, dueAt: next.dueAt }, () => deps.logger);
+  };
+}
+
+/**
  * One attempt of one job, and everything it implies: the attempt recorded, then on failure the hand-off to
  * the next retry tier (or the dead-letter topic and the failure count). It resolves only once all of that is
  * stored, so the record that carried the job is never committed before its consequences are safe.
@@ -91,12 +113,19 @@ export function deliverer(deps: DelivererDeps) {
     if (early > 0) await sleep(early);
 
     const attemptedAt = deps.clock();
-    const signature = signWebhook(job.body, endpoint.secret, Math.floor(attemptedAt / 1000));
-    const result = await deps.send({ endpointId: endpoint.id, url: endpoint.url, body: job.body, signature });
+    const secrets = liveSecrets(endpoint, attemptedAt);
+    const headers = signatureHeaders(job.eventId, job.body, secrets, Math.floor(attemptedAt / 1000));
+    const result = await deps.send({ endpointId: endpoint.id, url: endpoint.url, body: job.body, headers });
     attempted();
     deps.meter.attempted(result);
     const failedAt = deps.clock();
-    const next = result.ok ? null : afterFailure(deps.policy, job.attempt, failedAt, deps.random());
+    // 410 Gone: the receiver says the endpoint is no more; no retry, and the endpoint is disabled below.
+    const gone = !result.ok && result.status === 410;
+    const next = result.ok
+      ? null
+      : gone
+        ? ({ kind: 'terminal' } as const)
+        : afterFailure(deps.policy, job.attempt, failedAt, deps.random(), result.retryAfterMs ?? null);
     const stored = await persistently(
       'attempt record',
       () =>
@@ -111,6 +140,7 @@ export function deliverer(deps: DelivererDeps) {
           error: result.ok ? null : result.error,
           latency_ms: Math.max(0, Math.round(result.latencyMs)),
           replay: job.replay,
+          next_attempt_at: next?.kind === 'retry' ? new Date(next.notBefore ?? next.dueAt) : null,
         }),
       deps.stopping,
       log,
@@ -120,7 +150,7 @@ export function deliverer(deps: DelivererDeps) {
     if (next.kind === 'retry') {
       await handOff(
         deps.retryTopics[next.tier - 1]!,
-        { ...job, attempt: job.attempt + 1, dueAt: next.dueAt, lastError },
+        { ...job, attempt: job.attempt + 1, dueAt: next.dueAt, notBefore: next.notBefore, lastError },
         log,
       );
       return 'retry';
@@ -140,7 +170,7 @@ export function deliverer(deps: DelivererDeps) {
     deps.meter.deadLettered();
     const disabled = await persistently(
       'terminal failure',
-      () => deps.state.terminalFailure(endpoint, key),
+      () => deps.state.terminalFailure(endpoint, key, gone ? 'gone' : 'consecutive_failures'),
       deps.stopping,
       log,
     );
@@ -148,8 +178,10 @@ export function deliverer(deps: DelivererDeps) {
       deps.meter.autoDisabled();
       deps.directory.forget(endpoint.id);
       log().warn(
-        { target: new URL(endpoint.url).origin },
-        'endpoint disabled after consecutive terminal failures',
+        { target: new URL(endpoint.url).origin, reason: gone ? 'gone' : 'consecutive_failures' },
+        gone
+          ? 'endpoint disabled: the receiver answered 410 Gone'
+          : 'endpoint disabled after consecutive terminal failures',
       );
     }
     return 'terminal';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, type AttemptKey, type DeliveryAttempt, type DeliveryJob } from '@audit/shared';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 import type { DeliveryState } from './delivery-state.js';
+import type { AttemptResult, DeliveryRequest } from './webhook.client.js';
 import { deliverer } from './deliverer.js';
 
 const endpoint: ActiveEndpoint = {
@@ -10,6 +11,8 @@ const endpoint: ActiveEndpoint = {
   url: 'https://siem.example/hook',
   filter: [],
   secret: 'whsec_test',
+  previous: null,
+  version: 1,
   createdAt: 0,
 };
 const lastAttempt: DeliveryJob = {
@@ -19,37 +22,56 @@ const lastAttempt: DeliveryJob = {
   body: Buffer.from('{}'),
   attempt: 3,
   dueAt: 0,
+  notBefore: null,
   replay: false,
   origin: { topic: 'audit', partition: 0, offset: '7' },
   lastError: 'connection refused',
 };
 
 /** The deliverer around a receiver that always fails, with a delivery state that remembers what it was told. */
-function setup(opts: { alreadyRecorded: boolean; alreadySettled: boolean; disables?: boolean }) {
+function setup(opts: {
+  alreadyRecorded: boolean;
+  alreadySettled: boolean;
+  disables?: boolean;
+  result?: AttemptResult;
+  target?: ActiveEndpoint;
+}) {
   const sent: string[] = [];
+  const records: { topic: string; headers: Record<string, string> }[] = [];
+  const requests: DeliveryRequest[] = [];
+  const attempts: DeliveryAttempt[] = [];
   const counted: AttemptKey[] = [];
+  const reasons: string[] = [];
   const metered: string[] = [];
   const state = {
-    recordAttempt: async (_: DeliveryAttempt) => !opts.alreadyRecorded,
+    recordAttempt: async (attempt: DeliveryAttempt) => {
+      attempts.push(attempt);
+      return !opts.alreadyRecorded;
+    },
     settled: async () => opts.alreadySettled,
-    terminalFailure: async (_: unknown, key: AttemptKey) => {
+    terminalFailure: async (_: unknown, key: AttemptKey, reason: string) => {
       counted.push(key);
+      reasons.push(reason);
       return opts.disables ?? false;
     },
   } as unknown as DeliveryState;
   const deliver = deliverer({
-    directory: { get: () => endpoint, forget: () => undefined },
-    send: async () => ({ ok: false, status: 503, error: 'status 503', latencyMs: 1 }),
+    directory: { get: () => opts.target ?? endpoint, forget: () => undefined },
+    send: async (request) => {
+      requests.push(request);
+      return opts.result ?? { ok: false, status: 503, error: 'status 503', latencyMs: 1 };
+    },
     state,
     producer: {
       send: async (record) => {
         sent.push(record.topic);
+        records.push({ topic: record.topic, headers: record.messages[0]!.headers as Record<string, string> });
         return [];
       },
     },
     retryTopics: ['retry.1', 'retry.2'],
     deadLetterTopic: 'dlq',
-    policy: { delaysMs: [60_000, 300_000], jitter: 0 },
+    policy: { delaysMs: [60_000, 300_000], jitter: 0, retryAfterMaxMs: 86_400_000 },
     clock: () => 1_000,
     random: () => 0.5,
     stopping: () => false,
@@ -60,7 +82,7 @@ function setup(opts: { alreadyRecorded: boolean; alreadySettled: boolean; disabl
       autoDisabled: () => metered.push('auto-disable'),
     },
   });
-  return { deliver, sent, counted, metered };
+  return { deliver, sent, records, requests, attempts, counted, reasons, metered };
 }
 
 const key = { endpoint_id: endpoint.id, event_id: lastAttempt.eventId, attempt: 3, replay: false };
@@ -99,5 +121,63 @@ describe('deliverer, last attempt failed', () => {
     const { deliver, sent } = setup({ alreadyRecorded: true, alreadySettled: false });
     expect(await deliver({ ...lastAttempt, attempt: 2 })).toBe('retry');
     expect(sent).toEqual(['retry.2']);
+  });
+});
+
+describe('deliverer, what receivers say', () => {
+  const first = { ...lastAttempt, attempt: 1 };
+
+  it('gives up on 410 Gone at the first attempt: no retry, dead letter, and the endpoint disabled at once', async () => {
+    const { deliver, sent, reasons, attempts } = setup({
+      alreadyRecorded: false,
+      alreadySettled: false,
+      disables: true,
+      result: { ok: false, status: 410, error: 'status 410', latencyMs: 1 },
+    });
+    expect(await deliver(first)).toBe('terminal');
+    expect(sent).toEqual(['dlq']);
+    expect(reasons).toEqual(['gone']);
+    expect(attempts[0]).toMatchObject({
+      attempt: 1,
+      terminal: true,
+      status_code: 410,
+      next_attempt_at: null,
+    });
+  });
+
+  it('holds a retry back as long as Retry-After asks, as the next attempt, hopping through the tiers', async () => {
+    const { deliver, records, attempts } = setup({
+      alreadyRecorded: false,
+      alreadySettled: false,
+      result: { ok: false, status: 429, error: 'status 429', latencyMs: 1, retryAfterMs: 3_600_000 },
+    });
+    expect(await deliver(first)).toBe('retry');
+    // One hour: the longest tier that ends before it (5 min, no jitter here), due at that tier's earliest.
+    expect(records).toEqual([
+      {
+        topic: 'retry.2',
+        headers: expect.objectContaining({
+          'wh-attempt': '2',
+          'wh-due-at': String(1_000 + 300_000),
+          'wh-not-before': String(1_000 + 3_600_000),
+        }) as unknown as Record<string, string>,
+      },
+    ]);
+    expect(attempts[0]!.next_attempt_at).toEqual(new Date(1_000 + 3_600_000));
+  });
+
+  it('signs with every live secret in both schemes, the event id as webhook-id', async () => {
+    const { deliver, requests } = setup({
+      alreadyRecorded: false,
+      alreadySettled: false,
+      result: { ok: true, status: 204, latencyMs: 1 },
+      target: { ...endpoint, previous: { secret: 'old-secret', expiresAt: 2_000 } },
+    });
+    expect(await deliver(first)).toBe('delivered');
+    const headers = requests[0]!.headers;
+    expect(headers['x-service-signature']).toMatch(/^t=1,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(headers['webhook-id']).toBe(first.eventId);
+    expect(headers['webhook-timestamp']).toBe('1');
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
   });
 });

@@ -45,6 +45,7 @@ const attempt = (endpointId: string, at: number, succeeded: boolean, n = 1): Del
   error: succeeded ? null : 'connection refused',
   latency_ms: 3,
   replay: false,
+  next_attempt_at: null,
 });
 
 const row = async (id: string) =>
@@ -71,7 +72,8 @@ describe('deliveryState.recordAttempt (attempts written together)', () => {
     ]);
     expect(stored).toEqual([true, true, true, true, false]);
     const rows = await pool.query(
-      `SELECT endpoint_id, event_id, attempt, attempted_at, succeeded, terminal, status_code, error, latency_ms, replay
+      `SELECT endpoint_id, event_id, attempt, attempted_at, succeeded, terminal, status_code, error, latency_ms, replay,
+         next_attempt_at
        FROM webhook_delivery_attempts ORDER BY endpoint_id, attempted_at`,
     );
     expect(rows.rows).toEqual([
@@ -169,7 +171,9 @@ describe('deliveryState.terminalFailure (settled once)', () => {
     expect(await state.recordAttempt(last)).toBe(true);
     expect(await state.settled(keyOf(last))).toBe(false);
     const runs = await Promise.all(
-      [1, 2, 3].map(() => state.terminalFailure({ ...target, id: 'wh_00000010' }, keyOf(last))),
+      [1, 2, 3].map(() =>
+        state.terminalFailure({ ...target, id: 'wh_00000010' }, keyOf(last), 'consecutive_failures'),
+      ),
     );
     expect(runs).toEqual([false, false, false]);
     expect(await state.settled(keyOf(last))).toBe(true);
@@ -183,7 +187,9 @@ describe('deliveryState.terminalFailure (settled once)', () => {
     expect(await state.recordAttempt(last)).toBe(true);
     expect(await state.recordAttempt(last)).toBe(false);
     expect(await state.settled(keyOf(last))).toBe(false);
-    expect(await state.terminalFailure({ ...target, id: 'wh_00000011' }, keyOf(last))).toBe(true);
+    expect(
+      await state.terminalFailure({ ...target, id: 'wh_00000011' }, keyOf(last), 'consecutive_failures'),
+    ).toBe(true);
     const { rows } = await pool.query(
       'SELECT active, consecutive_failures FROM webhook_endpoints WHERE id = $1',
       ['wh_00000011'],
@@ -194,10 +200,14 @@ describe('deliveryState.terminalFailure (settled once)', () => {
   it('counts nothing for an attempt never recorded, or whose endpoint is gone', async () => {
     await endpoint('wh_00000012', 1);
     const never = terminal('wh_00000012', 7_000);
-    expect(await state.terminalFailure({ ...target, id: 'wh_00000012' }, keyOf(never))).toBe(false);
+    expect(
+      await state.terminalFailure({ ...target, id: 'wh_00000012' }, keyOf(never), 'consecutive_failures'),
+    ).toBe(false);
     expect((await row('wh_00000012'))?.consecutive_failures).toBe(1);
     const gone = terminal('wh_00000013', 8_000);
-    expect(await state.terminalFailure({ ...target, id: 'wh_00000013' }, keyOf(gone))).toBe(false);
+    expect(
+      await state.terminalFailure({ ...target, id: 'wh_00000013' }, keyOf(gone), 'consecutive_failures'),
+    ).toBe(false);
   });
 
   it('leaves nothing to settle for an attempt whose first run succeeded', async () => {

@@ -8,7 +8,7 @@ import {
   type AuditPublisher,
   type DeliveryAttempt,
 } from '@audit/shared';
-import { autoDisableEvent } from '../domain/auto-disable-event.js';
+import { autoDisableEvent, type AutoDisableReason } from '../domain/auto-disable-event.js';
 import { CoalescingWriter } from '../domain/coalescing-writer.js';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 
@@ -55,21 +55,23 @@ export function deliveryState(opts: DeliveryStateOptions) {
     settled: (key: AttemptKey) => deliveryAttemptsRepository.isSettled(opts.pool, key),
 
     /**
-     * Counts the terminal attempt's failure, once however often it is called; at the threshold the endpoint turns
-     * inactive in the same transaction that publishes admin.webhook.auto_disable, so neither happens without the
-     * other. True when this call disabled it.
+     * Counts the terminal attempt's failure, once however often it is called; at the threshold (or at once when
+     * the receiver answered 410 Gone) the endpoint turns inactive in the same transaction that publishes
+     * admin.webhook.auto_disable, so neither happens without the other. True when this call disabled it.
      */
     terminalFailure(
       endpoint: Pick<ActiveEndpoint, 'id' | 'tenantId' | 'url'>,
       key: AttemptKey,
+      reason: AutoDisableReason,
     ): Promise<boolean> {
       return inTransaction(opts.pool, async (db) => {
         if (!(await deliveryAttemptsRepository.settle(db, key))) return false;
-        const result = await repo.addTerminalFailure(db, endpoint.id, opts.autoDisableAfter);
+        const threshold = reason === 'gone' ? 1 : opts.autoDisableAfter;
+        const result = await repo.addTerminalFailure(db, endpoint.id, threshold);
         if (!result?.disabledNow) return false;
         await repo.announce(db, endpoint.id, 'auto_disable');
         await withDeadline(
-          opts.auditLog.publish([autoDisableEvent(endpoint, result.failures)]),
+          opts.auditLog.publish([autoDisableEvent(endpoint, result.failures, reason)]),
           opts.auditTimeoutMs,
           () => new Error('Kafka did not take the auto-disable audit event in time'),
         );

@@ -9,14 +9,27 @@ import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 
-// A creation's row commits right after its event reached Kafka; a creation rolled back is given up on after this.
-const CREATION_WAIT_MS = 10_000;
+// A change's row commits right after its event reached Kafka; a change rolled back is given up on after this.
+const CHANGE_WAIT_MS = 10_000;
+// The endpoint changes after which a tenant's later events must see the endpoint as changed (docs/webhooks.md
+// "Delivery"): its creation, and a new secret (which deliveries from then on are signed with).
+const ORDERED_CHANGES = new Set(['admin.webhook.create', 'admin.webhook.rotate_secret']);
+
+/** The endpoint version a change event names; creations written before versions existed are version 1. */
+export function changedVersion(details: string): number {
+  try {
+    const version = (JSON.parse(details) as { endpoint_version?: unknown }).endpoint_version;
+    return Number.isSafeInteger(version) && (version as number) >= 1 ? (version as number) : 1;
+  } catch {
+    return 1;
+  }
+}
 
 export interface DispatchDeps extends StartDeliveryDeps {
   codec: Codec<AuditEventRecord>;
   matching: (tenantId: string, action: string, writtenAt: number) => ActiveEndpoint[];
-  /** Resolves once the endpoint whose creation event was read is known (or after the wait, if it never is). */
-  created: (endpointId: string, timeoutMs: number) => Promise<void>;
+  /** Resolves once the endpoint is known at that version (or after the wait, if it never is). */
+  changed: (endpointId: string, version: number, timeoutMs: number) => Promise<void>;
   clock: () => number;
   logger: Logger;
 }
@@ -33,10 +46,11 @@ export function dispatchHandler(deps: DispatchDeps) {
       begin(0);
       return true;
     }
-    // An endpoint's creation event comes before every event meant for it in its tenant's partition: hold the
-    // partition until the endpoint is known, so an event written right after a 201 cannot miss it.
-    if (event.action === 'admin.webhook.create' && event.resource_type === 'webhook_endpoint') {
-      await deps.created(event.resource_id, CREATION_WAIT_MS);
+    // An endpoint's creation (or rotation) event comes before every event meant for it as created (or signed
+    // with the new secret) in its tenant's partition: hold the partition until the endpoint is known so, and an
+    // event written right after the answer cannot miss it.
+    if (ORDERED_CHANGES.has(event.action) && event.resource_type === 'webhook_endpoint') {
+      await deps.changed(event.resource_id, changedVersion(event.details), CHANGE_WAIT_MS);
     }
     const matches = deps.matching(event.tenant_id, event.action, event.ingested_at);
     const finish = begin(matches.length);
@@ -51,6 +65,7 @@ export function dispatchHandler(deps: DispatchDeps) {
         body,
         attempt: 1,
         dueAt: now,
+        notBefore: null,
         replay: false,
         origin: { topic, partition, offset: message.offset },
         lastError: null,

@@ -35,14 +35,20 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
 
   const open = (row: Awaited<ReturnType<typeof webhooksRepository.listActive>>[number]): ActiveEndpoint[] => {
     try {
-      const secret = opts.box.open(row.secret_sealed, secretBinding(row.id, row.tenant_id));
+      const binding = secretBinding(row.id, row.tenant_id);
+      const expiresAt = row.previous_secret_expires_at?.getTime();
       return [
         {
           id: row.id,
           tenantId: row.tenant_id,
           url: row.url,
           filter: row.event_filter,
-          secret,
+          secret: opts.box.open(row.secret_sealed, binding),
+          previous:
+            row.previous_secret_sealed && expiresAt !== undefined && expiresAt > Date.now()
+              ? { secret: opts.box.open(row.previous_secret_sealed, binding), expiresAt }
+              : null,
+          version: row.version,
           createdAt: row.created_at.getTime(),
         },
       ];
@@ -84,7 +90,9 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
 
   function announced(payload: string) {
     const [id, change] = payload.split(':') as [string, string | undefined];
-    if (change !== 'create') return forget(id);
+    // Gone or inactive: out at once. Created or changed (a new secret): in with the next reload, and until then
+    // as it was, so that no delivery is dropped for it.
+    if (change !== 'create' && change !== 'rotate_secret') return forget(id);
     generation += 1;
     void reloadLogged();
   }
@@ -115,15 +123,16 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
   }
 
   /**
-   * The endpoint's creation event was read: every later event of its tenant is for it. Its row commits only
-   * after that event reached Kafka, so wait (bounded) until it is visible; a creation rolled back never is.
+   * The event of the endpoint's creation or change to `version` was read: every later event of its tenant is for
+   * the endpoint as it is from then on. Its row commits only after that event reached Kafka, so wait (bounded)
+   * until that version is visible; a change rolled back never is.
    */
-  async function created(id: string, timeoutMs: number): Promise<void> {
+  async function changed(id: string, version: number, timeoutMs: number): Promise<void> {
     followed.add(id);
     const deadline = Date.now() + timeoutMs;
-    while (!index.get(id) && Date.now() < deadline) {
+    while ((index.get(id)?.version ?? 0) < version && Date.now() < deadline) {
       const row = await webhooksRepository.findActive(opts.pool, id).catch(() => null);
-      if (row) {
+      if (row && row.version >= version) {
         for (const e of open(row)) index.add(e);
         // A reload that read before this row committed must not put back an index without it.
         generation += 1;
@@ -147,7 +156,7 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
     get: (id: string) => index.get(id),
     matching: (tenantId: string, action: string, writtenAt: number) =>
       index.matching(tenantId, action, writtenAt, (id) => followed.has(id)),
-    created,
+    changed,
     /** The dispatcher's own change (an auto-disable) applies here at once, like an announced one. */
     forget,
     async stop(): Promise<void> {

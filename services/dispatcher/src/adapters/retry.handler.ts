@@ -1,14 +1,17 @@
-import { jobFromRecord, type Logger } from '@audit/shared';
+import { jobFromRecord, type DeliveryJob, type Logger } from '@audit/shared';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 
 export interface RetryDeps extends StartDeliveryDeps {
   clock: () => number;
   logger: Logger;
+  /** Sends a retry the receiver asked to hold back on to its next hop (deliverer.ts `hopper`). */
+  hop: (job: DeliveryJob & { notBefore: number }) => Promise<unknown>;
 }
 
 /**
- * A retry tier's record: not before its due time. The partition is paused until then (never a sleep inside the
+ * A retry tier's record: not before its due time; then attempted, or, when the receiver asked to wait longer
+ * (Retry-After), sent on to its next hop. The partition is paused until then (never a sleep inside the
  * handler, which would outlast the session timeout); one tier holds one delay, so records behind are due later
  * give or take the jitter, and none is ever sent early.
  */
@@ -30,6 +33,12 @@ export function retryHandler(deps: RetryDeps) {
       return false;
     }
     const finish = begin(1);
+    const { notBefore } = job;
+    if (notBefore !== null && notBefore > deps.clock()) {
+      // Not finished when the hand-off gives up (the process is stopping): the record is then read again.
+      void deps.hop({ ...job, notBefore }).then(finish, () => undefined);
+      return true;
+    }
     startDelivery(deps, job, finish);
     return true;
   };

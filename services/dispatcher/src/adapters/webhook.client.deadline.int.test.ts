@@ -11,6 +11,7 @@ const noNames: Resolve = async () => {
 };
 const body = Buffer.from('{"type":"phi.read"}');
 const signature = 't=1700000000,v1=' + 'ab'.repeat(32);
+const headers = { 'x-service-signature': signature };
 
 const open: (LoopbackServer | WebhookClient)[] = [];
 afterEach(async () => {
@@ -35,7 +36,7 @@ describe('webhookClient deadline', () => {
       res.write('partial');
     });
     const started = performance.now();
-    const result = await client(300).send({ endpointId: 'wh_test', url, body, signature });
+    const result = await client(300).send({ endpointId: 'wh_test', url, body, headers });
     expect(result).toMatchObject({ ok: false, status: 200, error: 'timeout after 300 ms' });
     expect(performance.now() - started).toBeLessThan(2000);
   });
@@ -44,7 +45,7 @@ describe('webhookClient deadline', () => {
     const hanging: Resolve = () => new Promise(() => undefined);
     const c = webhookClient({ timeoutMs: 200, rules, resolve: hanging });
     open.push(c);
-    const result = await c.send({ endpointId: 'wh_test', url: 'http://hangs.example/hook', body, signature });
+    const result = await c.send({ endpointId: 'wh_test', url: 'http://hangs.example/hook', body, headers });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 200 ms' });
   });
 
@@ -53,7 +54,7 @@ describe('webhookClient deadline', () => {
     const c = client(150);
     for (let i = 0; i < 5; i++) {
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => c.send({ endpointId: 'wh_test', url, body, signature })),
+        Array.from({ length: 20 }, () => c.send({ endpointId: 'wh_test', url, body, headers })),
       );
       expect(results.every((r) => r.ok)).toBe(true);
       await new Promise((r) => setTimeout(r, 60));

@@ -10,6 +10,7 @@ const noNames: Resolve = async () => {
 };
 const body = Buffer.from('{"type":"phi.read","id":"9b2c…","details":{"note":"é"}}');
 const signature = 't=1700000000,v1=' + 'ab'.repeat(32);
+const headers = { 'x-service-signature': signature };
 
 const open: (LoopbackServer | WebhookClient)[] = [];
 afterEach(async () => {
@@ -37,7 +38,7 @@ describe('webhookClient delivery', () => {
       endpointId: 'wh_test',
       url: `${target.url}/hook?v=1`,
       body,
-      signature,
+      headers,
     });
     expect(result).toMatchObject({ ok: true, status: 204 });
     const [got] = target.received;
@@ -56,14 +57,14 @@ describe('webhookClient delivery', () => {
   it('fails on a redirect and never follows it', async () => {
     const elsewhere = await receiver(answer(200));
     const target = await receiver(answer(302, { location: `${elsewhere.url}/stolen` }));
-    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, signature });
+    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, headers });
     expect(result).toMatchObject({ ok: false, status: 302, error: 'status 302 (redirect, not followed)' });
     expect(elsewhere.connections()).toBe(0);
   });
 
   it('fails on a 500', async () => {
     const target = await receiver(answer(500));
-    expect(await client().send({ endpointId: 'wh_test', url: target.url, body, signature })).toMatchObject({
+    expect(await client().send({ endpointId: 'wh_test', url: target.url, body, headers })).toMatchObject({
       ok: false,
       status: 500,
       error: 'status 500',
@@ -72,14 +73,14 @@ describe('webhookClient delivery', () => {
 
   it('fails with a timeout when the receiver never answers', async () => {
     const target = await receiver(() => {});
-    const result = await client(300).send({ endpointId: 'wh_test', url: target.url, body, signature });
+    const result = await client(300).send({ endpointId: 'wh_test', url: target.url, body, headers });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 300 ms' });
   });
 
   it('fails with connection refused when nothing listens', async () => {
     const target = await receiver(answer(200));
     await target.close();
-    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, signature });
+    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, headers });
     expect(result).toMatchObject({ ok: false, status: null, error: 'connection refused' });
   });
 
@@ -101,7 +102,7 @@ describe('webhookClient delivery', () => {
       };
       pump();
     });
-    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, signature });
+    const result = await client().send({ endpointId: 'wh_test', url: target.url, body, headers });
     expect(result).toMatchObject({ ok: true, status: 200 });
     await socketClosed;
     // What the kernel buffered on both sides may be a few MB; draining would have taken all 256.
@@ -112,7 +113,7 @@ describe('webhookClient delivery', () => {
     const target = await receiver(answer(200));
     const c = client();
     for (let i = 0; i < 5; i++) {
-      expect((await c.send({ endpointId: 'wh_test', url: target.url, body, signature })).ok).toBe(true);
+      expect((await c.send({ endpointId: 'wh_test', url: target.url, body, headers })).ok).toBe(true);
       // undici hands a connection back to its pool one event-loop turn after the response ends (on purpose:
       // a server may close it anyway); a send in that same turn would open a second connection.
       await setImmediate();
@@ -137,14 +138,14 @@ describe('webhookClient delivery', () => {
       const c = client();
       const finished: string[] = [];
       const slow = c
-        .send({ endpointId: 'wh_test', url: `${slowTarget.url}/slow`, body, signature })
+        .send({ endpointId: 'wh_test', url: `${slowTarget.url}/slow`, body, headers })
         .then((r) => {
           finished.push('slow');
           return r;
         });
       await slowArrived;
       expect(
-        await c.send({ endpointId: 'wh_test', url: `${fastTarget.url}/fast`, body, signature }),
+        await c.send({ endpointId: 'wh_test', url: `${fastTarget.url}/fast`, body, headers }),
       ).toMatchObject({ ok: true });
       finished.push('fast');
       release();
@@ -162,9 +163,9 @@ describe('webhookClient delivery', () => {
     });
     const c = client(5000, 2);
     const hanging = Array.from({ length: 4 }, () =>
-      c.send({ endpointId: 'wh_hangs', url: `${target.url}/hangs`, body, signature }),
+      c.send({ endpointId: 'wh_hangs', url: `${target.url}/hangs`, body, headers }),
     );
-    const healthy = await c.send({ endpointId: 'wh_healthy', url: `${target.url}/ok`, body, signature });
+    const healthy = await c.send({ endpointId: 'wh_healthy', url: `${target.url}/ok`, body, headers });
     expect(healthy).toMatchObject({ ok: true });
     expect(target.connections()).toBe(3);
     release();

@@ -9,6 +9,7 @@ import { webhookClient, type WebhookClient } from './webhook.client.js';
 const rules = { allowHttp: true, allowed: allowList(['127.0.0.2/32']), ports: DEFAULT_WEBHOOK_PORTS };
 const body = Buffer.from('{}');
 const signature = 't=1,v1=00';
+const headers = { 'x-service-signature': signature };
 
 const table: Record<string, string[]> = {
   'loopback.test': ['127.0.0.1'],
@@ -59,7 +60,7 @@ describe('webhookClient target guard', () => {
       endpointId: 'wh_test',
       url: template.replace('PORT', String(port)),
       body,
-      signature,
+      headers,
     });
     expect(result).toMatchObject({ ok: false, status: null });
     expect(result.ok || result.error).toMatch(/^refused target: \S+ \(loopback\)$/);
@@ -91,7 +92,7 @@ describe('webhookClient target guard', () => {
       endpointId: 'wh_test',
       url: `http://allowed.test:${port}/`,
       body,
-      signature,
+      headers,
     });
     expect(result).toMatchObject({ ok: false, status: null, error: 'refused url: must use a port of 443' });
     expect(servers.receiver.connections()).toBe(before);
@@ -102,7 +103,7 @@ describe('webhookClient target guard', () => {
     const results = [];
     for (let i = 0; i < 5; i++)
       results.push(
-        await c.send({ endpointId: 'wh_test', url: `http://rebind.test:${port}/`, body, signature }),
+        await c.send({ endpointId: 'wh_test', url: `http://rebind.test:${port}/`, body, headers }),
       );
     // Two honest answers let the first delivery through (pre-check and connect); every later one is refused.
     expect(results.map((r) => r.ok)).toEqual([honest === 2, false, false, false, false]);
@@ -117,7 +118,7 @@ describe('webhookClient target guard', () => {
       endpointId: 'wh_test',
       url: `http://stuck.test:${port}/`,
       body,
-      signature,
+      headers,
     });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 300 ms' });
   });
@@ -128,7 +129,7 @@ describe('webhookClient target guard', () => {
       endpointId: 'wh_test',
       url: `http://allowed.test:${port}/hook`,
       body,
-      signature,
+      headers,
     });
     expect(result).toMatchObject({ ok: true, status: 200 });
     expect(servers.receiver.received.slice(before)).toMatchObject([
@@ -149,7 +150,7 @@ describe('webhookClient target guard', () => {
       endpointId: 'wh_test',
       url: `https://allowed.test:${tlsPort}/`,
       body,
-      signature,
+      headers,
     });
     await new Promise((resolve) => tls.close(resolve));
     expect(result).toMatchObject({ ok: false, status: null });

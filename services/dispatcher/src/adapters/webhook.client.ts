@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { CappedMap, parseWebhookUrl, SIGNATURE_HEADER, type Resolve, type TargetRules } from '@audit/shared';
-import { errorFailure, statusFailure } from './attempt-failure.js';
+import { CappedMap, parseWebhookUrl, type Resolve, type TargetRules } from '@audit/shared';
+import { errorFailure, retryAfter, statusFailure } from './attempt-failure.js';
 import {
   checkedAddresses,
   guardedConnector,
@@ -17,13 +17,20 @@ export interface DeliveryRequest {
   url: string;
   /** The exact payload bytes, signed by the caller. */
   body: Buffer;
-  /** The X-Service-Signature header value, computed by the caller. */
-  signature: string;
+  /** The signature headers, computed by the caller (signatureHeaders). */
+  headers: Record<string, string>;
 }
 
 export type AttemptResult =
   | { ok: true; status: number; latencyMs: number }
-  | { ok: false; status: number | null; error: string; latencyMs: number };
+  | {
+      ok: false;
+      status: number | null;
+      error: string;
+      latencyMs: number;
+      /** How long a 429 or 503 asked us to wait (Retry-After), in ms; null when it did not say, or said it wrongly. */
+      retryAfterMs?: number | null;
+    };
 
 export interface WebhookClientOptions {
   /** The whole attempt: resolving, connecting, the response and reading its body. */
@@ -191,11 +198,7 @@ export function webhookClient(options: WebhookClientOptions): WebhookClient {
       const response = await pool.pool.request({
         path: url.path,
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          [SIGNATURE_HEADER]: request.signature,
-        },
+        headers: { ...request.headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
         body: request.body,
         signal: deadline,
       });
@@ -203,7 +206,9 @@ export function webhookClient(options: WebhookClientOptions): WebhookClient {
       await readAtMost(response.body, maxResponseBytes);
       const failure = statusFailure(status);
       if (failure === null) return { ok: true, status, latencyMs: latencyMs() };
-      return { ok: false, status, error: failure, latencyMs: latencyMs() };
+      const retryAfterMs =
+        status === 429 || status === 503 ? retryAfter(response.headers['retry-after'], Date.now()) : null;
+      return { ok: false, status, error: failure, latencyMs: latencyMs(), retryAfterMs };
     } catch (error) {
       const text = deadline.aborted ? `timeout after ${timeoutMs} ms` : errorFailure(error, timeoutMs);
       return { ok: false, status, error: text, latencyMs: latencyMs() };

@@ -10,11 +10,18 @@ export function autoDisableEventId(endpointId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** Why the dispatcher disabled an endpoint: too many terminal failures in a row, or a 410 Gone. */
+export type AutoDisableReason = 'consecutive_failures' | 'gone';
+
 /**
  * An automatic disable writes admin.webhook.auto_disable into the tenant's own trail
- * (docs/contract.md "Delivery").
+ * (docs/contract.md "Delivery", docs/webhooks.md "Receiver signals").
  */
-export function autoDisableEvent(e: { id: string; tenantId: string; url: string }, failures: number) {
+export function autoDisableEvent(
+  e: { id: string; tenantId: string; url: string },
+  failures: number,
+  reason: AutoDisableReason = 'consecutive_failures',
+) {
   return {
     event_id: autoDisableEventId(e.id),
     tenant_id: e.tenantId,
@@ -26,6 +33,6 @@ export function autoDisableEvent(e: { id: string; tenantId: string; url: string 
     phi_involved: false,
     success: true,
     user_agent: 'audit-dispatcher',
-    details: { endpoint_id: e.id, ...describeTarget(e.url), consecutive_failures: failures },
+    details: { endpoint_id: e.id, ...describeTarget(e.url), consecutive_failures: failures, reason },
   };
 }

@@ -1,13 +1,24 @@
 import { matchesFilter } from '@audit/shared';
 
-/** An active endpoint as the dispatcher needs it, secret opened. */
+/** An active endpoint as the dispatcher needs it, secrets opened. */
 export interface ActiveEndpoint {
   id: string;
   tenantId: string;
   url: string;
   filter: readonly string[];
   secret: string;
+  /** The secret a rotation replaced, and when it stops signing (epoch ms), while its overlap may run. */
+  previous: { secret: string; expiresAt: number } | null;
+  /** The endpoint's change count (docs/webhooks.md "Delivery"). */
+  version: number;
   createdAt: number;
+}
+
+/** The secrets an attempt at `now` is signed with: the current one, and the replaced one during its overlap. */
+export function liveSecrets(endpoint: Pick<ActiveEndpoint, 'secret' | 'previous'>, now: number): string[] {
+  return endpoint.previous && now < endpoint.previous.expiresAt
+    ? [endpoint.secret, endpoint.previous.secret]
+    : [endpoint.secret];
 }
 
 /** Active endpoints by id and by tenant; built whole on every reload, changed in place by removals. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EndpointIndex, type ActiveEndpoint } from './endpoint-index.js';
+import { EndpointIndex, liveSecrets, type ActiveEndpoint } from './endpoint-index.js';
 
 const ep = (id: string, tenantId: string, filter: string[], createdAt = 0): ActiveEndpoint => ({
   id,
@@ -7,6 +7,8 @@ const ep = (id: string, tenantId: string, filter: string[], createdAt = 0): Acti
   url: `https://x/${id}`,
   filter,
   secret: 's',
+  previous: null,
+  version: 1,
   createdAt,
 });
 
@@ -48,5 +50,14 @@ describe('EndpointIndex', () => {
     expect(copy.matching('a', 'phi.read', 1, none).map((e) => e.id)).toEqual(['wh_00000002']);
     copy.remove('wh_00000002');
     expect(copy.size).toBe(0);
+  });
+});
+
+describe('liveSecrets', () => {
+  it('signs with the replaced secret too until its overlap ends, the current one first', () => {
+    const endpoint = { secret: 'new', previous: { secret: 'old', expiresAt: 1000 } };
+    expect(liveSecrets(endpoint, 999)).toEqual(['new', 'old']);
+    expect(liveSecrets(endpoint, 1000)).toEqual(['new']);
+    expect(liveSecrets({ secret: 'only', previous: null }, 0)).toEqual(['only']);
   });
 });

@@ -2,9 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import {
   EndpointIdTakenError,
+  deliveryAttemptsRepository as attemptsRepo,
   inTransaction,
   secretBinding,
   webhooksRepository as repo,
+  type AttemptFilters,
+  type AttemptPosition,
+  type ListedAttempt,
   type SecretBox,
   type WebhookEndpointRecord,
 } from '@audit/shared';
@@ -16,6 +20,9 @@ export type AuditChange = (endpoint: WebhookEndpointRecord) => Promise<void>;
 export type Owned<T> = { found: true; value: T } | { found: false; reason: 'missing' | 'foreign' };
 
 const ID_ATTEMPTS = 5;
+
+/** An endpoint secret: 32 random bytes as 64 lowercase hex characters (docs/webhooks.md "Secrets"). */
+const newSecret = () => randomBytes(32).toString('hex');
 
 /** Webhook endpoint changes in Postgres, each in one transaction with its audit event. */
 export function webhookStore(pool: pg.Pool, box: SecretBox) {
@@ -36,7 +43,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
       return inTransaction(pool, async (db) => {
         await repo.lockTenant(db, tenantId);
         if ((await repo.countForTenant(db, tenantId)) >= MAX_ENDPOINTS_PER_TENANT) return null;
-        const secret = randomBytes(32).toString('hex');
+        const secret = newSecret();
         for (let attempt = 1; ; attempt++) {
           const id = `wh_${randomBytes(4).toString('hex')}`;
           await db.query('SAVEPOINT new_id');
@@ -59,8 +66,42 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
       });
     },
 
+    /** A new secret for the endpoint; the one it replaces keeps signing for `overlapSeconds`. */
+    rotateSecret(tenantId: string, id: string, overlapSeconds: number, audit: AuditChange) {
+      return inTransaction(
+        pool,
+        async (db): Promise<Owned<{ endpoint: WebhookEndpointRecord; secret: string }>> => {
+          const found = await owned(db, tenantId, id);
+          if (!found.found) return found;
+          const secret = newSecret();
+          const sealed = box.seal(secret, secretBinding(id, tenantId));
+          const endpoint = (await repo.rotateSecret(db, id, sealed, overlapSeconds))!;
+          await repo.announce(db, id, 'rotate_secret');
+          await audit(endpoint);
+          return { found: true, value: { endpoint, secret } };
+        },
+      );
+    },
+
     async list(tenantId: string): Promise<WebhookEndpointRecord[]> {
       return repo.list(pool, tenantId);
+    },
+
+    /**
+     * A page of the endpoint's delivery attempts (`limit` of them, newest first, after `after`). A read: the
+     * endpoint is not locked, and one deleted meanwhile reads as having none.
+     */
+    async attempts(
+      tenantId: string,
+      id: string,
+      filters: AttemptFilters,
+      after: AttemptPosition | null,
+      limit: number,
+    ): Promise<Owned<ListedAttempt[]>> {
+      const endpoint = await repo.find(pool, id);
+      if (!endpoint) return { found: false, reason: 'missing' };
+      if (endpoint.tenant_id !== tenantId) return { found: false, reason: 'foreign' };
+      return { found: true, value: await attemptsRepo.page(pool, id, filters, after, limit) };
     },
 
     disable(tenantId: string, id: string, audit: AuditChange) {

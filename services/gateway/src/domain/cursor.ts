@@ -1,4 +1,4 @@
-import { filterKey, type EventFilters } from '@audit/shared';
+import { filterKey, type AttemptFilters, type EventFilters } from '@audit/shared';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Where the previous page ended: its last item in the list's order (time descending, then id descending). */
@@ -69,3 +69,28 @@ export const encodeJobsCursor = (position: PagePosition, tenantId: string, secre
 
 export const decodeJobsCursor = (cursor: string, tenantId: string, secret: string) =>
   open(cursor, jobsBinding(tenantId), secret);
+
+// Neither a filter key nor the export jobs' binding: a cursor of another list is never one of an endpoint's
+// delivery attempts. The filters are bound in a fixed order, absent ones as null.
+const attemptsBinding = (tenantId: string, endpointId: string, f: AttemptFilters) =>
+  `webhook-attempts ${JSON.stringify([tenantId, endpointId, f.eventId ?? null, f.succeeded ?? null, f.since ?? null, f.until ?? null])}`;
+
+/**
+ * The delivery attempts' cursor (position: the attempt's time in microseconds and its row id), valid only for the
+ * tenant, the endpoint and the filters it was issued for.
+ */
+export const encodeAttemptsCursor = (
+  position: PagePosition,
+  tenantId: string,
+  endpointId: string,
+  filters: AttemptFilters,
+  secret: string,
+) => seal(position, attemptsBinding(tenantId, endpointId, filters), secret);
+
+export const decodeAttemptsCursor = (
+  cursor: string,
+  tenantId: string,
+  endpointId: string,
+  filters: AttemptFilters,
+  secret: string,
+) => open(cursor, attemptsBinding(tenantId, endpointId, filters), secret);

@@ -1,22 +1,30 @@
-import { describeTarget, type WebhookEndpointRecord } from '@audit/shared';
+import { describeTarget, formatTimestamp, type WebhookEndpointRecord } from '@audit/shared';
 import type { ApiCall } from './api-call.js';
 
-type Change = 'create' | 'disable' | 'delete';
+export type WebhookChange = 'create' | 'disable' | 'delete' | 'rotate_secret';
 
 /**
- * docs/contract.md "Webhooks": creation, disable and delete write admin.webhook.*; never the secret, nor the
- * URL's query.
+ * docs/contract.md "Webhooks": every change writes admin.webhook.*; never the secret, nor the URL's query.
+ * Creation and rotation name the endpoint's version, which the dispatcher waits for (docs/webhooks.md
+ * "Delivery").
  */
-export function webhookAuditEvent(call: ApiCall, change: Change, endpoint: WebhookEndpointRecord) {
+export function webhookAuditEvent(call: ApiCall, change: WebhookChange, endpoint: WebhookEndpointRecord) {
+  const target = { endpoint_id: endpoint.id, ...describeTarget(endpoint.url) };
   const details =
     change === 'create'
       ? {
-          endpoint_id: endpoint.id,
-          ...describeTarget(endpoint.url),
+          ...target,
           event_filter: endpoint.event_filter,
           description: endpoint.description,
+          endpoint_version: endpoint.version,
         }
-      : { endpoint_id: endpoint.id, ...describeTarget(endpoint.url), was_active: endpoint.active };
+      : change === 'rotate_secret'
+        ? {
+            ...target,
+            endpoint_version: endpoint.version,
+            previous_secret_expires_at: formatTimestamp(endpoint.previous_secret_expires_at!.getTime()),
+          }
+        : { ...target, was_active: endpoint.active };
   return {
     tenant_id: call.principal.tenantId,
     action: `admin.webhook.${change}`,

@@ -48,6 +48,35 @@ export function parseCreateWebhook(
     : { ok: false, errors: zodFieldErrors(parsed.error) };
 }
 
+/** Longest and default overlap of a secret rotation (docs/webhooks.md "Secrets"). */
+export const MAX_ROTATION_OVERLAP_S = 7 * 86_400;
+export const DEFAULT_ROTATION_OVERLAP_S = 86_400;
+
+export const rotateSecretBodySchema = z
+  .strictObject({
+    overlap_seconds: z
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_OVERLAP_S)
+      .default(DEFAULT_ROTATION_OVERLAP_S)
+      .meta({
+        description:
+          'How long the replaced secret keeps signing deliveries beside the new one: 0 to 604800 (7 days); ' +
+          'default 86400 (24 h).',
+        example: 3600,
+      }),
+  })
+  .meta({ id: 'RotateWebhookSecret' });
+
+export function parseRotateSecret(
+  body: unknown,
+): { ok: true; overlapSeconds: number } | { ok: false; errors: FieldError[] } {
+  const parsed = rotateSecretBodySchema.safeParse(body === undefined ? {} : body);
+  return parsed.success
+    ? { ok: true, overlapSeconds: parsed.data.overlap_seconds }
+    : { ok: false, errors: zodFieldErrors(parsed.error) };
+}
+
 /** Disable takes no body; an empty object is tolerated, anything else is a field we do not know. */
 export function checkEmptyBody(body: unknown): FieldError[] {
   if (body === undefined) return [];

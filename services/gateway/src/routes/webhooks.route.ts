@@ -5,24 +5,28 @@ import {
   NotFoundError,
   ValidationError,
   checkTarget,
+  formatTimestamp,
   parseWebhookUrl,
+  standardWebhooksSecret,
   type AuditPublisher,
   type Resolve,
   type TargetRules,
   type WebhookEndpointRecord,
 } from '@audit/shared';
 import type { Owned, WebhookStore } from '../adapters/webhook-store.js';
-import { webhookAuditEvent } from '../domain/webhook-audit-event.js';
+import { webhookAuditEvent, type WebhookChange } from '../domain/webhook-audit-event.js';
 import {
   MAX_ENDPOINTS_PER_TENANT,
   WEBHOOK_ID_PATTERN,
   checkEmptyBody,
   parseCreateWebhook,
+  parseRotateSecret,
 } from '../domain/webhook-request.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import {
   createdWebhookSchema,
   listedWebhookView,
+  rotatedWebhookSecretSchema,
   webhookEndpointSchema,
   webhookListSchema,
   webhookView,
@@ -49,7 +53,14 @@ export const REFUSED_TARGET =
   `host is not an allowed webhook target: it must resolve, within ${TARGET_RESOLVE_MS / 1000} s, ` +
   'to public addresses only';
 
-function endpointOf<T>(result: Owned<T>): T {
+/** The endpoint id a path names; a malformed one is answered as one that does not exist (404). */
+export function endpointIdOf(id: string): string {
+  if (!WEBHOOK_ID_PATTERN.test(id)) throw noSuchEndpoint();
+  return id;
+}
+
+/** The store's answer about the key's tenant's endpoint: another tenant's is 403, a missing one 404. */
+export function endpointOf<T>(result: Owned<T>): T {
   if (result.found) return result.value;
   if (result.reason === 'foreign')
     throw new ForbiddenError('This webhook endpoint belongs to another tenant.');
@@ -59,14 +70,12 @@ function endpointOf<T>(result: Owned<T>): T {
 export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions): void {
   // A store failure that is not ours to explain (Postgres, or Kafka for the audit event) is a 503.
   const audit = auditWriter(opts);
-  const audited =
-    (request: FastifyRequest, change: 'create' | 'disable' | 'delete') => (endpoint: WebhookEndpointRecord) =>
-      audit(webhookAuditEvent(apiCallOf(request), change, endpoint));
+  const audited = (request: FastifyRequest, change: WebhookChange) => (endpoint: WebhookEndpointRecord) =>
+    audit(webhookAuditEvent(apiCallOf(request), change, endpoint));
 
   const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
     refuseUnknownQuery(request.query);
-    if (!WEBHOOK_ID_PATTERN.test(request.params.id)) throw noSuchEndpoint();
-    return request.params.id;
+    return endpointIdOf(request.params.id);
   };
 
   app.post('/audit/webhooks', { config: { scope: 'webhooks:write' } }, async (request, reply) => {
@@ -91,15 +100,20 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
         `A tenant has at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one before adding another.`,
       );
     }
-    return reply
-      .code(201)
-      .send(createdWebhookSchema.parse({ endpoint: webhookView(created.endpoint), secret: created.secret }));
+    return reply.code(201).send(
+      createdWebhookSchema.parse({
+        endpoint: webhookView(created.endpoint),
+        secret: created.secret,
+        standard_webhooks_secret: standardWebhooksSecret(created.secret),
+      }),
+    );
   });
 
   app.get('/audit/webhooks', { config: { scope: 'audit:read' } }, async (request) => {
     refuseUnknownQuery(request.query);
     const endpoints = await opts.webhooks.list(request.principal!.tenantId).catch(unavailable('postgres'));
-    return webhookListSchema.parse({ endpoints: endpoints.map(listedWebhookView) });
+    const now = Date.now();
+    return webhookListSchema.parse({ endpoints: endpoints.map((e) => listedWebhookView(e, now)) });
   });
 
   app.post<{ Params: { id: string } }>(
@@ -113,6 +127,31 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
         .disable(request.principal!.tenantId, id, audited(request, 'disable'))
         .catch(unavailable('postgres'));
       return webhookEndpointSchema.parse(webhookView(endpointOf(result)));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/audit/webhooks/:id/rotate-secret',
+    { config: { scope: 'webhooks:write' } },
+    async (request) => {
+      const id = idOf(request);
+      const parsed = parseRotateSecret(request.body);
+      if (!parsed.ok) throw new ValidationError('Invalid secret rotation.', parsed.errors);
+      const result = await opts.webhooks
+        .rotateSecret(
+          request.principal!.tenantId,
+          id,
+          parsed.overlapSeconds,
+          audited(request, 'rotate_secret'),
+        )
+        .catch(unavailable('postgres'));
+      const { endpoint, secret } = endpointOf(result);
+      return rotatedWebhookSecretSchema.parse({
+        endpoint: webhookView(endpoint),
+        secret,
+        standard_webhooks_secret: standardWebhooksSecret(secret),
+        previous_secret_expires_at: formatTimestamp(endpoint.previous_secret_expires_at!.getTime()),
+      });
     },
   );
 

@@ -2,12 +2,19 @@ import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { exportJobBodySchema, exportJobsQuerySchema } from '../domain/export-job-request.js';
 import { exportBodySchema, exportQuerySchema, listQuerySchema } from '../domain/list-query.js';
-import { createWebhookBodySchema } from '../domain/webhook-request.js';
+import { webhookAttemptsQuerySchema } from '../domain/webhook-attempts-query.js';
+import { createWebhookBodySchema, rotateSecretBodySchema } from '../domain/webhook-request.js';
 import { API_PREFIX } from './api-prefix.js';
 import { exportJobListSchema, exportJobSchema } from './export-jobs.schema.js';
 import { errorResponse, json, operation, rateLimitHeaders } from './openapi.responses.js';
 import { auditEventSchema, exportEnvelopeSchema, listResponseSchema } from './read-api.schema.js';
-import { createdWebhookSchema, webhookEndpointSchema, webhookListSchema } from './webhooks.schema.js';
+import { webhookAttemptListSchema } from './webhook-attempts.schema.js';
+import {
+  createdWebhookSchema,
+  rotatedWebhookSecretSchema,
+  webhookEndpointSchema,
+  webhookListSchema,
+} from './webhooks.schema.js';
 
 const webhookIdParam = z.object({
   id: z.string().meta({ description: 'The endpoint id, `wh_` and 8 hex.' }),
@@ -24,8 +31,15 @@ const eventLinks = (events: string) => ({
   GetFirstEvent: link('getEvent', 'event_id', `${events}/0/event_id`, 'The first event of the answer.'),
 });
 const webhookLinks = (endpoint: string) => ({
+  RotateWebhookSecret: link('rotateWebhookSecret', 'id', `${endpoint}/id`, "Rotate this endpoint's secret."),
   DisableWebhook: link('disableWebhook', 'id', `${endpoint}/id`, 'Disable this endpoint.'),
   DeleteWebhook: link('deleteWebhook', 'id', `${endpoint}/id`, 'Delete this endpoint.'),
+  ListWebhookAttempts: link(
+    'listWebhookAttempts',
+    'id',
+    `${endpoint}/id`,
+    "This endpoint's delivery attempts.",
+  ),
 });
 
 const exportJobIdParam = z.object({
@@ -265,6 +279,34 @@ export function openApiDocument() {
               ...json(webhookEndpointSchema),
               links: { DeleteWebhook: webhookLinks('').DeleteWebhook },
             },
+          }),
+        },
+        '/audit/webhooks/{id}/rotate-secret': {
+          post: operation('webhooks:write', [400, 403, 404, 413, 415, 422], {
+            operationId: 'rotateWebhookSecret',
+            tags: ['Webhooks'],
+            summary: 'A new secret for an endpoint; the one it replaces keeps signing for an overlap.',
+            description:
+              'Until `previous_secret_expires_at` every delivery is signed by both secrets (two `v1=` in X-Service-Signature, two entries in `webhook-signature`), then by the new one only (docs/webhooks.md, "Secrets"). The new secret is returned only here.',
+            requestParams: { path: webhookIdParam },
+            requestBody: { required: false, ...json(rotateSecretBodySchema) },
+            ok: {
+              description: 'The endpoint and its new secret.',
+              ...json(rotatedWebhookSecretSchema),
+              links: { DisableWebhook: webhookLinks('/endpoint').DisableWebhook },
+            },
+          }),
+        },
+        '/audit/webhooks/{id}/attempts': {
+          get: operation('audit:read', [403, 404, 422], {
+            operationId: 'listWebhookAttempts',
+            tags: ['Webhooks'],
+            summary:
+              "An endpoint's delivery attempts, newest first (attempted_at, then the attempt's row, descending).",
+            description:
+              "Every attempt the dispatcher made to the endpoint, including retries and replays, kept for `WEBHOOK_ATTEMPT_RETENTION_DAYS` (default 30). `since` and `until` bound the attempt's time. Page with `cursor` (the previous page's `next_cursor`, with the same filters) until `has_more` is false. Another tenant's endpoint is 403; an id that does not exist or is malformed is 404.",
+            requestParams: { path: webhookIdParam, query: webhookAttemptsQuerySchema },
+            ok: { description: 'One page.', ...json(webhookAttemptListSchema) },
           }),
         },
         '/audit/webhooks/{id}': {

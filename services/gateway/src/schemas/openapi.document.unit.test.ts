@@ -207,6 +207,8 @@ describe('OpenAPI document', () => {
       'createExportJob GetExportJob',
       'createWebhook DeleteWebhook',
       'createWebhook DisableWebhook',
+      'createWebhook ListWebhookAttempts',
+      'createWebhook RotateWebhookSecret',
       'disableWebhook DeleteWebhook',
       'exportEvents GetFirstEvent',
       'getExportJob DownloadExportJob',
@@ -214,6 +216,9 @@ describe('OpenAPI document', () => {
       'listExportJobs GetFirstExportJob',
       'listWebhooks DeleteWebhook',
       'listWebhooks DisableWebhook',
+      'listWebhooks ListWebhookAttempts',
+      'listWebhooks RotateWebhookSecret',
+      'rotateWebhookSecret DisableWebhook',
     ]);
     expect(problems).toEqual([]);
   });
@@ -245,6 +250,20 @@ describe('OpenAPI document', () => {
   });
 
   it("accepts its own examples, each operation's together", async () => {
+    const rotatedEndpoint = {
+      id: 'wh_0000abcd',
+      tenant_id: 'acme',
+      url: 'https://siem.example.com/hooks/audit',
+      event_filter: [],
+      description: '',
+      active: true,
+      created_at: new Date(0),
+      disabled_at: null,
+      consecutive_failures: 0,
+      last_delivery_at: null,
+      version: 2,
+      previous_secret_expires_at: new Date(3_600_000),
+    };
     type Schema = { example?: unknown; properties?: Record<string, Schema>; $ref?: string };
     const schemas = (document.components as { schemas: Record<string, Schema> }).schemas;
     const examples = (schema: Schema) =>
@@ -270,10 +289,18 @@ describe('OpenAPI document', () => {
           ports: DEFAULT_WEBHOOK_PORTS,
           resolve: async () => [{ address: '93.184.216.34', family: 4 }],
         },
-        webhooks: { ...stubAppOptions().webhooks, create: async () => null },
+        webhooks: {
+          ...stubAppOptions().webhooks,
+          create: async () => null,
+          rotateSecret: async () => ({
+            found: true,
+            value: { endpoint: rotatedEndpoint, secret: 'ab'.repeat(32) },
+          }),
+        },
       }),
     );
-    for (const [path, methods] of Object.entries(operations)) {
+    for (const [template, methods] of Object.entries(operations)) {
+      const path = template.replace('{id}', rotatedEndpoint.id);
       for (const [method, operation] of Object.entries(methods)) {
         const query = new URLSearchParams(
           (operation.parameters ?? [])

@@ -34,7 +34,15 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     readiness: {},
     startup: { done: true, waitingFor: null },
     metrics: new Registry(),
-    webhooks: { create: unused, list: async () => [], disable: unused, remove: unused },
+    webhooks: {
+      create: unused,
+      rotateSecret: unused,
+      list: async () => [],
+      disable: unused,
+      remove: unused,
+      // Every endpoint asked about is the key's tenant's, with no attempts yet.
+      attempts: async () => ({ found: true, value: [] }),
+    },
     targets: { allowHttp: false, allowed: allowList([]), ports: DEFAULT_WEBHOOK_PORTS, resolve: unused },
     ...overrides,
   };

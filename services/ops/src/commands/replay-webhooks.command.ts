@@ -86,6 +86,7 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
       body: deliveryPayload(event),
       attempt: 1,
       dueAt: now,
+      notBefore: null,
       replay: true,
       origin: { topic: record.topic, partition: record.partition, offset: record.offset },
       lastError: null,

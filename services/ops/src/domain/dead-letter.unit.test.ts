@@ -29,6 +29,7 @@ const job: DeliveryJob = {
   body: Buffer.from('{"id":"00000000-0000-4000-8000-000000000001"}'),
   attempt: 6,
   dueAt: 123,
+  notBefore: null,
   replay: false,
   origin: { topic: 'audit.events.v1', partition: 2, offset: '88' },
   lastError: 'status 503',

@@ -10,8 +10,10 @@ export interface DeliveryJob {
   body: Buffer;
   /** The attempt to make, 1-based. */
   attempt: number;
-  /** Epoch ms before which the attempt must not be made. */
+  /** Epoch ms before which the record's tier must not hand it on (the attempt, or the next hop). */
   dueAt: number;
+  /** Epoch ms before which the receiver asked not to be tried again (Retry-After), or null. */
+  notBefore: number | null;
   replay: boolean;
   /** Where the event was read from the audit topic. */
   origin: { topic: string; partition: number; offset: string };
@@ -26,6 +28,7 @@ const headersSchema = z.object({
   'wh-event': z.string().min(1),
   'wh-attempt': z.coerce.number().int().min(1),
   'wh-due-at': z.coerce.number().int().min(0),
+  'wh-not-before': z.coerce.number().int().min(0).optional(),
   'wh-replay': z.enum(['true', 'false']),
   'wh-origin-topic': z.string(),
   'wh-origin-partition': z.coerce.number().int().min(0),
@@ -41,6 +44,7 @@ export function jobHeaders(job: DeliveryJob): Record<string, string> {
     'wh-event': job.eventId,
     'wh-attempt': String(job.attempt),
     'wh-due-at': String(job.dueAt),
+    ...(job.notBefore === null ? {} : { 'wh-not-before': String(job.notBefore) }),
     'wh-replay': String(job.replay),
     'wh-origin-topic': job.origin.topic,
     'wh-origin-partition': String(job.origin.partition),
@@ -63,6 +67,7 @@ export function jobFromRecord(headers: IHeaders | undefined, value: Buffer | nul
     body: value,
     attempt: h['wh-attempt'],
     dueAt: h['wh-due-at'],
+    notBefore: h['wh-not-before'] ?? null,
     replay: h['wh-replay'] === 'true',
     origin: {
       topic: h['wh-origin-topic'],

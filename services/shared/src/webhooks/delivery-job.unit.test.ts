@@ -8,6 +8,7 @@ const job: DeliveryJob = {
   body: Buffer.from('{"id":"x"}'),
   attempt: 3,
   dueAt: 1_790_000_000_123,
+  notBefore: null,
   replay: false,
   origin: { topic: 'audit.events.v1', partition: 4, offset: '9007199254740993' },
   lastError: 'status 500',

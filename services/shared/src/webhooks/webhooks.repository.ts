@@ -11,10 +11,15 @@ export interface WebhookEndpointRecord {
   disabled_at: Date | null;
   consecutive_failures: number;
   last_delivery_at: Date | null;
+  /** Counts the endpoint's changes (1 when created): docs/webhooks.md "Delivery", "Endpoint changes". */
+  version: number;
+  /** When the secret a rotation replaced stops signing deliveries, or null (no overlap running). */
+  previous_secret_expires_at: Date | null;
 }
 
 export interface StoredWebhookEndpoint extends WebhookEndpointRecord {
   secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
 }
 
 export type NewWebhookEndpoint = Pick<
@@ -25,7 +30,8 @@ export type NewWebhookEndpoint = Pick<
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
 const COLUMNS =
-  'id, tenant_id, url, event_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at';
+  'id, tenant_id, url, event_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at, version, previous_secret_expires_at';
+const SECRETS = 'secret_sealed, previous_secret_sealed';
 
 // Namespaces our advisory locks (the first key of the two-key form) away from any other user of the database.
 const TENANT_LOCK_CLASS = 7;
@@ -33,7 +39,7 @@ const TENANT_LOCK_CLASS = 7;
 /** Postgres channel on which every endpoint change is announced (payload `id:change`), at commit. */
 export const ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoints';
 
-export type EndpointChange = 'create' | 'disable' | 'delete' | 'auto_disable';
+export type EndpointChange = 'create' | 'disable' | 'delete' | 'auto_disable' | 'rotate_secret';
 
 export interface DeliveryAttempt {
   endpoint_id: string;
@@ -46,6 +52,8 @@ export interface DeliveryAttempt {
   error: string | null;
   latency_ms: number;
   replay: boolean;
+  /** When the retry of a failed attempt is due; null after a success or the last attempt. */
+  next_attempt_at: Date | null;
 }
 
 export class EndpointIdTakenError extends Error {
@@ -115,6 +123,25 @@ export const webhooksRepository = {
     return rows[0] ?? null;
   },
 
+  /**
+   * A new secret; the one it replaces keeps signing for `overlapSeconds` more (a secret replaced before, still
+   * in its overlap, stops at once). The endpoint's version moves on.
+   */
+  async rotateSecret(
+    db: Queryable,
+    id: string,
+    sealed: Buffer,
+    overlapSeconds: number,
+  ): Promise<WebhookEndpointRecord | null> {
+    const { rows } = await db.query<WebhookEndpointRecord>(
+      `UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed,
+         previous_secret_expires_at = now() + make_interval(secs => $3), secret_sealed = $2, version = version + 1
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, sealed, overlapSeconds],
+    );
+    return rows[0] ?? null;
+  },
+
   /** Tells every dispatcher, once the transaction commits, that this endpoint changed and how (`id:change`). */
   async announce(db: Queryable, id: string, change: EndpointChange): Promise<void> {
     await db.query('SELECT pg_notify($1, $2)', [ENDPOINT_CHANGES_CHANNEL, `${id}:${change}`]);
@@ -122,14 +149,14 @@ export const webhooksRepository = {
 
   async listActive(db: Queryable): Promise<StoredWebhookEndpoint[]> {
     const { rows } = await db.query<StoredWebhookEndpoint>(
-      `SELECT ${COLUMNS}, secret_sealed FROM webhook_endpoints WHERE active`,
+      `SELECT ${COLUMNS}, ${SECRETS} FROM webhook_endpoints WHERE active`,
     );
     return rows;
   },
 
   async findActive(db: Queryable, id: string): Promise<StoredWebhookEndpoint | null> {
     const { rows } = await db.query<StoredWebhookEndpoint>(
-      `SELECT ${COLUMNS}, secret_sealed FROM webhook_endpoints WHERE id = $1 AND active`,
+      `SELECT ${COLUMNS}, ${SECRETS} FROM webhook_endpoints WHERE id = $1 AND active`,
       [id],
     );
     return rows[0] ?? null;
