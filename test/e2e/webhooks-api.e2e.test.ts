@@ -55,6 +55,7 @@ describe('POST /audit/webhooks', () => {
       ...body,
       active: true,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
+      rate_limit_per_second: null,
     });
     expect(res.secret).toMatch(/^[0-9a-f]{64}$/);
     expect(await listed(writer)).toContainEqual({
@@ -73,9 +74,14 @@ describe('POST /audit/webhooks', () => {
     expect(box.open(rows[0]!.secret_sealed, `${res.endpoint.id}|${names.tenant}`)).toBe(res.secret);
   });
 
-  it('defaults the filter to every action and the description to empty', async () => {
+  it('defaults the filter to every action, the description to empty and the rate to no limit', async () => {
     const res = await created(writer, { url: 'http://127.0.0.1:9999/all' });
-    expect(res.endpoint).toMatchObject({ event_filter: [], description: '' });
+    expect(res.endpoint).toMatchObject({ event_filter: [], description: '', rate_limit_per_second: null });
+    const limited = await created(writer, { url: 'http://127.0.0.1:9999/limited', rate_limit_per_second: 5 });
+    expect(limited.endpoint.rate_limit_per_second).toBe(5);
+    expect((await listed(writer)).find((e) => e.id === limited.endpoint.id)).toMatchObject({
+      rate_limit_per_second: 5,
+    });
   });
 
   it.each([
@@ -101,6 +107,9 @@ describe('POST /audit/webhooks', () => {
     [{ url: 'http://127.0.0.1:9999/h ok' }, ['url']],
     [{ url: 'http://127.0.0.1/', description: 'a\u0000b' }, ['description']],
     [{ url: 'http://127.0.0.1/', description: '\ud800' }, ['description']],
+    [{ url: 'http://127.0.0.1/', rate_limit_per_second: 0 }, ['rate_limit_per_second']],
+    [{ url: 'http://127.0.0.1/', rate_limit_per_second: 10_001 }, ['rate_limit_per_second']],
+    [{ url: 'http://127.0.0.1/', rate_limit_per_second: 2.5 }, ['rate_limit_per_second']],
   ])('refuses %j with a 422 naming %j, and creates nothing', async (body, fields) => {
     const before = (await listed(writer)).length;
     const res = await create(writer, body);
@@ -180,6 +189,127 @@ describe('disable and delete', () => {
     const theirs = await listed(otherWriter);
     expect(mine.length).toBeGreaterThan(0);
     expect(theirs).toEqual([]);
+  });
+});
+
+describe('PATCH /audit/webhooks/{id}', () => {
+  const patch = (key: string, id: string, body: unknown) =>
+    gw.send('PATCH', `/audit/webhooks/${id}`, key, body);
+
+  it('changes description, filter, URL and rate, keeps the rest, and writes admin.webhook.update', async () => {
+    const { endpoint } = await created(writer, {
+      url: 'http://127.0.0.1:9999/before',
+      event_filter: ['phi.'],
+      description: 'before',
+    });
+    const first = await patch(writer, endpoint.id, {
+      description: 'after',
+      event_filter: ['admin.', 'phi.read'],
+    });
+    expect(first.status, first.text).toBe(200);
+    expect(JSON.parse(first.text)).toEqual({
+      ...endpoint,
+      description: 'after',
+      event_filter: ['admin.', 'phi.read'],
+    });
+    const second = await patch(writer, endpoint.id, {
+      url: 'http://127.0.0.1:9999/after?token=s3cr3t-patch',
+      rate_limit_per_second: 50,
+    });
+    expect(second.status, second.text).toBe(200);
+    const changed = {
+      ...endpoint,
+      url: 'http://127.0.0.1:9999/after?token=s3cr3t-patch',
+      description: 'after',
+      event_filter: ['admin.', 'phi.read'],
+      rate_limit_per_second: 50,
+    };
+    expect(JSON.parse(second.text)).toEqual(changed);
+    expect((await listed(writer)).find((e) => e.id === endpoint.id)).toMatchObject(changed);
+    const removed = await patch(writer, endpoint.id, { rate_limit_per_second: null });
+    expect(JSON.parse(removed.text)).toEqual({ ...changed, rate_limit_per_second: null });
+    const { rows } = await db.query<{ version: number }>(
+      'SELECT version FROM webhook_endpoints WHERE id = $1',
+      [endpoint.id],
+    );
+    expect(rows[0]!.version).toBe(4);
+
+    const updates = async () =>
+      (await storedEvents(ch, names.tenant)).filter(
+        (e) => e.resource_id === endpoint.id && e.action === 'admin.webhook.update',
+      );
+    await waitFor('three update events', async () => (await updates()).length === 3);
+    const details = (await updates())
+      .map((e) => e.details as { endpoint_version: number })
+      .sort((a, b) => a.endpoint_version - b.endpoint_version);
+    expect(details).toEqual([
+      expect.objectContaining({
+        endpoint_id: endpoint.id,
+        target: 'http://127.0.0.1:9999/before',
+        changed: ['event_filter', 'description'],
+        description: 'after',
+        event_filter: ['admin.', 'phi.read'],
+        endpoint_version: 2,
+      }),
+      expect.objectContaining({
+        target: 'http://127.0.0.1:9999/after',
+        url_sha256: expect.any(String),
+        changed: ['url', 'rate_limit_per_second'],
+        rate_limit_per_second: 50,
+        endpoint_version: 3,
+      }),
+      expect.objectContaining({
+        changed: ['rate_limit_per_second'],
+        rate_limit_per_second: null,
+        endpoint_version: 4,
+      }),
+    ]);
+    expect(JSON.stringify(await updates())).not.toContain('s3cr3t-patch');
+  });
+
+  it('refuses what creation refuses, a target the guard refuses included, and changes nothing', async () => {
+    const { endpoint } = await created(writer, { url: 'http://127.0.0.1:9999/guarded' });
+    // This gateway opens 127.0.0.0/8 (LOOPBACK_TARGETS); every other internal range stays refused.
+    for (const [body, fields] of [
+      [{}, ['(body)']],
+      [{ url: 'https://10.0.0.1/' }, ['url']],
+      [{ url: 'https://169.254.169.254/latest/meta-data/' }, ['url']],
+      [{ url: 'https://[::1]/' }, ['url']],
+      [{ url: 'https://no-such-host.invalid/' }, ['url']],
+      [{ url: 'ftp://127.0.0.1/' }, ['url']],
+      [{ event_filter: ['PHI.'] }, ['event_filter.0']],
+      [{ description: 'x'.repeat(501) }, ['description']],
+      [{ rate_limit_per_second: 0 }, ['rate_limit_per_second']],
+      [{ active: true }, ['active', '(body)']],
+    ] as const) {
+      const res = await patch(writer, endpoint.id, body);
+      expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(422);
+      expect(fieldsOf(res.text)).toEqual(fields);
+    }
+    const refused = await patch(writer, endpoint.id, { url: 'https://10.0.0.1/' });
+    expect(JSON.parse(refused.text).details).toEqual([
+      {
+        field: 'url',
+        message:
+          'host is not an allowed webhook target: it must resolve, within 2 s, to public addresses only',
+      },
+    ]);
+    expect((await listed(writer)).find((e) => e.id === endpoint.id)).toMatchObject({
+      url: 'http://127.0.0.1:9999/guarded',
+      description: '',
+    });
+  });
+
+  it("answers 403 for another tenant's endpoint, 404 for an unknown one, and changes an inactive one", async () => {
+    const { endpoint } = await created(writer, { url: 'http://127.0.0.1:9999/owned' });
+    expect((await patch(otherWriter, endpoint.id, { description: 'theirs' })).status).toBe(403);
+    expect((await patch(writer, 'wh_00000000', { description: 'x' })).status).toBe(404);
+    expect((await patch(writer, 'nope', { description: 'x' })).status).toBe(404);
+    expect((await patch(readOnly, endpoint.id, { description: 'x' })).status).toBe(403);
+    await gw.send('POST', `/audit/webhooks/${endpoint.id}/disable`, writer);
+    const res = await patch(writer, endpoint.id, { description: 'retired' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({ active: false, description: 'retired' });
   });
 });
 

@@ -55,6 +55,8 @@ const schema = z
       }),
     // Delivery attempts older than this are deleted (the sweeper keeps those of deliveries that may still retry).
     WEBHOOK_ATTEMPT_RETENTION_DAYS: positiveInt(30),
+    // Deliveries a self-serve replay hands on a second (docs/webhooks.md "Replays"), per replay.
+    WEBHOOK_REPLAY_RATE: positiveInt(100),
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
     WEBHOOK_AUTO_DISABLE_AFTER: positiveInt(10),
     // Push invalidation (LISTEN) makes changes apply at once; the periodic reload only repairs a missed one.
@@ -77,6 +79,7 @@ const schema = z
     retry: { delaysMs: e.WEBHOOK_RETRY_DELAYS, jitter: e.WEBHOOK_RETRY_JITTER },
     retryAfterMaxMs: e.WEBHOOK_RETRY_AFTER_MAX,
     attemptRetentionDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS,
+    replayPerSecond: e.WEBHOOK_REPLAY_RATE,
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     autoDisableAfter: e.WEBHOOK_AUTO_DISABLE_AFTER,
     endpointReloadMs: e.WEBHOOK_ENDPOINT_RELOAD_MS,

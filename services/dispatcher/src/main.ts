@@ -22,6 +22,7 @@ import {
   secretBox,
   Startup,
   systemClock,
+  rateSlotsRepository,
 } from '@audit/shared';
 
 import { ATTEMPT_SWEEP_MS, sweepAttempts } from './adapters/attempts-retention.sweeper.js';
@@ -31,9 +32,10 @@ import { dispatcherMetrics } from './adapters/dispatcher.metrics.js';
 import { dispatchHandler } from './adapters/dispatch.handler.js';
 import { endpointDirectory } from './adapters/endpoint-directory.js';
 import { startNewGroupAtEnd } from './adapters/group-start.js';
+import { replayRunner } from './adapters/replay.runner.js';
 import { retryHandler } from './adapters/retry.handler.js';
 import { runTrackedConsumer, type TrackedConsumer } from './adapters/tracked-consumer.js';
-import { webhookClient } from './adapters/webhook.client.js';
+import { webhookClient } from '@audit/shared';
 import { loadConfig } from './config.js';
 import { longestRetryWindowMs } from './domain/attempt-retention.js';
 import { KeyedLanes } from './domain/keyed-lanes.js';
@@ -99,6 +101,10 @@ const auditLog = auditPublisher({
 // The schedule, and how far a receiver's Retry-After may push it (docs/webhooks.md "Receiver signals").
 const policy = { ...config.retry, retryAfterMaxMs: config.retryAfterMaxMs };
 const deliver = deliverer({
+  slots: {
+    take: (endpointId, intervalMs) => rateSlotsRepository.take(pool, endpointId, intervalMs),
+    pass: (endpointId, intervalMs) => rateSlotsRepository.pass(pool, endpointId, intervalMs),
+  },
   directory,
   send: (request) => client.send(request),
   state: deliveryState({
@@ -169,12 +175,29 @@ const sweep = () => {
   );
 };
 
+const replays = replayRunner({
+  pool,
+  kafka,
+  admin,
+  producer,
+  codec: auditEventCodec(),
+  auditTopic: topics.auditEvents.name,
+  firstRetryTopic: retryTopics[0]!,
+  perSecond: config.replayPerSecond,
+  clock: systemClock,
+  logger: logger.child({ component: 'replays' }),
+});
+
 // Installed before anything waits, so a signal during the start-up also stops the process cleanly.
 onShutdown(logger, async () => {
   clearInterval(timers.sweeper);
   startup.stop();
   await app.close();
-  await Promise.all([consumers.events?.stop(SHUTDOWN_GRACE_MS), consumers.retries?.stop(SHUTDOWN_GRACE_MS)]);
+  await Promise.all([
+    consumers.events?.stop(SHUTDOWN_GRACE_MS),
+    consumers.retries?.stop(SHUTDOWN_GRACE_MS),
+    replays.stop(),
+  ]);
   stopping = true;
   await client.close();
   await directory.stop();
@@ -231,5 +254,6 @@ const retriesRun = {
 consumers.events = await startup.step('kafka', () => runTrackedConsumer(eventsRun));
 consumers.retries = await startup.step('kafka', () => runTrackedConsumer(retriesRun));
 startup.finish();
+replays.start();
 sweep();
 timers.sweeper = setInterval(sweep, ATTEMPT_SWEEP_MS);

@@ -25,6 +25,8 @@ import { exportDownloadRoute, type ExportDownloadOptions } from './routes/export
 import { exportJobRoutes, type ExportJobRoutesOptions } from './routes/export-jobs.route.js';
 import { openApiRoute } from './routes/openapi.route.js';
 import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
+import { webhookReplayRoute, type WebhookReplayOptions } from './routes/webhook-replay.route.js';
+import { webhookTestRoute, type WebhookTestOptions } from './routes/webhook-test.route.js';
 import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
 import { API_PREFIX } from './schemas/api-prefix.js';
 
@@ -32,6 +34,8 @@ export interface GatewayAppOptions
   extends
     Omit<PublicApiAuthOptions, 'meter'>,
     WebhookRoutesOptions,
+    Pick<WebhookTestOptions, 'testSender'>,
+    Pick<WebhookReplayOptions, 'replayMaxDays'>,
     ExportJobRoutesOptions,
     Pick<ExportDownloadOptions, 'exportFiles'>,
     Pick<ExportOptions, 'exportConcurrency'> {
@@ -77,6 +81,8 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         exportDownloadRoute(api, opts);
         webhookRoutes(api, opts);
         webhookAttemptsRoute(api, opts);
+        webhookTestRoute(api, opts);
+        webhookReplayRoute(api, opts);
       });
     },
     { prefix: API_PREFIX },

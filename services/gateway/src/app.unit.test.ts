@@ -159,7 +159,7 @@ describe('gateway app', () => {
       ['GET', '/api/v2/public/audit/export', 'POST'],
       ['PUT', '/api/v2/public/audit/webhooks', 'GET, HEAD, POST'],
       ['GET', '/api/v2/public/audit/webhooks/wh_00000000/disable', 'POST'],
-      ['POST', '/api/v2/public/audit/webhooks/wh_00000000', 'DELETE'],
+      ['POST', '/api/v2/public/audit/webhooks/wh_00000000', 'DELETE, PATCH'],
     ] as const;
     for (const [method, url, allow] of cases) {
       const res = await a.inject({ method, url, headers: auth });

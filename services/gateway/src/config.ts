@@ -37,6 +37,10 @@ const schema = z
     CURSOR_SECRET: secret(32),
     TRUSTED_PROXIES: cidrList,
     AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000),
+    // A test send (docs/webhooks.md "Test deliveries"), connect to last byte: as a delivery's WEBHOOK_TIMEOUT_MS.
+    WEBHOOK_TEST_TIMEOUT_MS: positiveInt(10_000),
+    // The longest window of events an endpoint's owner may replay at once (docs/webhooks.md "Replays").
+    WEBHOOK_REPLAY_MAX_DAYS: positiveInt(31),
     // Each export holds up to two chunks of rows: their number bounds the memory exports take.
     EXPORT_CONCURRENCY: positiveInt(4),
     // Export jobs (docs/exports.md): queued or running per tenant, and the longest window one job may cover.
@@ -78,7 +82,8 @@ const schema = z
       holdMs: e.AUTH_THROTTLE_HOLD_MS,
     },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
-    webhooks: webhookSettings(e),
+    webhooks: { ...webhookSettings(e), testTimeoutMs: e.WEBHOOK_TEST_TIMEOUT_MS },
+    replayMaxDays: e.WEBHOOK_REPLAY_MAX_DAYS,
   }));
 
 export type GatewayConfig = z.output<typeof schema>;

@@ -21,8 +21,10 @@ describe('gateway loadConfig', () => {
         [443, 443],
         [1024, 65535],
       ],
+      testTimeoutMs: 10_000,
     });
     expect(Object.isFrozen(config.webhooks)).toBe(true);
+    expect(loadConfig({ ...minimal, WEBHOOK_TEST_TIMEOUT_MS: '2500' }).webhooks.testTimeoutMs).toBe(2500);
   });
 
   it('limits export jobs and names their store: defaults, and values given', () => {

@@ -25,6 +25,7 @@ import {
   Startup,
   cachedResolve,
   resolveWithin,
+  webhookClient,
 } from '@audit/shared';
 import { eventsReader } from './adapters/events.reader.js';
 import { exportJobRequests } from './adapters/export-job-requests.js';
@@ -60,6 +61,22 @@ const clickhouse = createClickHouse(config.clickhouse);
 const metrics = createMetrics('gateway');
 const keys = cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 });
 const directory = keyDirectory({ databaseUrl: config.databaseUrl, logger, changed: keys.forget });
+const targets = {
+  allowHttp: config.webhooks.allowHttp,
+  allowed: allowList(config.webhooks.allowCidrs),
+  ports: config.webhooks.allowPorts,
+  // The cached resolver the dispatcher uses (c-ares for what the DNS servers answer, the system lookup only for
+  // names they do not know), and an answer within 2 s or a refusal: a client waits on it.
+  resolve: resolveWithin(cachedResolve({ timeoutMs: TARGET_RESOLVE_MS }), TARGET_RESOLVE_MS),
+};
+// Test sends go out through the dispatcher's guarded client, under the rules endpoints are created with. A test is
+// someone checking their receiver, rarely more than one at a time per endpoint: few connections each.
+const testSender = webhookClient({
+  timeoutMs: config.webhooks.testTimeoutMs,
+  rules: targets,
+  resolve: targets.resolve,
+  connectionsPerEndpoint: 2,
+});
 const app = await buildApp({
   logger,
   metrics,
@@ -92,16 +109,11 @@ const app = await buildApp({
   // Bounded as the audit events: a job whose record Kafka does not take in time is answered 503 and rolled back.
   exportJobRequests: exportJobRequests(producer, topics.exportJobs.name, config.auditTimeoutMs),
   exportJobLimits: config.exportJobLimits,
+  replayMaxDays: config.replayMaxDays,
   exportFiles: exportFiles(config.exportStorage),
   webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
-  targets: {
-    allowHttp: config.webhooks.allowHttp,
-    allowed: allowList(config.webhooks.allowCidrs),
-    ports: config.webhooks.allowPorts,
-    // The cached resolver the dispatcher uses (c-ares for what the DNS servers answer, the system lookup only for
-    // names they do not know), and an answer within 2 s or a refusal: a client waits on it.
-    resolve: resolveWithin(cachedResolve({ timeoutMs: TARGET_RESOLVE_MS }), TARGET_RESOLVE_MS),
-  },
+  targets,
+  testSender,
   clock: systemClock,
   startup,
   readiness: {
@@ -126,6 +138,7 @@ logger.info(config.metrics, 'gateway metrics listening');
 onShutdown(logger, async () => {
   startup.stop();
   await app.close();
+  await testSender.close();
   await metricsServer.close();
   await directory.stop();
   await pool.end();

@@ -1,18 +1,20 @@
 import type { Producer } from 'kafkajs';
 import {
   jobHeaders,
+  liveSecrets,
   signatureHeaders,
   sleep,
+  type AttemptResult,
   type Clock,
   type DeliveryJob,
+  type DeliveryRequest,
   type Logger,
 } from '@audit/shared';
-import { liveSecrets } from '../domain/endpoint-index.js';
+import { slotIntervalMs } from '../domain/rate-limit.js';
 import { afterFailure, hop, type RetryPolicy } from '../domain/retry-schedule.js';
 import type { DeliveryState } from './delivery-state.js';
 import type { EndpointDirectory } from './endpoint-directory.js';
 import { persistently } from './persistently.js';
-import type { AttemptResult, DeliveryRequest } from './webhook.client.js';
 
 /** What the deliverer's effects are counted by (metrics). */
 export interface DeliveryMeter {
@@ -24,6 +26,14 @@ export interface DeliveryMeter {
 
 export interface DelivererDeps {
   directory: Pick<EndpointDirectory, 'get' | 'forget'>;
+  /**
+   * A rate-limited endpoint's attempt slots (rate-slots.repository.ts): `take` the next one (the ms until it
+   * begins), then `pass` its gate when it comes (the ms still to wait).
+   */
+  slots: {
+    take: (endpointId: string, intervalMs: number) => Promise<number>;
+    pass: (endpointId: string, intervalMs: number) => Promise<number>;
+  };
   send: (request: DeliveryRequest) => Promise<AttemptResult>;
   state: DeliveryState;
   producer: Pick<Producer, 'send'>;
@@ -111,6 +121,27 @@ export function deliverer(deps: DelivererDeps) {
     if (!endpoint || endpoint.tenantId !== job.tenantId) return 'dropped';
     const early = job.dueAt - deps.clock();
     if (early > 0) await sleep(early);
+    // A rate-limited endpoint: wait for this attempt's slot, which every dispatcher process takes from the same
+    // place, so that together they never exceed the endpoint's rate.
+    if (endpoint.ratePerSecond !== null) {
+      const perSecond = endpoint.ratePerSecond;
+      const interval = slotIntervalMs(perSecond);
+      const wait = await persistently(
+        'rate slot',
+        () => deps.slots.take(endpoint.id, interval),
+        deps.stopping,
+        log,
+      );
+      if (wait > 0) await sleep(wait);
+      // Woken for the slot, perhaps late: the gate keeps this attempt an interval after the one before it.
+      const more = await persistently(
+        'rate gate',
+        () => deps.slots.pass(endpoint.id, interval),
+        deps.stopping,
+        log,
+      );
+      if (more > 0) await sleep(more);
+    }
 
     const attemptedAt = deps.clock();
     const secrets = liveSecrets(endpoint, attemptedAt);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, type AttemptKey, type DeliveryAttempt, type DeliveryJob } from '@audit/shared';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 import type { DeliveryState } from './delivery-state.js';
-import type { AttemptResult, DeliveryRequest } from './webhook.client.js';
+import type { AttemptResult, DeliveryRequest } from '@audit/shared';
 import { deliverer } from './deliverer.js';
 
 const endpoint: ActiveEndpoint = {
@@ -13,6 +13,7 @@ const endpoint: ActiveEndpoint = {
   secret: 'whsec_test',
   previous: null,
   version: 1,
+  ratePerSecond: null,
   createdAt: 0,
 };
 const lastAttempt: DeliveryJob = {
@@ -43,6 +44,7 @@ function setup(opts: {
   const counted: AttemptKey[] = [];
   const reasons: string[] = [];
   const metered: string[] = [];
+  const slotsTaken: number[] = [];
   const state = {
     recordAttempt: async (attempt: DeliveryAttempt) => {
       attempts.push(attempt);
@@ -57,6 +59,13 @@ function setup(opts: {
   } as unknown as DeliveryState;
   const deliver = deliverer({
     directory: { get: () => opts.target ?? endpoint, forget: () => undefined },
+    slots: {
+      take: async (_id, intervalMs) => {
+        slotsTaken.push(intervalMs);
+        return 0;
+      },
+      pass: async () => 0,
+    },
     send: async (request) => {
       requests.push(request);
       return opts.result ?? { ok: false, status: 503, error: 'status 503', latencyMs: 1 };
@@ -82,7 +91,7 @@ function setup(opts: {
       autoDisabled: () => metered.push('auto-disable'),
     },
   });
-  return { deliver, sent, records, requests, attempts, counted, reasons, metered };
+  return { deliver, sent, records, requests, attempts, counted, reasons, metered, slotsTaken };
 }
 
 const key = { endpoint_id: endpoint.id, event_id: lastAttempt.eventId, attempt: 3, replay: false };
@@ -179,5 +188,26 @@ describe('deliverer, what receivers say', () => {
     expect(headers['webhook-id']).toBe(first.eventId);
     expect(headers['webhook-timestamp']).toBe('1');
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+  });
+});
+
+describe('deliverer, rate-limited endpoint', () => {
+  it('takes a slot, spaced for the limit, before each attempt, and none for an endpoint without a limit', async () => {
+    const limited = setup({
+      alreadyRecorded: false,
+      alreadySettled: false,
+      result: { ok: true, status: 204, latencyMs: 1 },
+      target: { ...endpoint, ratePerSecond: 4 },
+    });
+    await limited.deliver({ ...lastAttempt, attempt: 1 });
+    await limited.deliver({ ...lastAttempt, attempt: 1 });
+    expect(limited.slotsTaken).toEqual([312.5, 312.5]);
+    const free = setup({
+      alreadyRecorded: false,
+      alreadySettled: false,
+      result: { ok: true, status: 204, latencyMs: 1 },
+    });
+    await free.deliver({ ...lastAttempt, attempt: 1 });
+    expect(free.slotsTaken).toEqual([]);
   });
 });

@@ -12,8 +12,13 @@ import type { MessageContext } from './tracked-consumer.js';
 // A change's row commits right after its event reached Kafka; a change rolled back is given up on after this.
 const CHANGE_WAIT_MS = 10_000;
 // The endpoint changes after which a tenant's later events must see the endpoint as changed (docs/webhooks.md
-// "Delivery"): its creation, and a new secret (which deliveries from then on are signed with).
-const ORDERED_CHANGES = new Set(['admin.webhook.create', 'admin.webhook.rotate_secret']);
+// "Delivery"): its creation, a new secret (which deliveries from then on are signed with), and an update (its
+// URL, filter and rate from then on).
+const ORDERED_CHANGES = new Set([
+  'admin.webhook.create',
+  'admin.webhook.rotate_secret',
+  'admin.webhook.update',
+]);
 
 /** The endpoint version a change event names; creations written before versions existed are version 1. */
 export function changedVersion(details: string): number {

@@ -49,6 +49,7 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
               ? { secret: opts.box.open(row.previous_secret_sealed, binding), expiresAt }
               : null,
           version: row.version,
+          ratePerSecond: row.rate_limit_per_second,
           createdAt: row.created_at.getTime(),
         },
       ];
@@ -90,9 +91,9 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
 
   function announced(payload: string) {
     const [id, change] = payload.split(':') as [string, string | undefined];
-    // Gone or inactive: out at once. Created or changed (a new secret): in with the next reload, and until then
-    // as it was, so that no delivery is dropped for it.
-    if (change !== 'create' && change !== 'rotate_secret') return forget(id);
+    // Gone or inactive: out at once. Created or changed (a new secret, URL, filter or rate): in with the next
+    // reload, and until then as it was, so that no delivery is dropped for it.
+    if (change !== 'create' && change !== 'rotate_secret' && change !== 'update') return forget(id);
     generation += 1;
     void reloadLogged();
   }
@@ -138,6 +139,9 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
         generation += 1;
         return;
       }
+      // An inactive endpoint's change (a rotation, an update): nothing is delivered to it, nothing to wait for.
+      const inactive = row ? null : await webhooksRepository.find(opts.pool, id).catch(() => null);
+      if (inactive && !inactive.active && inactive.version >= version) return;
       await sleep(50);
     }
   }

@@ -11,14 +11,9 @@ export interface ActiveEndpoint {
   previous: { secret: string; expiresAt: number } | null;
   /** The endpoint's change count (docs/webhooks.md "Delivery"). */
   version: number;
+  /** Attempts a second at most, across every dispatcher process, or null (docs/webhooks.md "Rate limit"). */
+  ratePerSecond: number | null;
   createdAt: number;
-}
-
-/** The secrets an attempt at `now` is signed with: the current one, and the replaced one during its overlap. */
-export function liveSecrets(endpoint: Pick<ActiveEndpoint, 'secret' | 'previous'>, now: number): string[] {
-  return endpoint.previous && now < endpoint.previous.expiresAt
-    ? [endpoint.secret, endpoint.previous.secret]
-    : [endpoint.secret];
 }
 
 /** Active endpoints by id and by tenant; built whole on every reload, changed in place by removals. */

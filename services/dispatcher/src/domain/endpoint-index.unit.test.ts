@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EndpointIndex, liveSecrets, type ActiveEndpoint } from './endpoint-index.js';
+import { liveSecrets } from '@audit/shared';
+import { EndpointIndex, type ActiveEndpoint } from './endpoint-index.js';
 
 const ep = (id: string, tenantId: string, filter: string[], createdAt = 0): ActiveEndpoint => ({
   id,
@@ -9,6 +10,7 @@ const ep = (id: string, tenantId: string, filter: string[], createdAt = 0): Acti
   secret: 's',
   previous: null,
   version: 1,
+  ratePerSecond: null,
   createdAt,
 });
 

@@ -1,18 +1,25 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import {
   EndpointIdTakenError,
   deliveryAttemptsRepository as attemptsRepo,
   inTransaction,
+  liveSecrets,
   secretBinding,
+  webhookReplaysRepository as replaysRepo,
   webhooksRepository as repo,
   type AttemptFilters,
   type AttemptPosition,
   type ListedAttempt,
   type SecretBox,
   type WebhookEndpointRecord,
+  type WebhookReplay,
 } from '@audit/shared';
-import { MAX_ENDPOINTS_PER_TENANT, type CreateWebhook } from '../domain/webhook-request.js';
+import {
+  MAX_ENDPOINTS_PER_TENANT,
+  type CreateWebhook,
+  type UpdateWebhook,
+} from '../domain/webhook-request.js';
 
 /** Publishes the change's audit event; the change commits only after it resolved. */
 export type AuditChange = (endpoint: WebhookEndpointRecord) => Promise<void>;
@@ -26,12 +33,14 @@ const newSecret = () => randomBytes(32).toString('hex');
 
 /** Webhook endpoint changes in Postgres, each in one transaction with its audit event. */
 export function webhookStore(pool: pg.Pool, box: SecretBox) {
+  /** The tenant's endpoint; `lock` holds its row until the transaction ends (for a change). */
   async function owned(
-    db: pg.PoolClient,
+    db: pg.Pool | pg.PoolClient,
     tenantId: string,
     id: string,
+    lock = true,
   ): Promise<Owned<WebhookEndpointRecord>> {
-    const endpoint = await repo.find(db, id, true);
+    const endpoint = await repo.find(db, id, lock);
     if (!endpoint) return { found: false, reason: 'missing' };
     if (endpoint.tenant_id !== tenantId) return { found: false, reason: 'foreign' };
     return { found: true, value: endpoint };
@@ -83,6 +92,51 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
       );
     },
 
+    /** Changes the fields given; an inactive endpoint can be changed too, and stays inactive. */
+    update(tenantId: string, id: string, changes: UpdateWebhook, audit: AuditChange) {
+      return inTransaction(pool, async (db): Promise<Owned<WebhookEndpointRecord>> => {
+        const found = await owned(db, tenantId, id);
+        if (!found.found) return found;
+        const endpoint = (await repo.update(db, id, changes))!;
+        await repo.announce(db, id, 'update');
+        await audit(endpoint);
+        return { found: true, value: endpoint };
+      });
+    },
+
+    /**
+     * The endpoint with the secrets a delivery made at `now` is signed with (the current one, and the one a
+     * rotation replaced while its overlap runs: `liveSecrets`, as the dispatcher signs), or `secrets: null` for an
+     * inactive endpoint, which is sent nothing. A read: nothing is locked.
+     */
+    async signing(
+      tenantId: string,
+      id: string,
+      now: number,
+    ): Promise<Owned<{ endpoint: WebhookEndpointRecord; secrets: string[] | null }>> {
+      // One query for an active endpoint, the usual case; only an inactive or missing one needs the row as such.
+      const stored = await repo.findActive(pool, id);
+      if (!stored) {
+        const found = await owned(pool, tenantId, id, false);
+        return found.found ? { found: true, value: { endpoint: found.value, secrets: null } } : found;
+      }
+      if (stored.tenant_id !== tenantId) return { found: false, reason: 'foreign' };
+      const { secret_sealed, previous_secret_sealed, ...endpoint } = stored;
+      const binding = secretBinding(id, tenantId);
+      const expiresAt = endpoint.previous_secret_expires_at?.getTime();
+      const secrets = liveSecrets(
+        {
+          secret: box.open(secret_sealed, binding),
+          previous:
+            previous_secret_sealed && expiresAt !== undefined
+              ? { secret: box.open(previous_secret_sealed, binding), expiresAt }
+              : null,
+        },
+        now,
+      );
+      return { found: true, value: { endpoint, secrets } };
+    },
+
     async list(tenantId: string): Promise<WebhookEndpointRecord[]> {
       return repo.list(pool, tenantId);
     },
@@ -98,10 +152,48 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
       after: AttemptPosition | null,
       limit: number,
     ): Promise<Owned<ListedAttempt[]>> {
-      const endpoint = await repo.find(pool, id);
-      if (!endpoint) return { found: false, reason: 'missing' };
-      if (endpoint.tenant_id !== tenantId) return { found: false, reason: 'foreign' };
+      const found = await owned(pool, tenantId, id, false);
+      if (!found.found) return found;
       return { found: true, value: await attemptsRepo.page(pool, id, filters, after, limit) };
+    },
+
+    /**
+     * A replay of the endpoint's events ingested in the window, queued with its audit event in one transaction
+     * (docs/webhooks.md "Replays"); `inactive` for an inactive endpoint, `inProgress` when one is queued or
+     * running.
+     */
+    startReplay(
+      tenantId: string,
+      id: string,
+      window: { since: number; until: number },
+      requestedBy: string,
+      audit: (endpoint: WebhookEndpointRecord, replay: WebhookReplay) => Promise<void>,
+    ) {
+      return inTransaction(
+        pool,
+        async (db): Promise<Owned<{ replay: WebhookReplay } | { inactive: true } | { inProgress: true }>> => {
+          const found = await owned(db, tenantId, id);
+          if (!found.found) return found;
+          if (!found.value.active) return { found: true, value: { inactive: true } };
+          const replay = await replaysRepo.insert(db, {
+            id: randomUUID(),
+            endpointId: id,
+            tenantId,
+            ...window,
+            requestedBy,
+          });
+          if (!replay) return { found: true, value: { inProgress: true } };
+          await audit(found.value, replay);
+          return { found: true, value: { replay } };
+        },
+      );
+    },
+
+    /** The endpoint's newest replay (null before its first). A read: nothing is locked. */
+    async latestReplay(tenantId: string, id: string): Promise<Owned<WebhookReplay | null>> {
+      const found = await owned(pool, tenantId, id, false);
+      if (!found.found) return found;
+      return { found: true, value: await replaysRepo.latest(pool, id) };
     },
 
     disable(tenantId: string, id: string, audit: AuditChange) {

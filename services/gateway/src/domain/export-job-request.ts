@@ -10,9 +10,8 @@ import {
   type ExportJobFormat,
   type FieldError,
 } from '@audit/shared';
+import { boundedWindow } from './bounded-window.js';
 import { cursorParam, limitParam, repeatedParams } from './list-query.js';
-
-const DAY_MS = 24 * 3600 * 1000;
 
 export const exportJobBodySchema = z
   .strictObject({
@@ -63,19 +62,15 @@ export function parseExportJobRequest(
     error: (issue) => (issue.input === undefined ? 'is required' : undefined),
   });
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
-  const { format, since } = parsed.data;
+  const { format } = parsed.data;
   const filters = givenFilters(parsed.data);
-  const until = filters.until ?? opts.now;
-  const errors = nulFree(filters);
-  if (since >= until) {
-    errors.push({ field: 'since', message: 'must be earlier than until, which is now when not given' });
-  } else if (until - since > opts.maxWindowDays * DAY_MS) {
-    errors.push({
-      field: 'since',
-      message: `must be at most ${opts.maxWindowDays} days before until (now when not given)`,
-    });
-  }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, job: { format, filters, since, until } };
+  const window = boundedWindow(parsed.data.since, filters.until, {
+    now: opts.now,
+    maxDays: opts.maxWindowDays,
+  });
+  const errors = [...nulFree(filters), ...(window.ok ? [] : window.errors)];
+  if (!window.ok || errors.length > 0) return { ok: false, errors };
+  return { ok: true, job: { format, filters, since: window.since, until: window.until } };
 }
 
 export const DEFAULT_JOBS_LIMIT = 20;

@@ -14,13 +14,15 @@ import {
   type WebhookEndpointRecord,
 } from '@audit/shared';
 import type { Owned, WebhookStore } from '../adapters/webhook-store.js';
-import { webhookAuditEvent, type WebhookChange } from '../domain/webhook-audit-event.js';
+import { webhookAuditEvent, type ChangeContext, type WebhookChange } from '../domain/webhook-audit-event.js';
 import {
   MAX_ENDPOINTS_PER_TENANT,
   WEBHOOK_ID_PATTERN,
   checkEmptyBody,
   parseCreateWebhook,
   parseRotateSecret,
+  parseUpdateWebhook,
+  type UpdateWebhook,
 } from '../domain/webhook-request.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import {
@@ -67,11 +69,30 @@ export function endpointOf<T>(result: Owned<T>): T {
   throw noSuchEndpoint();
 }
 
+/**
+ * Refuses a webhook URL that creation would refuse: errors in its own text say what is wrong; a refused host gets
+ * REFUSED_TARGET, whatever the reason.
+ */
+async function checkUrl(request: FastifyRequest, text: string, targets: WebhookRoutesOptions['targets']) {
+  const url = parseWebhookUrl(text, targets);
+  if (!url.ok)
+    throw new ValidationError('Invalid webhook endpoint.', [{ field: 'url', message: url.reason }]);
+  const target = await checkTarget(url.value, targets, targets.resolve);
+  if (!target.ok) {
+    // Why stays in the log: what a name resolves to, or whether it resolves at all, would map the internal
+    // network for any key that may create endpoints.
+    request.log.info({ reason: target.reason }, 'webhook target refused');
+    throw new ValidationError('Refused webhook target.', [{ field: 'url', message: REFUSED_TARGET }]);
+  }
+}
+
 export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions): void {
   // A store failure that is not ours to explain (Postgres, or Kafka for the audit event) is a 503.
   const audit = auditWriter(opts);
-  const audited = (request: FastifyRequest, change: WebhookChange) => (endpoint: WebhookEndpointRecord) =>
-    audit(webhookAuditEvent(apiCallOf(request), change, endpoint));
+  const audited =
+    (request: FastifyRequest, change: WebhookChange, context?: ChangeContext) =>
+    (endpoint: WebhookEndpointRecord) =>
+      audit(webhookAuditEvent(apiCallOf(request), change, endpoint, context));
 
   const idOf = (request: FastifyRequest<{ Params: { id: string } }>) => {
     refuseUnknownQuery(request.query);
@@ -82,16 +103,7 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
     refuseUnknownQuery(request.query);
     const parsed = parseCreateWebhook(request.body);
     if (!parsed.ok) throw new ValidationError('Invalid webhook endpoint.', parsed.errors);
-    const url = parseWebhookUrl(parsed.value.url, opts.targets);
-    if (!url.ok)
-      throw new ValidationError('Invalid webhook endpoint.', [{ field: 'url', message: url.reason }]);
-    const target = await checkTarget(url.value, opts.targets, opts.targets.resolve);
-    if (!target.ok) {
-      // Why stays in the log: what a name resolves to, or whether it resolves at all, would map the internal
-      // network for any key that may create endpoints.
-      request.log.info({ reason: target.reason }, 'webhook target refused');
-      throw new ValidationError('Refused webhook target.', [{ field: 'url', message: REFUSED_TARGET }]);
-    }
+    await checkUrl(request, parsed.value.url, opts.targets);
     const created = await opts.webhooks
       .create(request.principal!.tenantId, parsed.value, audited(request, 'create'))
       .catch(unavailable('postgres'));
@@ -115,6 +127,22 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
     const now = Date.now();
     return webhookListSchema.parse({ endpoints: endpoints.map((e) => listedWebhookView(e, now)) });
   });
+
+  app.patch<{ Params: { id: string } }>(
+    '/audit/webhooks/:id',
+    { config: { scope: 'webhooks:write' } },
+    async (request) => {
+      const id = idOf(request);
+      const parsed = parseUpdateWebhook(request.body);
+      if (!parsed.ok) throw new ValidationError('Invalid webhook endpoint update.', parsed.errors);
+      if (parsed.value.url !== undefined) await checkUrl(request, parsed.value.url, opts.targets);
+      const changed = Object.keys(parsed.value) as (keyof UpdateWebhook)[];
+      const result = await opts.webhooks
+        .update(request.principal!.tenantId, id, parsed.value, audited(request, 'update', { changed }))
+        .catch(unavailable('postgres'));
+      return webhookEndpointSchema.parse(webhookView(endpointOf(result)));
+    },
+  );
 
   app.post<{ Params: { id: string } }>(
     '/audit/webhooks/:id/disable',

@@ -6,6 +6,7 @@ import {
   generateApiKey,
   resolveWithin,
   type Resolve,
+  type WebhookEndpointRecord,
 } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
@@ -27,17 +28,25 @@ const resolve: Resolve = (host) =>
       ? Promise.resolve(zone[host].map((address) => ({ address, family: 4 })))
       : Promise.reject(Object.assign(new Error(`queryA ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
 
+const targets = {
+  allowHttp: false,
+  allowed: allowList([]),
+  ports: DEFAULT_WEBHOOK_PORTS,
+  resolve: resolveWithin(resolve, 50),
+};
+
+// Refused for every reason the guard has: a literal, an internal name, no answer, no answer in time.
+const REFUSED_HOSTS = [
+  'https://10.0.0.1/hook',
+  'https://169.254.169.254/latest/meta-data/',
+  'https://internal.example/hook',
+  'https://nowhere.example/hook',
+  'https://hangs.example/hook',
+];
+
 async function create(url: string) {
   const app = await buildApp(
-    stubAppOptions({
-      auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored },
-      targets: {
-        allowHttp: false,
-        allowed: allowList([]),
-        ports: DEFAULT_WEBHOOK_PORTS,
-        resolve: resolveWithin(resolve, 50),
-      },
-    }),
+    stubAppOptions({ auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored }, targets }),
   );
   const res = await app.inject({
     method: 'POST',
@@ -51,15 +60,7 @@ async function create(url: string) {
 
 describe('POST /audit/webhooks target guard', () => {
   it('refuses every refused host with one answer that tells nothing of the network', async () => {
-    const refused = await Promise.all(
-      [
-        'https://10.0.0.1/hook',
-        'https://169.254.169.254/latest/meta-data/',
-        'https://internal.example/hook',
-        'https://nowhere.example/hook',
-        'https://hangs.example/hook',
-      ].map(create),
-    );
+    const refused = await Promise.all(REFUSED_HOSTS.map(create));
     for (const res of refused) {
       expect(res.statusCode).toBe(422);
       expect(res.json().details).toEqual([{ field: 'url', message: REFUSED_TARGET }]);
@@ -71,6 +72,158 @@ describe('POST /audit/webhooks target guard', () => {
   it('still checks a public name (and only then tries to store it)', async () => {
     // The stub store refuses to be used: reaching it means the target passed the guard.
     expect((await create('https://public.example/hook')).statusCode).toBe(503);
+  });
+});
+
+describe('PATCH /audit/webhooks/{id}', () => {
+  const endpoint: WebhookEndpointRecord = {
+    id: 'wh_0000abcd',
+    tenant_id: stored.tenant_id,
+    url: 'https://public.example/hook',
+    event_filter: ['phi.'],
+    description: 'SIEM',
+    active: false,
+    created_at: new Date(0),
+    disabled_at: new Date(1000),
+    consecutive_failures: 0,
+    last_delivery_at: null,
+    version: 3,
+    previous_secret_expires_at: null,
+    rate_limit_per_second: 25,
+  };
+  const updates: { id: string; changes: object }[] = [];
+  const published: { action: string; details: Record<string, unknown> }[] = [];
+
+  async function update(id: string, payload: unknown, found: 'yes' | 'missing' | 'foreign' = 'yes') {
+    const app = await buildApp(
+      stubAppOptions({
+        auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored },
+        targets,
+        auditLog: {
+          publish: async (events) => {
+            published.push(...(events as typeof published));
+            return [];
+          },
+        },
+        webhooks: {
+          ...stubAppOptions().webhooks,
+          // As the store does: the changes applied, the audit event published before the answer.
+          update: async (_tenant, id, changes, audit) => {
+            updates.push({ id, changes });
+            if (found !== 'yes') return { found: false, reason: found };
+            const changed = { ...endpoint, ...changes, version: endpoint.version + 1 };
+            await audit(changed);
+            return { found: true, value: changed };
+          },
+        },
+      }),
+    );
+    const res = await app.inject({
+      method: 'PATCH',
+      url: `/api/v2/public/audit/webhooks/${id}`,
+      headers: { authorization: `Bearer ${formatApiKey(key)}` },
+      payload: payload as object,
+    });
+    await app.close();
+    return res;
+  }
+
+  it('changes the fields given, answers the endpoint, and writes admin.webhook.update', async () => {
+    const res = await update('wh_0000abcd', {
+      url: 'https://public.example/new?token=t0k3n',
+      description: 'new label',
+      rate_limit_per_second: null,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      id: 'wh_0000abcd',
+      url: 'https://public.example/new?token=t0k3n',
+      event_filter: ['phi.'],
+      description: 'new label',
+      active: false,
+      created_at: '1970-01-01T00:00:00.000+00:00',
+      rate_limit_per_second: null,
+    });
+    expect(updates.at(-1)).toEqual({
+      id: 'wh_0000abcd',
+      changes: {
+        url: 'https://public.example/new?token=t0k3n',
+        description: 'new label',
+        rate_limit_per_second: null,
+      },
+    });
+    expect(published.at(-1)).toMatchObject({
+      action: 'admin.webhook.update',
+      user_id: `api_key:${stored.prefix}`,
+      resource_type: 'webhook_endpoint',
+      resource_id: 'wh_0000abcd',
+      details: {
+        endpoint_id: 'wh_0000abcd',
+        target: 'https://public.example/new',
+        changed: ['url', 'description', 'rate_limit_per_second'],
+        description: 'new label',
+        rate_limit_per_second: null,
+        endpoint_version: 4,
+      },
+    });
+    // Only what was given: the filter did not change, and the URL's query never reaches the trail.
+    expect(published.at(-1)!.details).not.toHaveProperty('event_filter');
+    expect(JSON.stringify(published.at(-1))).not.toContain('t0k3n');
+  });
+
+  it('takes a single field, a limit or an empty filter among them', async () => {
+    expect((await update('wh_0000abcd', { rate_limit_per_second: 10_000 })).json()).toMatchObject({
+      rate_limit_per_second: 10_000,
+    });
+    expect((await update('wh_0000abcd', { event_filter: [] })).json()).toMatchObject({ event_filter: [] });
+    expect(published.at(-1)!.details).toMatchObject({ changed: ['event_filter'], event_filter: [] });
+  });
+
+  it.each([
+    [{}, ['(body)']],
+    [[], ['(body)']],
+    [{ active: true }, ['active', '(body)']],
+    [{ secret: 'mine', description: 'x' }, ['secret']],
+    [{ url: 'ftp://public.example/' }, ['url']],
+    [{ url: 'https://user:pw@public.example/' }, ['url']],
+    [{ url: '' }, ['url']],
+    [{ url: null }, ['url']],
+    [{ url: 'https://public.example/a b' }, ['url']],
+    [{ event_filter: ['PHI.'] }, ['event_filter.0']],
+    [{ event_filter: 'phi.' }, ['event_filter']],
+    [{ event_filter: null }, ['event_filter']],
+    [{ event_filter: Array.from({ length: 51 }, () => 'phi.') }, ['event_filter']],
+    [{ description: 'x'.repeat(501) }, ['description']],
+    [{ description: 'a\u0000b' }, ['description']],
+    [{ description: null }, ['description']],
+    [{ rate_limit_per_second: 0 }, ['rate_limit_per_second']],
+    [{ rate_limit_per_second: 10_001 }, ['rate_limit_per_second']],
+    [{ rate_limit_per_second: 1.5 }, ['rate_limit_per_second']],
+    [{ rate_limit_per_second: '5' }, ['rate_limit_per_second']],
+  ])('refuses %j with a 422 naming %j, changing nothing', async (payload, fields) => {
+    const before = updates.length;
+    const res = await update('wh_0000abcd', payload);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().error).toBe('invalid_request');
+    expect(res.json().details.map((d: { field: string }) => d.field)).toEqual(fields);
+    expect(updates.length).toBe(before);
+  });
+
+  it('refuses every refused host with the one answer creation gives, before the store is asked', async () => {
+    const before = updates.length;
+    const refused = await Promise.all(REFUSED_HOSTS.map((url) => update('wh_0000abcd', { url })));
+    for (const res of refused) {
+      expect(res.statusCode).toBe(422);
+      expect(res.json().details).toEqual([{ field: 'url', message: REFUSED_TARGET }]);
+    }
+    expect(new Set(refused.map((res) => res.body)).size).toBe(1);
+    expect(updates.length).toBe(before);
+  });
+
+  it("answers 404 for an unknown or malformed id and 403 for another tenant's endpoint", async () => {
+    expect((await update('wh_0000abcd', { description: 'x' }, 'missing')).statusCode).toBe(404);
+    expect((await update('wh_nothex!', { description: 'x' })).statusCode).toBe(404);
+    expect((await update('wh_0000abcd', { description: 'x' }, 'foreign')).statusCode).toBe(403);
   });
 });
 
@@ -88,6 +241,7 @@ describe('POST /audit/webhooks/{id}/rotate-secret', () => {
     last_delivery_at: null,
     version: 2,
     previous_secret_expires_at: new Date(Date.UTC(2026, 10, 27)),
+    rate_limit_per_second: null,
   };
   const calls: { id: string; overlap: number }[] = [];
 

@@ -3,17 +3,24 @@ import { createDocument } from 'zod-openapi';
 import { exportJobBodySchema, exportJobsQuerySchema } from '../domain/export-job-request.js';
 import { exportBodySchema, exportQuerySchema, listQuerySchema } from '../domain/list-query.js';
 import { webhookAttemptsQuerySchema } from '../domain/webhook-attempts-query.js';
-import { createWebhookBodySchema, rotateSecretBodySchema } from '../domain/webhook-request.js';
+import {
+  createWebhookBodySchema,
+  rotateSecretBodySchema,
+  updateWebhookBodySchema,
+} from '../domain/webhook-request.js';
+import { replayBodySchema } from '../domain/webhook-replay-request.js';
 import { API_PREFIX } from './api-prefix.js';
 import { exportJobListSchema, exportJobSchema } from './export-jobs.schema.js';
 import { errorResponse, json, operation, rateLimitHeaders } from './openapi.responses.js';
 import { auditEventSchema, exportEnvelopeSchema, listResponseSchema } from './read-api.schema.js';
 import { webhookAttemptListSchema } from './webhook-attempts.schema.js';
+import { webhookReplaySchema } from './webhook-replays.schema.js';
 import {
   createdWebhookSchema,
   rotatedWebhookSecretSchema,
   webhookEndpointSchema,
   webhookListSchema,
+  webhookTestResultSchema,
 } from './webhooks.schema.js';
 
 const webhookIdParam = z.object({
@@ -31,6 +38,13 @@ const eventLinks = (events: string) => ({
   GetFirstEvent: link('getEvent', 'event_id', `${events}/0/event_id`, 'The first event of the answer.'),
 });
 const webhookLinks = (endpoint: string) => ({
+  UpdateWebhook: link(
+    'updateWebhook',
+    'id',
+    `${endpoint}/id`,
+    "Change this endpoint's URL, filter, label or rate.",
+  ),
+  TestWebhook: link('testWebhook', 'id', `${endpoint}/id`, 'Send this endpoint a signed test payload.'),
   RotateWebhookSecret: link('rotateWebhookSecret', 'id', `${endpoint}/id`, "Rotate this endpoint's secret."),
   DisableWebhook: link('disableWebhook', 'id', `${endpoint}/id`, 'Disable this endpoint.'),
   DeleteWebhook: link('deleteWebhook', 'id', `${endpoint}/id`, 'Delete this endpoint.'),
@@ -297,6 +311,57 @@ export function openApiDocument() {
             },
           }),
         },
+        '/audit/webhooks/{id}/test': {
+          post: operation('webhooks:write', [400, 403, 404, 413, 415, 422], {
+            operationId: 'testWebhook',
+            tags: ['Webhooks'],
+            summary: 'Send the endpoint a signed test payload now, and answer what came of it.',
+            description:
+              'The gateway POSTs a payload of type `webhook.test` (the delivery envelope, a fresh `id`, no audit event behind it), signed with the live secrets as a delivery is, through the same target guard, and answers the outcome whatever the receiver said. Not a delivery: not retried, not recorded as an attempt, outside the failure count. Written to the trail as `admin.webhook.test` before it is sent. Takes no body (an empty object is tolerated).',
+            requestParams: { path: webhookIdParam },
+            ok: {
+              description: 'What the receiver answered, or why it did not.',
+              ...json(webhookTestResultSchema),
+            },
+            more: {
+              409: errorResponse(
+                'EndpointInactive',
+                'The endpoint is inactive (`endpoint_inactive`): it is sent nothing.',
+                undefined,
+                rateLimitHeaders,
+              ),
+            },
+          }),
+        },
+        '/audit/webhooks/{id}/replay': {
+          post: operation('webhooks:write', [400, 403, 404, 413, 415, 422], {
+            operationId: 'replayWebhook',
+            tags: ['Webhooks'],
+            summary: "Send the endpoint again the tenant's events ingested in a window.",
+            description:
+              'Every event ingested in `[since, until)` that the endpoint\'s filter matches is delivered again, with the same `id` and body bytes as its first delivery, marked as a replay; paced by a dispatcher, which records its progress (docs/webhooks.md, "Replays"). One replay per endpoint at a time; the window ends by now and spans at most `WEBHOOK_REPLAY_MAX_DAYS` (default 31). Written to the trail as `admin.webhook.replay`.',
+            requestParams: { path: webhookIdParam },
+            requestBody: { required: true, ...json(replayBodySchema) },
+            okStatus: 202,
+            ok: { description: 'The replay, queued.', ...json(webhookReplaySchema) },
+            more: {
+              409: errorResponse(
+                'ReplayRefused',
+                'The endpoint is inactive (`endpoint_inactive`), or a replay of it is queued or running (`replay_in_progress`).',
+                undefined,
+                rateLimitHeaders,
+              ),
+            },
+          }),
+          get: operation('audit:read', [403, 404, 422], {
+            operationId: 'getWebhookReplay',
+            tags: ['Webhooks'],
+            summary: "The endpoint's newest replay and how far it got.",
+            description: "404 before the endpoint's first replay.",
+            requestParams: { path: webhookIdParam },
+            ok: { description: 'The replay.', ...json(webhookReplaySchema) },
+          }),
+        },
         '/audit/webhooks/{id}/attempts': {
           get: operation('audit:read', [403, 404, 422], {
             operationId: 'listWebhookAttempts',
@@ -310,6 +375,20 @@ export function openApiDocument() {
           }),
         },
         '/audit/webhooks/{id}': {
+          patch: operation('webhooks:write', [400, 403, 404, 413, 415, 422], {
+            operationId: 'updateWebhook',
+            tags: ['Webhooks'],
+            summary: "Change an endpoint's URL, filter, label or rate limit.",
+            description:
+              'The fields given change; the others stay. Each is checked as at creation, a new URL by the target guard too. Events written after the answer are delivered as the endpoint is now. An inactive endpoint can be changed and stays inactive; its secret never changes here.',
+            requestParams: { path: webhookIdParam },
+            requestBody: { required: true, ...json(updateWebhookBodySchema) },
+            ok: {
+              description: 'The endpoint as changed.',
+              ...json(webhookEndpointSchema),
+              links: { TestWebhook: webhookLinks('').TestWebhook },
+            },
+          }),
           delete: operation('webhooks:write', [403, 404, 422], {
             operationId: 'deleteWebhook',
             tags: ['Webhooks'],

@@ -81,7 +81,7 @@ function app(
 
 type Case = [
   name: string,
-  method: 'get' | 'post',
+  method: 'get' | 'post' | 'patch',
   docPath: string,
   url: string,
   options?: Parameters<typeof app>[0] & { headers?: Record<string, string>; body?: string },
@@ -95,6 +95,9 @@ const JOB_PATH = '/audit/exports/{id}';
 const DOWNLOAD = '/audit/exports/{id}/download';
 const JOB = '{"format":"csv","since":"2026-09-01T00:00:00Z"}';
 const exporter = { scopes: ['audit:export' as const] };
+const webhookWriter = { scopes: ['webhooks:write' as const] };
+const WEBHOOK = '/audit/webhooks/{id}';
+const WEBHOOK_TEST = '/audit/webhooks/{id}/test';
 const json = { 'content-type': 'application/json' };
 const cases: Case[] = [
   ['list page with more', 'get', LIST, '/audit/events?limit=2'],
@@ -145,6 +148,28 @@ const cases: Case[] = [
     `/audit/exports/${succeeded.jobId}/download`,
     { key: exporter, headers: { range: 'bytes=100-' } },
   ],
+  [
+    'webhook update 422',
+    'patch',
+    WEBHOOK,
+    '/audit/webhooks/wh_0000abcd',
+    { key: webhookWriter, headers: json, body: '{}' },
+  ],
+  [
+    'webhook update 404',
+    'patch',
+    WEBHOOK,
+    '/audit/webhooks/nope',
+    { key: webhookWriter, headers: json, body: '{"description":"x"}' },
+  ],
+  [
+    'webhook test 422',
+    'post',
+    WEBHOOK_TEST,
+    '/audit/webhooks/wh_0000abcd/test',
+    { key: webhookWriter, headers: json, body: '{"x":1}' },
+  ],
+  ['webhook test 404', 'post', WEBHOOK_TEST, '/audit/webhooks/nope/test', { key: webhookWriter }],
 ];
 
 describe('OpenAPI document', () => {
@@ -209,6 +234,8 @@ describe('OpenAPI document', () => {
       'createWebhook DisableWebhook',
       'createWebhook ListWebhookAttempts',
       'createWebhook RotateWebhookSecret',
+      'createWebhook TestWebhook',
+      'createWebhook UpdateWebhook',
       'disableWebhook DeleteWebhook',
       'exportEvents GetFirstEvent',
       'getExportJob DownloadExportJob',
@@ -218,7 +245,10 @@ describe('OpenAPI document', () => {
       'listWebhooks DisableWebhook',
       'listWebhooks ListWebhookAttempts',
       'listWebhooks RotateWebhookSecret',
+      'listWebhooks TestWebhook',
+      'listWebhooks UpdateWebhook',
       'rotateWebhookSecret DisableWebhook',
+      'updateWebhook TestWebhook',
     ]);
     expect(problems).toEqual([]);
   });
@@ -263,6 +293,7 @@ describe('OpenAPI document', () => {
       last_delivery_at: null,
       version: 2,
       previous_secret_expires_at: new Date(3_600_000),
+      rate_limit_per_second: null,
     };
     type Schema = { example?: unknown; properties?: Record<string, Schema>; $ref?: string };
     const schemas = (document.components as { schemas: Record<string, Schema> }).schemas;
@@ -292,10 +323,13 @@ describe('OpenAPI document', () => {
         webhooks: {
           ...stubAppOptions().webhooks,
           create: async () => null,
+          update: async () => ({ found: true, value: rotatedEndpoint }),
           rotateSecret: async () => ({
             found: true,
             value: { endpoint: rotatedEndpoint, secret: 'ab'.repeat(32) },
           }),
+          // A replay already running: the request itself was accepted (409, as creation's 409 above).
+          startReplay: async () => ({ found: true, value: { inProgress: true } }),
         },
       }),
     );

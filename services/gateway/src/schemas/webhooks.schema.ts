@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { formatTimestamp, type WebhookEndpointRecord } from '@audit/shared';
+import { MAX_RATE_LIMIT_PER_SECOND } from '../domain/webhook-request.js';
 
 const time = z.string().meta({ description: 'UTC, millisecond precision, with a `+00:00` offset.' });
 
-/** Spec "Webhook endpoint" as create and disable return it. */
+/** Spec "Webhook endpoint" as create, update, disable and rotation return it. */
 export const webhookEndpointSchema = z
   .object({
     id: z
@@ -15,6 +16,12 @@ export const webhookEndpointSchema = z
     description: z.string(),
     active: z.boolean().meta({ description: '`true` while deliveries are dispatched; never re-enabled.' }),
     created_at: time,
+    rate_limit_per_second: z
+      .int()
+      .min(1)
+      .max(MAX_RATE_LIMIT_PER_SECOND)
+      .nullable()
+      .meta({ description: 'At most this many delivery attempts a second; `null`: no limit.' }),
   })
   .meta({ id: 'WebhookEndpoint' });
 
@@ -68,6 +75,25 @@ export const webhookListSchema = z
   .object({ endpoints: z.array(listedWebhookEndpointSchema) })
   .meta({ id: 'WebhookList' });
 
+/** What a test send did (docs/webhooks.md "Test deliveries"): the receiver's answer, or why there was none. */
+export const webhookTestResultSchema = z
+  .object({
+    delivered: z.boolean().meta({ description: 'The receiver answered 2xx within the timeout.' }),
+    status_code: z
+      .int()
+      .nullable()
+      .meta({ description: "The receiver's status; `null` when none came back.", example: 204 }),
+    latency_ms: z.int().min(0).meta({ description: 'From the start of the send to the last byte read.' }),
+    error: z.string().nullable().meta({
+      description:
+        'Why it failed, as a delivery attempt says it (`status 500`, `timeout after 10000 ms`, `connection refused`); `null` when delivered.',
+    }),
+    id: z.string().meta({
+      description: "The test payload's `id` (and `webhook-id` header): a fresh UUID for every send.",
+    }),
+  })
+  .meta({ id: 'WebhookTestResult' });
+
 const ms = (d: Date) => formatTimestamp(d.getTime());
 
 export const webhookView = (r: WebhookEndpointRecord) => ({
@@ -77,6 +103,7 @@ export const webhookView = (r: WebhookEndpointRecord) => ({
   description: r.description,
   active: r.active,
   created_at: ms(r.created_at),
+  rate_limit_per_second: r.rate_limit_per_second,
 });
 
 /** The end of a rotation's overlap while it runs (`now` by the gateway's clock), else null. */

@@ -28,6 +28,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     },
     exportJobRequests: { publish: async () => undefined },
     exportJobLimits: { inFlight: 3, maxWindowDays: 366 },
+    replayMaxDays: 31,
     exportFiles: { size: async () => null, read: async () => Readable.from([]) },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,
@@ -36,7 +37,11 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     metrics: new Registry(),
     webhooks: {
       create: unused,
+      update: unused,
+      signing: unused,
       rotateSecret: unused,
+      startReplay: unused,
+      latestReplay: unused,
       list: async () => [],
       disable: unused,
       remove: unused,
@@ -44,6 +49,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
       attempts: async () => ({ found: true, value: [] }),
     },
     targets: { allowHttp: false, allowed: allowList([]), ports: DEFAULT_WEBHOOK_PORTS, resolve: unused },
+    testSender: { send: unused },
     ...overrides,
   };
 }

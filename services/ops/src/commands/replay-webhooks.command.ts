@@ -1,10 +1,9 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
 import {
-  decodeAuditRecord,
-  deliveryPayload,
   jobHeaders,
-  matchesFilter,
+  replayJob,
+  replayRanges,
   webhooksRepository,
   type AuditEventRecord,
   type Codec,
@@ -14,8 +13,6 @@ import { readRanges } from '../adapters/topic-reader.js';
 import type { ReplayWebhooksRequest } from '../domain/replay-request.js';
 import { CliError } from './cli-error.js';
 
-// A record reaches Kafka at most this long after ingest stamped it (the ingest publish timeout, with room).
-const PUBLISH_SLACK_MS = 60_000;
 const SEND_CHUNK = 500;
 
 export interface ReplayContext {
@@ -52,46 +49,22 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
   await admin.connect();
   let ranges;
   try {
-    // Offsets by record timestamp; kafkajs answers the end offset where no record is as late.
-    const [from, to] = await Promise.all([
-      admin.fetchTopicOffsetsByTimestamp(topic, r.since),
-      admin.fetchTopicOffsetsByTimestamp(topic, until + PUBLISH_SLACK_MS),
-    ]);
-    ranges = from.map((p) => ({
-      topic,
-      partition: p.partition,
-      from: BigInt(p.offset),
-      to: BigInt(to.find((e) => e.partition === p.partition)?.offset ?? p.offset),
-    }));
+    ranges = await replayRanges(admin, topic, r.since, until);
   } finally {
     await admin.disconnect();
   }
   const records = await readRanges(ctx.kafka, ranges, { deadlineMs: ctx.deadlineMs, progress: ctx.progress });
   const now = ctx.now();
+  const target = {
+    endpointId: endpoint.id,
+    tenantId: r.tenant,
+    filter: endpoint.event_filter,
+    since: r.since,
+    until,
+  };
   const jobs = records.flatMap((record) => {
-    const event = decodeAuditRecord(ctx.codec, record.value);
-    if (
-      !event ||
-      event.tenant_id !== r.tenant ||
-      event.ingested_at < r.since ||
-      event.ingested_at >= until ||
-      !matchesFilter(endpoint.event_filter, event.action)
-    ) {
-      return [];
-    }
-    const job = {
-      endpointId: endpoint.id,
-      tenantId: event.tenant_id,
-      eventId: event.event_id,
-      body: deliveryPayload(event),
-      attempt: 1,
-      dueAt: now,
-      notBefore: null,
-      replay: true,
-      origin: { topic: record.topic, partition: record.partition, offset: record.offset },
-      lastError: null,
-    };
-    return [{ key: endpoint.id, value: job.body, headers: jobHeaders(job) }];
+    const job = replayJob(ctx.codec, record, target, now);
+    return job ? [{ key: endpoint.id, value: job.body, headers: jobHeaders(job) }] : [];
   });
   if (!r['dry-run']) {
     for (let i = 0; i < jobs.length; i += SEND_CHUNK) {

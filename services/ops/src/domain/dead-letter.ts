@@ -1,19 +1,9 @@
-import { jobFromRecord, jobHeaders } from '@audit/shared';
+import { jobFromRecord, jobHeaders, type TopicRecord } from '@audit/shared';
 
 export const DEAD_LETTER_QUEUES = ['projector', 'webhooks'] as const;
 export type DeadLetterQueue = (typeof DEAD_LETTER_QUEUES)[number];
 
-/** A record as read from a topic, headers as text. */
-export interface TopicRecord {
-  topic: string;
-  partition: number;
-  offset: string;
-  /** Epoch ms the broker stamped: when the record was dead-lettered. */
-  timestamp: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: Record<string, string>;
-}
+export type { TopicRecord };
 
 export interface DeadLetterView {
   queue: DeadLetterQueue;

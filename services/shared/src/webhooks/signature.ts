@@ -28,3 +28,16 @@ export function signatureHeaders(
     [STANDARD_WEBHOOK_HEADERS.signature]: signStandardWebhook(messageId, unixSeconds, body, secrets),
   };
 }
+
+/**
+ * The secrets an attempt at `now` is signed with (docs/webhooks.md "Secrets"): the current one, and the one a
+ * rotation replaced while its overlap runs.
+ */
+export function liveSecrets(
+  endpoint: { secret: string; previous: { secret: string; expiresAt: number } | null },
+  now: number,
+): string[] {
+  return endpoint.previous && now < endpoint.previous.expiresAt
+    ? [endpoint.secret, endpoint.previous.secret]
+    : [endpoint.secret];
+}

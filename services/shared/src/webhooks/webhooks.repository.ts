@@ -15,6 +15,8 @@ export interface WebhookEndpointRecord {
   version: number;
   /** When the secret a rotation replaced stops signing deliveries, or null (no overlap running). */
   previous_secret_expires_at: Date | null;
+  /** Delivery attempts a second at most (docs/webhooks.md "Rate limit"), or null: no limit. */
+  rate_limit_per_second: number | null;
 }
 
 export interface StoredWebhookEndpoint extends WebhookEndpointRecord {
@@ -24,13 +26,18 @@ export interface StoredWebhookEndpoint extends WebhookEndpointRecord {
 
 export type NewWebhookEndpoint = Pick<
   StoredWebhookEndpoint,
-  'id' | 'tenant_id' | 'url' | 'event_filter' | 'description' | 'secret_sealed'
+  'id' | 'tenant_id' | 'url' | 'event_filter' | 'description' | 'rate_limit_per_second' | 'secret_sealed'
+>;
+
+/** What an update changes: the fields given; an absent one stays as it is (a null rate removes the limit). */
+export type WebhookEndpointChanges = Partial<
+  Pick<WebhookEndpointRecord, 'url' | 'event_filter' | 'description' | 'rate_limit_per_second'>
 >;
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
 const COLUMNS =
-  'id, tenant_id, url, event_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at, version, previous_secret_expires_at';
+  'id, tenant_id, url, event_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at, version, previous_secret_expires_at, rate_limit_per_second';
 const SECRETS = 'secret_sealed, previous_secret_sealed';
 
 // Namespaces our advisory locks (the first key of the two-key form) away from any other user of the database.
@@ -39,7 +46,7 @@ const TENANT_LOCK_CLASS = 7;
 /** Postgres channel on which every endpoint change is announced (payload `id:change`), at commit. */
 export const ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoints';
 
-export type EndpointChange = 'create' | 'disable' | 'delete' | 'auto_disable' | 'rotate_secret';
+export type EndpointChange = 'create' | 'update' | 'disable' | 'delete' | 'auto_disable' | 'rotate_secret';
 
 export interface DeliveryAttempt {
   endpoint_id: string;
@@ -78,14 +85,16 @@ export const webhooksRepository = {
   async insert(db: Queryable, endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRecord> {
     try {
       const { rows } = await db.query<WebhookEndpointRecord>(
-        `INSERT INTO webhook_endpoints (id, tenant_id, url, event_filter, description, secret_sealed)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        `INSERT INTO webhook_endpoints (id, tenant_id, url, event_filter, description, rate_limit_per_second,
+           secret_sealed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
         [
           endpoint.id,
           endpoint.tenant_id,
           endpoint.url,
           endpoint.event_filter,
           endpoint.description,
+          endpoint.rate_limit_per_second,
           endpoint.secret_sealed,
         ],
       );
@@ -119,6 +128,33 @@ export const webhooksRepository = {
       `UPDATE webhook_endpoints SET active = false, disabled_at = coalesce(disabled_at, now())
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id],
+    );
+    return rows[0] ?? null;
+  },
+
+  /**
+   * Changes the fields given and moves the endpoint's version on; the others keep their values. The rate limit
+   * can be set to null (no limit), so whether it was given is a parameter of its own.
+   */
+  async update(
+    db: Queryable,
+    id: string,
+    changes: WebhookEndpointChanges,
+  ): Promise<WebhookEndpointRecord | null> {
+    const { rows } = await db.query<WebhookEndpointRecord>(
+      `UPDATE webhook_endpoints SET url = coalesce($2, url), event_filter = coalesce($3, event_filter),
+         description = coalesce($4, description),
+         rate_limit_per_second = CASE WHEN $5 THEN $6::integer ELSE rate_limit_per_second END,
+         version = version + 1
+       WHERE id = $1 RETURNING ${COLUMNS}`,
+      [
+        id,
+        changes.url ?? null,
+        changes.event_filter ?? null,
+        changes.description ?? null,
+        changes.rate_limit_per_second !== undefined,
+        changes.rate_limit_per_second ?? null,
+      ],
     );
     return rows[0] ?? null;
   },

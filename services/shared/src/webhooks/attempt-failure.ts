@@ -1,6 +1,13 @@
 // Failure texts are stored with the attempt and may be shown to the tenant: they are built from status codes
 // and error codes only, never from messages, which could carry the URL (and a token in its query).
 
+/**
+ * A target the guard refused, whatever its address: the owner reads this text (attempts, test sends), and which
+ * address a name resolved to would map the internal network for whoever points a name of theirs at it (as a
+ * creation's refusal says nothing of it either).
+ */
+export const REFUSED_TARGET_FAILURE = 'refused target: the host does not resolve to public addresses only';
+
 const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
@@ -32,7 +39,7 @@ export function statusFailure(status: number): string | null {
 
 export function errorFailure(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ERR_REFUSED_TARGET' && error instanceof Error) return error.message;
+  if (code === 'ERR_REFUSED_TARGET') return REFUSED_TARGET_FAILURE;
   if (typeof code !== 'string') return 'request failed';
   if (TIMEOUT_CODES.has(code)) return `timeout after ${timeoutMs} ms`;
   if (Object.hasOwn(CONNECTION_CODES, code)) return CONNECTION_CODES[code]!;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { allowList, DEFAULT_WEBHOOK_PORTS, type Resolve } from '@audit/shared';
+import { allowList, DEFAULT_WEBHOOK_PORTS } from './target-policy.js';
+import type { Resolve } from './webhook-target.js';
 import { httpReceiver, type Handler, type LoopbackServer } from '../test-support/loopback-servers.js';
 import { webhookClient, type WebhookClient } from './webhook.client.js';
 

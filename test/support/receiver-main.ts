@@ -1,4 +1,4 @@
-// A fast local webhook receiver run as its own process (bench/lib/receiver-process.ts starts it): answers every
+// A fast local webhook receiver run as its own process (test/support/receiver-process.ts starts it): answers every
 // POST with 204 and counts what it got; control calls under /_ctl/ reset the counters and read them. Prints
 // `PORT <n>` once listening.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

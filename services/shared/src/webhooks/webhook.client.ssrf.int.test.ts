@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowList, DEFAULT_WEBHOOK_PORTS, type Resolve } from '@audit/shared';
+import { allowList, DEFAULT_WEBHOOK_PORTS } from './target-policy.js';
+import type { Resolve } from './webhook-target.js';
 import { serversOnOnePort } from '../test-support/loopback-servers.js';
 import { guardedConnector } from './guarded-connector.js';
+import { REFUSED_TARGET_FAILURE } from './attempt-failure.js';
 import { webhookClient, type WebhookClient } from './webhook.client.js';
 
 // Only 127.0.0.2 is opened: the counting server on 127.0.0.1 (same port) stands for the internal network.
@@ -63,7 +65,7 @@ describe('webhookClient target guard', () => {
       headers,
     });
     expect(result).toMatchObject({ ok: false, status: null });
-    expect(result.ok || result.error).toMatch(/^refused target: \S+ \(loopback\)$/);
+    expect(result.ok || result.error).toBe(REFUSED_TARGET_FAILURE);
     expect(servers.counter.connections()).toBe(0);
   });
 
@@ -107,7 +109,7 @@ describe('webhookClient target guard', () => {
       );
     // Two honest answers let the first delivery through (pre-check and connect); every later one is refused.
     expect(results.map((r) => r.ok)).toEqual([honest === 2, false, false, false, false]);
-    expect(results.at(-1)).toMatchObject({ error: 'refused target: 127.0.0.1 (loopback)' });
+    expect(results.at(-1)).toMatchObject({ error: REFUSED_TARGET_FAILURE });
     expect(servers.counter.connections()).toBe(0);
   });
 

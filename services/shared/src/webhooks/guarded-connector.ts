@@ -1,7 +1,8 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP, type BlockList, type LookupFunction } from 'node:net';
 import { buildConnector } from 'undici';
-import { refusedRange, type Resolve } from '@audit/shared';
+import { refusedRange } from './target-policy.js';
+import type { Resolve } from './webhook-target.js';
 
 export class RefusedTargetError extends Error {
   readonly code = 'ERR_REFUSED_TARGET';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { CappedMap, parseWebhookUrl, type Resolve, type TargetRules } from '@audit/shared';
+import { CappedMap } from '../capped-map.js';
 import { errorFailure, retryAfter, statusFailure } from './attempt-failure.js';
 import {
   checkedAddresses,
@@ -9,6 +9,7 @@ import {
   literalRefusal,
   type RefusedTargetError,
 } from './guarded-connector.js';
+import { parseWebhookUrl, type Resolve, type TargetRules } from './webhook-target.js';
 
 export interface DeliveryRequest {
   /** Whose connections carry it: each endpoint has its own. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorFailure, retryAfter, statusFailure } from './attempt-failure.js';
+import { errorFailure, REFUSED_TARGET_FAILURE, retryAfter, statusFailure } from './attempt-failure.js';
 import { RefusedTargetError } from './guarded-connector.js';
 
 const coded = (code: string, message = 'connect to https://siem.example.com/hook?token=secret failed') =>
@@ -39,10 +39,9 @@ describe('errorFailure', () => {
     expect(errorFailure(coded(code), 10_000)).toBe(text);
   });
 
-  it('keeps the refused target text, which names only the address and its range', () => {
-    expect(errorFailure(new RefusedTargetError('10.0.0.1', 'private'), 10_000)).toBe(
-      'refused target: 10.0.0.1 (private)',
-    );
+  it('says a target was refused without naming its address, which would map the internal network', () => {
+    expect(errorFailure(new RefusedTargetError('10.0.0.1', 'private'), 10_000)).toBe(REFUSED_TARGET_FAILURE);
+    expect(REFUSED_TARGET_FAILURE).not.toMatch(/\d/);
   });
 
   it.each([new Error('https://siem.example.com/?token=secret'), 'boom', null, undefined])(

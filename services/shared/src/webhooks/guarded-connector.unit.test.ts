@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { allowList, type Resolve } from '@audit/shared';
+import { allowList } from './target-policy.js';
+import type { Resolve } from './webhook-target.js';
 import { checkedAddresses, guardedLookup } from './guarded-connector.js';
 
 const allowed = allowList(['127.0.0.2/32']);

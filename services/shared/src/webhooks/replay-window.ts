@@ -1,0 +1,81 @@
+import type { Admin } from 'kafkajs';
+import type { AuditEventRecord } from '../audit-event/audit-event.js';
+import { decodeAuditRecord } from '../audit-event/decode-record.js';
+import type { Codec } from '../codec/single-object.codec.js';
+import type { PartitionRange, TopicRecord } from '../kafka/range-reader.js';
+import type { DeliveryJob } from './delivery-job.js';
+import { deliveryPayload } from './delivery-payload.js';
+import { matchesFilter } from './event-filter.js';
+
+// A record reaches Kafka at most this long after ingest stamped it (the ingest publish timeout, with room).
+const PUBLISH_SLACK_MS = 60_000;
+
+/** What a replay sends again: an endpoint's events ingested in [since, until) (docs/webhooks.md "Replays"). */
+export interface ReplayTarget {
+  endpointId: string;
+  tenantId: string;
+  filter: readonly string[];
+  since: number;
+  until: number;
+}
+
+/**
+ * Where the audit topic holds every record ingested in [since, until): by record timestamp, from `since` to
+ * `until` and the publish slack, in the partitions asked for (all when none are named). kafkajs answers the end
+ * offset where no record is as late.
+ */
+export async function replayRanges(
+  admin: Pick<Admin, 'fetchTopicOffsetsByTimestamp'>,
+  topic: string,
+  since: number,
+  until: number,
+  partitions?: readonly number[],
+): Promise<PartitionRange[]> {
+  const [from, to] = await Promise.all([
+    admin.fetchTopicOffsetsByTimestamp(topic, since),
+    admin.fetchTopicOffsetsByTimestamp(topic, until + PUBLISH_SLACK_MS),
+  ]);
+  return from
+    .filter((p) => !partitions || partitions.includes(p.partition))
+    .map((p) => ({
+      topic,
+      partition: p.partition,
+      from: BigInt(p.offset),
+      to: BigInt(to.find((e) => e.partition === p.partition)?.offset ?? p.offset),
+    }));
+}
+
+/**
+ * The delivery a replay makes of one audit record, or null when it is not the target's (another tenant, outside
+ * the window, not matching the filter, or not decodable): attempt 1, due at `now`, marked as a replay, with the
+ * same payload bytes and event id as its first delivery, through the normal retry path.
+ */
+export function replayJob(
+  codec: Codec<AuditEventRecord>,
+  record: TopicRecord,
+  target: ReplayTarget,
+  now: number,
+): DeliveryJob | null {
+  const event = decodeAuditRecord(codec, record.value);
+  if (
+    !event ||
+    event.tenant_id !== target.tenantId ||
+    event.ingested_at < target.since ||
+    event.ingested_at >= target.until ||
+    !matchesFilter(target.filter, event.action)
+  ) {
+    return null;
+  }
+  return {
+    endpointId: target.endpointId,
+    tenantId: event.tenant_id,
+    eventId: event.event_id,
+    body: deliveryPayload(event),
+    attempt: 1,
+    dueAt: now,
+    notBefore: null,
+    replay: true,
+    origin: { topic: record.topic, partition: record.partition, offset: record.offset },
+    lastError: null,
+  };
+}
