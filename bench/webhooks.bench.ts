@@ -7,6 +7,7 @@ import {
   deliveryPayload,
   SIGNATURE_HEADER,
   signatureHeaders,
+  signingKey,
   signWebhook,
   sleep,
   topics,
@@ -427,12 +428,15 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
     return (used.user + used.system) / SIGNING_ROUNDS;
   };
   const signedAt = Math.floor(Date.now() / 1000);
-  const specOnly = signing(() => signWebhook(body, first.secret, signedAt));
+  // As the dispatcher signs since the second scheme came: with the secret as a KeyObject.
+  const key = signingKey(first.secret);
+  const specText = signing(() => signWebhook(body, first.secret, signedAt));
+  const specOnly = signing(() => signWebhook(body, key, signedAt));
   const eventId = '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90';
-  const both = signing(() => signatureHeaders(eventId, body, [first.secret], signedAt));
+  const both = signing(() => signatureHeaders(eventId, body, [key], signedAt));
   report(
     'signing an attempt (CPU per attempt)',
-    `X-Service-Signature alone ${fmt(specOnly, 2)} µs, with Standard Webhooks ${fmt(both, 2)} µs: +${fmt(both - specOnly, 2)} µs`,
+    `X-Service-Signature alone ${fmt(specOnly, 2)} µs (${fmt(specText, 2)} µs with the secret as text, as before), with Standard Webhooks ${fmt(both, 2)} µs: +${fmt(both - specOnly, 2)} µs`,
     '',
   );
 

@@ -7,7 +7,13 @@
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { Pool } from 'undici';
-import { auditEventCodec, deliveryPayload, signatureHeaders, type DeliveryAttempt } from '@audit/shared';
+import {
+  auditEventCodec,
+  deliveryPayload,
+  signatureHeaders,
+  signingKey,
+  type DeliveryAttempt,
+} from '@audit/shared';
 
 const ROWS_PER_WRITE = 100;
 
@@ -43,11 +49,12 @@ export async function floorPipeline(opts: FloorOptions): Promise<{ stop(): Promi
   const codec = auditEventCodec();
   // Requests beyond `inFlight` queue in the pool: at most that many are on the wire, as in the dispatcher's lane.
   const http = new Pool(opts.origin, { connections: opts.inFlight });
+  const keys = [signingKey(opts.secret)];
   const deliver = async (value: Buffer): Promise<DeliveryAttempt> => {
     const event = codec.decode(value);
     const body = deliveryPayload(event);
     const started = Date.now();
-    const signatures = signatureHeaders(event.event_id, body, [opts.secret], Math.floor(started / 1000));
+    const signatures = signatureHeaders(event.event_id, body, keys, Math.floor(started / 1000));
     const res = await http.request({
       path: opts.path,
       method: 'POST',

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signWebhook, verifyWebhookSignature } from './index.js';
@@ -18,6 +18,10 @@ describe('webhook signatures', () => {
       .update(`t=${t}.${body.toString('utf8')}`)
       .digest('hex');
     expect(header).toBe(`t=${t},v1=${expected}`);
+  });
+
+  it('signs the same with the secret as a KeyObject of its bytes, as a sender keeps it', () => {
+    expect(signWebhook(body, createSecretKey(Buffer.from(secret)), t)).toBe(header);
   });
 
   it('signs with every secret given, one v1 each, which a holder of either verifies', () => {

@@ -3,6 +3,7 @@ import {
   ENDPOINT_CHANGES_CHANNEL,
   loggableError,
   secretBinding,
+  signingKey,
   sleep,
   webhooksRepository,
   type Logger,
@@ -43,10 +44,10 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
           tenantId: row.tenant_id,
           url: row.url,
           filter: row.event_filter,
-          secret: opts.box.open(row.secret_sealed, binding),
+          secret: signingKey(opts.box.open(row.secret_sealed, binding)),
           previous:
             row.previous_secret_sealed && expiresAt !== undefined && expiresAt > Date.now()
-              ? { secret: opts.box.open(row.previous_secret_sealed, binding), expiresAt }
+              ? { secret: signingKey(opts.box.open(row.previous_secret_sealed, binding)), expiresAt }
               : null,
           version: row.version,
           ratePerSecond: row.rate_limit_per_second,

@@ -1,14 +1,14 @@
-import { matchesFilter } from '@audit/shared';
+import { matchesFilter, type WebhookSecret } from '@audit/shared';
 
-/** An active endpoint as the dispatcher needs it, secrets opened. */
+/** An active endpoint as the dispatcher needs it, secrets opened (as signing keys: `signingKey`). */
 export interface ActiveEndpoint {
   id: string;
   tenantId: string;
   url: string;
   filter: readonly string[];
-  secret: string;
+  secret: WebhookSecret;
   /** The secret a rotation replaced, and when it stops signing (epoch ms), while its overlap may run. */
-  previous: { secret: string; expiresAt: number } | null;
+  previous: { secret: WebhookSecret; expiresAt: number } | null;
   /** The endpoint's change count (docs/webhooks.md "Delivery"). */
   version: number;
   /** Attempts a second at most, across every dispatcher process, or null (docs/webhooks.md "Rate limit"). */

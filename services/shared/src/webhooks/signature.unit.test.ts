@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signatureHeaders, verifyWebhookSignature } from './signature.js';
+import { signatureHeaders, signingKey, verifyWebhookSignature } from './signature.js';
 import { signStandardWebhook, standardWebhooksSecret } from './standard-webhooks.js';
 
 const secret = '3c'.repeat(32);
@@ -32,6 +32,10 @@ describe('signature headers', () => {
     expect(headers['webhook-id']).toBe(id);
     expect(headers['webhook-timestamp']).toBe(String(now));
     expect(headers['webhook-signature']).toBe(`${signStandardWebhook(id, now, body, [next])} ${one}`);
+  });
+
+  it('are the same with the secrets as signing keys (KeyObjects), as the dispatcher keeps them', () => {
+    expect(signatureHeaders(id, body, [signingKey(next), signingKey(secret)], now)).toEqual(headers);
   });
 
   it("keep the spec's X-Service-Signature, with a v1 per secret", () => {

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { WebhookSecret } from '../../../../packages/webhook-verifier/src/index.js';
 
 /**
  * Standard Webhooks signatures (https://www.standardwebhooks.com, docs/webhooks.md "Signature"), sent beside
@@ -25,11 +26,11 @@ export function signStandardWebhook(
   id: string,
   unixSeconds: number,
   body: Uint8Array,
-  secrets: readonly string[],
+  secrets: readonly WebhookSecret[],
 ): string {
   return secrets
     .map((secret) => {
-      const mac = createHmac('sha256', Buffer.from(secret, 'utf8'))
+      const mac = createHmac('sha256', typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret)
         .update(`${id}.${unixSeconds}.`)
         .update(body)
         .digest('base64');
