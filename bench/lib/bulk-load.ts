@@ -97,14 +97,14 @@ function special(choices: [string, number][], seed: number, rest: string): strin
   });
   return `multiIf(${arms.join(', ')}, ${rest})`;
 }
-const USER_AGENTS = [
+export const USER_AGENTS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Safari/605.1.15',
   'ehr-portal/4.12.1 (iOS 17.2)',
   'claims-batch/2.3.0 node/20.11.0',
   'python-requests/2.31.0',
 ];
-const FIELDS = [
+export const FIELDS = [
   '["dob"]',
   '["dob","ssn"]',
   '["name","dob","address"]',
@@ -112,7 +112,7 @@ const FIELDS = [
   '["lab_values"]',
 ];
 
-const COLUMNS = `tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id, fields_accessed,
+export const COLUMNS = `tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id, fields_accessed,
   phi_involved, source_ip, user_agent, justification, success, details, ingested_at`;
 
 export interface Dataset {

@@ -13,6 +13,7 @@ import {
   type ClickHouseClient,
   type ClickHouseSettings,
 } from '@audit/shared';
+import { COLUMNS, FIELDS, USER_AGENTS } from './bulk-load.js';
 import { runPool } from './pool.js';
 
 export const EXPORT_TENANT = 'bench-export';
@@ -51,23 +52,6 @@ const ACTIONS = [
 ];
 const RESOURCE_TYPES = ['patient', 'patient', 'claim', 'lab_result', 'encounter', 'prescription'];
 const ROLES = ['clinician', 'clinician', 'clinician', 'nurse', 'nurse', 'billing', 'admin', 'service'];
-const USER_AGENTS = [
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Safari/605.1.15',
-  'ehr-portal/4.12.1 (iOS 17.2)',
-  'claims-batch/2.3.0 node/20.11.0',
-  'python-requests/2.31.0',
-];
-const FIELDS = [
-  '["dob"]',
-  '["dob","ssn"]',
-  '["name","dob","address"]',
-  '["diagnosis","medications"]',
-  '["lab_values"]',
-];
-
-const COLUMNS = `tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id, fields_accessed,
-  phi_involved, source_ip, user_agent, justification, success, details, ingested_at`;
 
 /**
  * Events `first` to `first + rows` of the tenant (or of the others). A third of them share their millisecond with

@@ -8,12 +8,12 @@ import {
   type AttemptResult,
   type DeliveryRequest,
   type Scope,
-  type WebhookEndpointRecord,
 } from '@audit/shared';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { Webhook } from 'standardwebhooks';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
+import { endpointRecord } from '../test-support/webhook-endpoint.js';
 
 const key = generateApiKey('live');
 const stored = storedKeyFor(key, STUB_PEPPER, { scopes: ['webhooks:write'] });
@@ -21,21 +21,12 @@ const NOW = Date.UTC(2026, 10, 26, 14, 0, 0, 123);
 const CURRENT = 'ab'.repeat(32);
 const PREVIOUS = 'cd'.repeat(32);
 
-const endpoint: WebhookEndpointRecord = {
-  id: 'wh_0000abcd',
+const endpoint = endpointRecord({
   tenant_id: stored.tenant_id,
   url: 'https://public.example/hook?token=t0k3n',
   event_filter: ['phi.'],
-  description: '',
-  active: true,
-  created_at: new Date(0),
-  disabled_at: null,
-  consecutive_failures: 0,
-  last_delivery_at: null,
-  version: 2,
   previous_secret_expires_at: new Date(NOW + 60_000),
-  rate_limit_per_second: null,
-};
+});
 
 type Found = 'yes' | 'inactive' | 'missing' | 'foreign';
 

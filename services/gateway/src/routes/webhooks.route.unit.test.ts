@@ -11,6 +11,7 @@ import {
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
+import { endpointRecord } from '../test-support/webhook-endpoint.js';
 import { REFUSED_TARGET } from './webhooks.route.js';
 
 const key = generateApiKey('live');
@@ -228,21 +229,7 @@ describe('PATCH /audit/webhooks/{id}', () => {
 });
 
 describe('POST /audit/webhooks/{id}/rotate-secret', () => {
-  const endpoint = {
-    id: 'wh_0000abcd',
-    tenant_id: stored.tenant_id,
-    url: 'https://public.example/hook',
-    event_filter: [],
-    description: '',
-    active: true,
-    created_at: new Date(0),
-    disabled_at: null,
-    consecutive_failures: 0,
-    last_delivery_at: null,
-    version: 2,
-    previous_secret_expires_at: new Date(Date.UTC(2026, 10, 27)),
-    rate_limit_per_second: null,
-  };
+  const endpoint = endpointRecord({ tenant_id: stored.tenant_id });
   const calls: { id: string; overlap: number }[] = [];
 
   async function rotate(id: string, payload?: unknown, found: 'yes' | 'missing' | 'foreign' = 'yes') {

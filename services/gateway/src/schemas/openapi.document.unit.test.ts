@@ -15,6 +15,7 @@ import { makeEvent } from '../../../../test/support/events.js';
 import { nonPortablePatterns, openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER as PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
+import { endpointRecord } from '../test-support/webhook-endpoint.js';
 import { eventRow } from '../test-support/event-row.js';
 import { jobRequest, memoryExportJobs, succeededJob } from '../test-support/export-jobs.js';
 import { API_PREFIX } from './api-prefix.js';
@@ -280,21 +281,10 @@ describe('OpenAPI document', () => {
   });
 
   it("accepts its own examples, each operation's together", async () => {
-    const rotatedEndpoint = {
-      id: 'wh_0000abcd',
-      tenant_id: 'acme',
+    const rotatedEndpoint = endpointRecord({
       url: 'https://siem.example.com/hooks/audit',
-      event_filter: [],
-      description: '',
-      active: true,
-      created_at: new Date(0),
-      disabled_at: null,
-      consecutive_failures: 0,
-      last_delivery_at: null,
-      version: 2,
       previous_secret_expires_at: new Date(3_600_000),
-      rate_limit_per_second: null,
-    };
+    });
     type Schema = { example?: unknown; properties?: Record<string, Schema>; $ref?: string };
     const schemas = (document.components as { schemas: Record<string, Schema> }).schemas;
     const examples = (schema: Schema) =>
