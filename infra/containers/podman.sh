@@ -19,6 +19,8 @@ install() {
   command -v runc >/dev/null || missing+=(runc)
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   command -v docker-compose >/dev/null || missing+=(docker-compose)
+  # `--init` (the Python tools' containers) runs Podman's init binary, which Debian ships apart, as a Recommends.
+  [ -x /usr/libexec/podman/catatonit ] || missing+=(catatonit)
   if ((${#missing[@]})); then
     log "installing ${missing[*]} from Debian"
     mkdir -p "$STATE"

@@ -12,7 +12,9 @@ import { independentlyVerified, webhookReceiver } from '../support/webhook-recei
 const REPLAY_RATE = 4;
 const { names, ingest: ingestProc } = pipelineFixture('whrep');
 const gw = gatewayFixture(names, { env: LOOPBACK_TARGETS });
-const dispatcher = dispatcherFixture(names, gw, { WEBHOOK_REPLAY_RATE: String(REPLAY_RATE) });
+// No settle delay: the test's events are on the audit topic before it asks for a replay.
+const REPLAY_ENV = { WEBHOOK_REPLAY_RATE: String(REPLAY_RATE), WEBHOOK_REPLAY_SETTLE_MS: '0' };
+const dispatcher = dispatcherFixture(names, gw, REPLAY_ENV);
 const receiver = await webhookReceiver(() => 204);
 afterAll(() => receiver.close());
 
@@ -101,10 +103,7 @@ describe('self-serve webhook replay', () => {
       return r.status === 'running' && r.deliveries_queued >= REPLAY_RATE ? true : undefined;
     });
     await dispatcher.process().stop();
-    const next = dispatcherService(names, gw.databaseUrl(), {
-      ...LOOPBACK_TARGETS,
-      WEBHOOK_REPLAY_RATE: String(REPLAY_RATE),
-    });
+    const next = dispatcherService(names, gw.databaseUrl(), { ...LOOPBACK_TARGETS, ...REPLAY_ENV });
     await next.start();
     try {
       const done = await waitFor('the replay to succeed', async () => {

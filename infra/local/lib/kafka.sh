@@ -11,7 +11,7 @@ kafka_paths() {
   KAFKA_PIDFILE="$KAFKA_HOME/kafka.pid"
   KAFKA_LOG="$KAFKA_HOME/server.log"
   KAFKA_CONSOLE_LOG="$KAFKA_HOME/console.log"
-  # Byte offset of server.log at the last launch: readiness only trusts newer lines.
+  # Inode and byte offset of server.log at the last launch: readiness only trusts newer lines.
   KAFKA_OFFSET_FILE="$KAFKA_HOME/.log-offset"
   # Holds the pid once its "Kafka Server started" line was seen (survives log rotation).
   KAFKA_STARTED_FILE="$KAFKA_HOME/.started"
@@ -68,15 +68,17 @@ kafka_running() {
 }
 
 kafka_ready() {
-  local pid offset size
+  local pid inode offset size
   pid="$(kafka_pid)"
   port_open "$KAFKA_PORT" || return 1
   [[ -n "$pid" && "$(read_pid "$KAFKA_STARTED_FILE")" == "$pid" ]] && return 0
-  offset="$(read_pid "$KAFKA_OFFSET_FILE")"
+  read -r inode offset <"$KAFKA_OFFSET_FILE" 2>/dev/null || true
   size="$(stat -c %s "$KAFKA_LOG" 2>/dev/null || echo 0)"
-  # The file shrank: it was rotated, so read it whole.
-  ((size >= ${offset:-0})) || offset=0
-  if tail -c +"$((${offset:-0} + 1))" "$KAFKA_LOG" 2>/dev/null | grep -q 'Kafka Server started'; then
+  # Another file, or a shorter one: it was rotated since the launch, so read it whole. A broker cleaning up many
+  # deleted topics at startup writes more than the old file held within seconds, so the size alone cannot tell.
+  [[ "$(stat -c %i "$KAFKA_LOG" 2>/dev/null)" == "$inode" ]] && ((size >= ${offset:-0})) || offset=0
+  # Not a pipe: grep stops at the first match and tail dies of SIGPIPE, which pipefail would count as a failure.
+  if grep -q 'Kafka Server started' < <(tail -c +"$((${offset:-0} + 1))" "$KAFKA_LOG" 2>/dev/null); then
     echo "$pid" >"$KAFKA_STARTED_FILE" 2>/dev/null || true
     return 0
   fi
@@ -120,7 +122,7 @@ kafka_start() {
     mkdir -p "$KAFKA_DATA"
     render "$STACK_DIR/kafka/server.properties" "$KAFKA_CONFIG" KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_DATA
     kafka_format
-    stat -c %s "$KAFKA_LOG" >"$KAFKA_OFFSET_FILE" 2>/dev/null || echo 0 >"$KAFKA_OFFSET_FILE"
+    stat -c '%i %s' "$KAFKA_LOG" >"$KAFKA_OFFSET_FILE" 2>/dev/null || echo '0 0' >"$KAFKA_OFFSET_FILE"
     rm -f "$KAFKA_STARTED_FILE"
     (cd "$KAFKA_HOME" && launch_detached "$KAFKA_PIDFILE" "$KAFKA_CONSOLE_LOG" java "${heap[@]}" \
       -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \

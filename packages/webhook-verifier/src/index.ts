@@ -10,14 +10,22 @@ const T_VALUE = /^[0-9]{1,12}$/;
 const V1_VALUE = /^[0-9a-fA-F]{64}$/;
 
 /**
+ * Node's `KeyObject`, named by its shape: the package's types stand on their own, without Node's (a receiver's
+ * project may have none).
+ */
+export interface SecretKeyObject {
+  readonly type: string;
+}
+
+/**
  * An endpoint secret: its text, or that text's UTF-8 bytes as a `KeyObject` (`createSecretKey`), which a sender
  * making many signatures keeps: Node imports a raw key anew for every HMAC, which costs several times the HMAC.
  */
-export type WebhookSecret = string | KeyObject;
+export type WebhookSecret = string | SecretKeyObject;
 
 // The signed bytes are "t=" + the header's t text + "." + the raw body; the key is the secret's UTF-8 bytes.
 const mac = (secret: WebhookSecret, t: string, body: Uint8Array | string) =>
-  createHmac('sha256', typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret)
+  createHmac('sha256', typeof secret === 'string' ? Buffer.from(secret, 'utf8') : (secret as KeyObject))
     .update(`t=${t}.`)
     .update(body)
     .digest();

@@ -57,6 +57,9 @@ const schema = z
     WEBHOOK_ATTEMPT_RETENTION_DAYS: positiveInt(30),
     // Deliveries a self-serve replay hands on a second (docs/webhooks.md "Replays"), per replay.
     WEBHOOK_REPLAY_RATE: positiveInt(100),
+    // A replay begins this long after its window's end, when events acknowledged before it are on the audit
+    // topic: ingest's publish deadline (INGEST_PUBLISH_TIMEOUT_MS, 10 s) and 5 s for the hosts' clocks.
+    WEBHOOK_REPLAY_SETTLE_MS: z.coerce.number().int().min(0).default(15_000),
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
     WEBHOOK_AUTO_DISABLE_AFTER: positiveInt(10),
     // Push invalidation (LISTEN) makes changes apply at once; the periodic reload only repairs a missed one.
@@ -80,6 +83,7 @@ const schema = z
     retryAfterMaxMs: e.WEBHOOK_RETRY_AFTER_MAX,
     attemptRetentionDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS,
     replayPerSecond: e.WEBHOOK_REPLAY_RATE,
+    replaySettleMs: e.WEBHOOK_REPLAY_SETTLE_MS,
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     autoDisableAfter: e.WEBHOOK_AUTO_DISABLE_AFTER,
     endpointReloadMs: e.WEBHOOK_ENDPOINT_RELOAD_MS,

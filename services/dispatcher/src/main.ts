@@ -184,6 +184,7 @@ const replays = replayRunner({
   auditTopic: topics.auditEvents.name,
   firstRetryTopic: retryTopics[0]!,
   perSecond: config.replayPerSecond,
+  settleMs: config.replaySettleMs,
   clock: systemClock,
   logger: logger.child({ component: 'replays' }),
 });
@@ -248,7 +249,15 @@ const retriesRun = {
     ...delivery,
     clock: systemClock,
     logger,
-    hop: hopper({ producer, stopping: () => stopping, retryTopics, policy, clock: systemClock, logger }),
+    hop: hopper({
+      directory,
+      producer,
+      stopping: () => stopping,
+      retryTopics,
+      policy,
+      clock: systemClock,
+      logger,
+    }),
   }),
 };
 consumers.events = await startup.step('kafka', () => runTrackedConsumer(eventsRun));

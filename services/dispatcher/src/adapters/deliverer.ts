@@ -88,10 +88,15 @@ export function deferrer(
  * on to its next hop (retry-schedule.ts `hop`), unattempted, as the same attempt.
  */
 export function hopper(
-  deps: Pick<DelivererDeps, 'producer' | 'stopping' | 'retryTopics' | 'policy' | 'clock' | 'logger'>,
+  deps: Pick<
+    DelivererDeps,
+    'directory' | 'producer' | 'stopping' | 'retryTopics' | 'policy' | 'clock' | 'logger'
+  >,
 ) {
   const handOff = handOffWith(deps);
-  return (job: DeliveryJob & { notBefore: number }) => {
+  return async (job: DeliveryJob & { notBefore: number }) => {
+    // An endpoint gone meanwhile (disabled, deleted): its held-back retry is dropped, not carried on.
+    if (deps.directory.get(job.endpointId)?.tenantId !== job.tenantId) return;
     const next = hop(deps.policy, job.notBefore, deps.clock());
     return handOff(deps.retryTopics[next.tier - 1]!, { ...job, dueAt: next.dueAt }, () => deps.logger);
   };
@@ -116,19 +121,23 @@ export function deliverer(deps: DelivererDeps) {
         event_id: job.eventId,
         attempt: job.attempt,
       }));
-    const endpoint = deps.directory.get(job.endpointId);
     // Disabled, deleted, or (never) another tenant's: pending work for it is dropped, not sent.
-    if (!endpoint || endpoint.tenantId !== job.tenantId) return 'dropped';
+    const active = () => {
+      const found = deps.directory.get(job.endpointId);
+      return found?.tenantId === job.tenantId ? found : undefined;
+    };
+    const limited = active();
+    if (!limited) return 'dropped';
     const early = job.dueAt - deps.clock();
     if (early > 0) await sleep(early);
     // A rate-limited endpoint: wait for this attempt's slot, which every dispatcher process takes from the same
     // place, so that together they never exceed the endpoint's rate.
-    if (endpoint.ratePerSecond !== null) {
-      const perSecond = endpoint.ratePerSecond;
+    if (limited.ratePerSecond !== null) {
+      const perSecond = limited.ratePerSecond;
       const interval = slotIntervalMs(perSecond);
       const wait = await persistently(
         'rate slot',
-        () => deps.slots.take(endpoint.id, interval),
+        () => deps.slots.take(limited.id, interval),
         deps.stopping,
         log,
       );
@@ -136,12 +145,15 @@ export function deliverer(deps: DelivererDeps) {
       // Woken for the slot, perhaps late: the gate keeps this attempt an interval after the one before it.
       const more = await persistently(
         'rate gate',
-        () => deps.slots.pass(endpoint.id, interval),
+        () => deps.slots.pass(limited.id, interval),
         deps.stopping,
         log,
       );
       if (more > 0) await sleep(more);
     }
+    // As the endpoint is now, after the waits: a new URL, secret or limit applies; one gone meanwhile gets nothing.
+    const endpoint = active();
+    if (!endpoint) return 'dropped';
 
     const attemptedAt = deps.clock();
     const secrets = liveSecrets(endpoint, attemptedAt);

@@ -141,8 +141,13 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
         return;
       }
       // An inactive endpoint's change (a rotation, an update): nothing is delivered to it, nothing to wait for.
-      const inactive = row ? null : await webhooksRepository.find(opts.pool, id).catch(() => null);
-      if (inactive && !inactive.active && inactive.version >= version) return;
+      // A change of an endpoint that no longer exists (deleted since): likewise. Only a creation that has not
+      // committed yet looks like that, and it is version 1.
+      if (!row) {
+        const any = await webhooksRepository.find(opts.pool, id).catch(() => undefined);
+        if (any === null && version > 1) return;
+        if (any && !any.active && any.version >= version) return;
+      }
       await sleep(50);
     }
   }

@@ -41,7 +41,9 @@ export const webhookAttemptSchema = z
         'When the retry of this failed attempt is due; `null` after a success and after the last attempt.',
       example: '2026-11-21T09:36:04.112+00:00',
     }),
-    replay: z.boolean().meta({ description: 'Made by an operator replaying a window, not by the schedule.' }),
+    replay: z.boolean().meta({
+      description: "Made by a replay of a window (the owner's or an operator's), not by the schedule.",
+    }),
   })
   .meta({ id: 'WebhookAttempt' });
 

@@ -7,9 +7,10 @@ const time = z.string().meta({ description: 'UTC, millisecond precision, with a 
 export const webhookReplaySchema = z
   .object({
     id: z.string().meta({ description: "The replay's id (a UUID)." }),
-    status: z
-      .enum(['queued', 'running', 'succeeded', 'failed'])
-      .meta({ description: '`queued` until a dispatcher takes it up; `failed` says why in `error`.' }),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed']).meta({
+      description:
+        '`queued` until a dispatcher takes it up, at the earliest `WEBHOOK_REPLAY_SETTLE_MS` (default 15 s) after `until`; `failed` says why in `error`.',
+    }),
     since: time.meta({ description: 'Events ingested from then on (inclusive)...' }),
     until: time.meta({ description: '...until then (exclusive).' }),
     created_at: time,

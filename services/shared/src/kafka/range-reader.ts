@@ -25,7 +25,10 @@ export interface TopicRecord {
 export interface StreamOptions {
   /** Takes a batch of one partition's records, in offset order; the partition's next batch waits for it. */
   take: (records: TopicRecord[], heartbeat: () => Promise<void>) => Promise<void>;
-  /** Fails the read when no record arrived for this long: an unreachable broker never hangs it. */
+  /**
+   * Fails the read when Kafka delivered nothing for this long: an unreachable broker never hangs it. Time spent
+   * in `take` (a paced caller) does not count.
+   */
   idleMs: number;
 }
 
@@ -50,6 +53,7 @@ export async function streamRanges(
   const groupId = `${READER_GROUP_PREFIX}${randomUUID()}`;
   const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
   let lastProgress = Date.now();
+  let taking = false;
   let failure: unknown = null;
   try {
     await consumer.connect();
@@ -75,21 +79,23 @@ export async function streamRanges(
             headers: Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, text(v)])),
           });
         }
-        lastProgress = Date.now();
+        taking = true;
         try {
           if (records.length > 0) await options.take(records, heartbeat);
         } catch (err) {
           failure = err;
           return;
+        } finally {
+          taking = false;
+          lastProgress = Date.now();
         }
-        lastProgress = Date.now();
         if (BigInt(batch.lastOffset()) + 1n >= range.to) range.done = true;
       },
     });
     for (const r of ranges) consumer.seek({ topic: r.topic, partition: r.partition, offset: String(r.from) });
     while (![...byKey.values()].every((r) => r.done)) {
       if (failure) throw failure;
-      if (Date.now() - lastProgress > options.idleMs)
+      if (!taking && Date.now() - lastProgress > options.idleMs)
         throw new Error('Kafka did not deliver the records in time');
       await sleep(50);
     }

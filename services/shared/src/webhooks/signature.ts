@@ -1,11 +1,7 @@
 // The services sign with, and receivers install, one implementation: the publishable package's. It is imported
 // from its TypeScript source, as every workspace is (tsx, no build step), so the services never run a stale build.
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import {
-  SIGNATURE_HEADER,
-  signWebhook,
-  type WebhookSecret,
-} from '../../../../packages/webhook-verifier/src/index.js';
+import { SIGNATURE_HEADER, signWebhook } from '../../../../packages/webhook-verifier/src/index.js';
 import { signStandardWebhook, STANDARD_WEBHOOK_HEADERS } from './standard-webhooks.js';
 
 export {
@@ -13,8 +9,10 @@ export {
   signWebhook,
   verifyWebhookSignature,
   type VerifyOptions,
-  type WebhookSecret,
 } from '../../../../packages/webhook-verifier/src/index.js';
+
+/** A secret as the services hold it: its text, or a KeyObject of its UTF-8 bytes (`signingKey`). */
+export type WebhookSecret = string | KeyObject;
 
 /**
  * The signature headers of one attempt (docs/webhooks.md "Signature"): the spec's X-Service-Signature and

@@ -1,5 +1,4 @@
-import { createHmac } from 'node:crypto';
-import type { WebhookSecret } from '../../../../packages/webhook-verifier/src/index.js';
+import { createHmac, type KeyObject } from 'node:crypto';
 
 /**
  * Standard Webhooks signatures (https://www.standardwebhooks.com, docs/webhooks.md "Signature"), sent beside
@@ -26,7 +25,7 @@ export function signStandardWebhook(
   id: string,
   unixSeconds: number,
   body: Uint8Array,
-  secrets: readonly WebhookSecret[],
+  secrets: readonly (string | KeyObject)[],
 ): string {
   return secrets
     .map((secret) => {

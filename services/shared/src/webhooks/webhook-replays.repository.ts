@@ -18,9 +18,12 @@ export interface WebhookReplay {
   status: ReplayStatus;
   startedAt: number | null;
   finishedAt: number | null;
+  /** How often a dispatcher has taken it up. */
+  attempts: number;
   recordsRead: number;
   deliveriesQueued: number;
-  /** The first record of the tenant's partition not handed on yet, and the end of the window there. */
+  /** The tenant's partition of the audit topic, the first record there not handed on yet, the window's end. */
+  partition: number | null;
   nextOffset: bigint | null;
   endOffset: bigint | null;
   error: string | null;
@@ -42,8 +45,10 @@ interface Row {
   status: ReplayStatus;
   started_at: Date | null;
   finished_at: Date | null;
+  attempts: number;
   records_read: string;
   deliveries_queued: string;
+  partition: number | null;
   next_offset: string | null;
   end_offset: string | null;
   error: string | null;
@@ -51,7 +56,7 @@ interface Row {
 }
 
 const COLUMNS = `id, endpoint_id, tenant_id, since_ms, until_ms, requested_by, created_at, status, started_at,
-  finished_at, records_read, deliveries_queued, next_offset, end_offset, error, lease_token`;
+  finished_at, attempts, records_read, deliveries_queued, partition, next_offset, end_offset, error, lease_token`;
 
 const ms = (d: Date | null) => (d ? d.getTime() : null);
 const big = (v: string | null) => (v === null ? null : BigInt(v));
@@ -68,16 +73,15 @@ function replayOf(r: Row): WebhookReplay {
     status: r.status,
     startedAt: ms(r.started_at),
     finishedAt: ms(r.finished_at),
+    attempts: r.attempts,
     recordsRead: Number(r.records_read),
     deliveriesQueued: Number(r.deliveries_queued),
+    partition: r.partition,
     nextOffset: big(r.next_offset),
     endOffset: big(r.end_offset),
     error: r.error,
   };
 }
-
-// Postgres' unique violation: the endpoint has a replay queued or running already.
-const ONE_ACTIVE = '23505';
 
 export const webhookReplaysRepository = {
   /** A new queued replay; null when the endpoint has one queued or running. */
@@ -85,17 +89,14 @@ export const webhookReplaysRepository = {
     db: Queryable,
     r: Pick<WebhookReplay, 'id' | 'endpointId' | 'tenantId' | 'since' | 'until' | 'requestedBy'>,
   ): Promise<WebhookReplay | null> {
-    try {
-      const { rows } = await db.query<Row>(
-        `INSERT INTO webhook_replays (id, endpoint_id, tenant_id, since_ms, until_ms, requested_by)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [r.id, r.endpointId, r.tenantId, r.since, r.until, r.requestedBy],
-      );
-      return replayOf(rows[0]!);
-    } catch (err) {
-      if ((err as { code?: unknown }).code === ONE_ACTIVE) return null;
-      throw err;
-    }
+    const { rows } = await db.query<Row>(
+      `INSERT INTO webhook_replays (id, endpoint_id, tenant_id, since_ms, until_ms, requested_by)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (endpoint_id) WHERE status IN ('queued', 'running') DO NOTHING
+       RETURNING ${COLUMNS}`,
+      [r.id, r.endpointId, r.tenantId, r.since, r.until, r.requestedBy],
+    );
+    return rows[0] ? replayOf(rows[0]) : null;
   },
 
   /** The endpoint's newest replay, or null. */
@@ -108,18 +109,20 @@ export const webhookReplaysRepository = {
   },
 
   /**
-   * Takes the oldest replay that is queued, or running under a lease that ran out, and holds it for `leaseMs`:
-   * null when there is none. A taken-over replay keeps its progress.
+   * Takes the oldest replay that is queued, or running under a lease that ran out, whose window ended more than
+   * `settleMs` ago (events acknowledged before its end are on the audit topic by then), and holds it for
+   * `leaseMs`: null when there is none. A taken-over replay keeps its progress; each take counts an attempt.
    */
-  async claim(db: Queryable, leaseMs: number): Promise<HeldReplay | null> {
+  async claim(db: Queryable, leaseMs: number, settleMs: number): Promise<HeldReplay | null> {
     const { rows } = await db.query<Row>(
-      `UPDATE webhook_replays SET status = 'running', lease_token = $1,
+      `UPDATE webhook_replays SET status = 'running', lease_token = $1, attempts = attempts + 1,
          lease_until = now() + make_interval(secs => $2::float8 / 1000), started_at = coalesce(started_at, now())
        WHERE id = (SELECT id FROM webhook_replays
-                   WHERE status = 'queued' OR (status = 'running' AND lease_until < now())
+                   WHERE (status = 'queued' OR (status = 'running' AND lease_until < now()))
+                     AND until_ms + $3 < (extract(epoch FROM now()) * 1000)::bigint
                    ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING ${COLUMNS}`,
-      [randomUUID(), leaseMs],
+      [randomUUID(), leaseMs, settleMs],
     );
     return rows[0] ? { ...replayOf(rows[0]), leaseToken: rows[0].lease_token! } : null;
   },
@@ -132,11 +135,11 @@ export const webhookReplaysRepository = {
     db: Queryable,
     held: Pick<HeldReplay, 'id' | 'leaseToken'>,
     leaseMs: number,
-    p: Pick<WebhookReplay, 'recordsRead' | 'deliveriesQueued' | 'nextOffset' | 'endOffset'>,
+    p: Pick<WebhookReplay, 'recordsRead' | 'deliveriesQueued' | 'partition' | 'nextOffset' | 'endOffset'>,
   ): Promise<boolean> {
     const { rowCount } = await db.query(
       `UPDATE webhook_replays SET records_read = $3, deliveries_queued = $4, next_offset = $5, end_offset = $6,
-         lease_until = now() + make_interval(secs => $7::float8 / 1000)
+         partition = $7, lease_until = now() + make_interval(secs => $8::float8 / 1000)
        WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
       [
         held.id,
@@ -145,16 +148,21 @@ export const webhookReplaysRepository = {
         p.deliveriesQueued,
         p.nextOffset?.toString() ?? null,
         p.endOffset?.toString() ?? null,
+        p.partition,
         leaseMs,
       ],
     );
     return (rowCount ?? 0) > 0;
   },
 
-  /** Lets go of a running replay at once (its holder stops): the next dispatcher to look goes on with it. */
+  /**
+   * Lets go of a running replay at once (its holder stops): the next dispatcher to look goes on with it. A
+   * holder that stopped on purpose did not fail, so the take is not counted against the replay.
+   */
   async release(db: Queryable, held: Pick<HeldReplay, 'id' | 'leaseToken'>): Promise<void> {
     await db.query(
-      `UPDATE webhook_replays SET lease_until = now() WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
+      `UPDATE webhook_replays SET lease_until = now(), attempts = attempts - 1
+       WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
       [held.id, held.leaseToken],
     );
   },
