@@ -20,10 +20,10 @@ export function compiledApp(dir: string): string {
   const services = readdirSync(`${ROOT}services`);
   for (const name of services)
     copyFileSync(`${ROOT}services/${name}/package.json`, `${app}/services/${name}/package.json`);
-  copyFileSync(
-    `${ROOT}packages/webhook-verifier/package.json`,
-    `${app}/packages/webhook-verifier/package.json`,
-  );
+  for (const name of readdirSync(`${ROOT}packages`)) {
+    mkdirSync(`${app}/packages/${name}`, { recursive: true });
+    copyFileSync(`${ROOT}packages/${name}/package.json`, `${app}/packages/${name}/package.json`);
+  }
   copyFileSync(`${ROOT}package.json`, `${app}/package.json`);
   cpSync(`${ROOT}schemas`, `${app}/schemas`, { recursive: true });
   cpSync(`${ROOT}infra/migrations`, `${app}/infra/migrations`, { recursive: true });

@@ -1,0 +1,34 @@
+// The tamper evidence of an Audit Trail Service tenant's trail, for verifiers (docs/integrity.md): the leaf
+// encoding of events, RFC 9162 Merkle proofs, and checkpoints signed as C2SP signed notes.
+export {
+  EMPTY_ROOT,
+  hashChildren,
+  hashLeaf,
+  isPowerOfTwo,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+} from './merkle.js';
+export {
+  encodeLeaf,
+  LEAF_ENCODING_VERSION,
+  LEAF_FIELDS,
+  leafEventOf,
+  leafHashOf,
+  type LeafEvent,
+} from './leaf.js';
+export {
+  checkpointText,
+  keyHashOf,
+  parseCheckpoint,
+  parseSignedNote,
+  parseVerifierKey,
+  signedNoteText,
+  verifierKeyText,
+  verifyCheckpoint,
+  verifyNoteSignature,
+  type Checkpoint,
+  type CheckpointCheck,
+  type NoteSignature,
+  type VerifierKey,
+} from './checkpoint.js';

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+
+// RFC 9162 section 2.1.1: SHA-256, with a one-byte prefix that keeps leaves and interior nodes apart.
+const LEAF_PREFIX = Uint8Array.of(0x00);
+const NODE_PREFIX = Uint8Array.of(0x01);
+
+/** The hash of a leaf: SHA-256(0x00 || data). */
+export function hashLeaf(data: Uint8Array): Uint8Array {
+  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+}
+
+/** The hash of an interior node: SHA-256(0x01 || left || right). */
+export function hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
+  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+}
+
+/** The root of an empty tree: SHA-256 of nothing. */
+export const EMPTY_ROOT: Uint8Array = createHash('sha256').digest();
+
+/**
+ * The Merkle Tree Hash (RFC 9162 section 2.1.1) of the leaves whose hashes are given, in one pass: complete
+ * subtrees are merged as they fill, and what is left is folded from the right, as the RFC's split at the
+ * largest power of two below the size does.
+ */
+export function rootOf(leafHashes: readonly Uint8Array[]): Uint8Array {
+  if (leafHashes.length === 0) return EMPTY_ROOT;
+  // The roots of the complete subtrees so far, largest first; sizes[i] leaves under stack[i].
+  const stack: Uint8Array[] = [];
+  const sizes: number[] = [];
+  for (const leaf of leafHashes) {
+    let hash = leaf;
+    let size = 1;
+    while (sizes.length > 0 && sizes[sizes.length - 1] === size) {
+      hash = hashChildren(stack.pop()!, hash);
+      size += sizes.pop()!;
+    }
+    stack.push(hash);
+    sizes.push(size);
+  }
+  let root = stack.pop()!;
+  while (stack.length > 0) root = hashChildren(stack.pop()!, root);
+  return root;
+}
+
+const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+const odd = (n: number) => n % 2 === 1;
+const half = (n: number) => Math.floor(n / 2);
+const isSize = (n: number) => Number.isSafeInteger(n) && n >= 0;
+
+/**
+ * Whether `proof` shows the leaf hash at `index` in the tree of `size` leaves whose root is `root`: the
+ * verification algorithm of RFC 9162 section 2.1.3.2, step for step.
+ */
+export function verifyInclusion(
+  leafHash: Uint8Array,
+  index: number,
+  size: number,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
+  if (!isSize(index) || !isSize(size) || index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leafHash;
+  for (const p of proof) {
+    if (sn === 0) return false;
+    if (odd(fn) || fn === sn) {
+      r = hashChildren(p, r);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
+      }
+    } else {
+      r = hashChildren(r, p);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 && equal(r, root);
+}
+
+/**
+ * Whether `proof` shows that the tree of `second` leaves (root `secondRoot`) extends the tree of `first` leaves
+ * (root `firstRoot`) by appending only: RFC 9162 section 2.1.4.2, step for step, with the cases it leaves out
+ * decided as its proofs are made: an empty first tree, and two trees of one size, have an empty proof.
+ */
+export function verifyConsistency(
+  first: number,
+  second: number,
+  proof: readonly Uint8Array[],
+  firstRoot: Uint8Array,
+  secondRoot: Uint8Array,
+): boolean {
+  if (!isSize(first) || !isSize(second) || first > second) return false;
+  if (first === 0) return proof.length === 0 && equal(firstRoot, EMPTY_ROOT);
+  if (first === second) return proof.length === 0 && equal(firstRoot, secondRoot);
+  if (proof.length === 0) return false;
+  const path = isPowerOfTwo(first) ? [firstRoot, ...proof] : proof;
+  let fn = first - 1;
+  let sn = second - 1;
+  while (odd(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  let fr = path[0]!;
+  let sr = path[0]!;
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (odd(fn) || fn === sn) {
+      fr = hashChildren(c, fr);
+      sr = hashChildren(c, sr);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
+      }
+    } else {
+      sr = hashChildren(sr, c);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 && equal(fr, firstRoot) && equal(sr, secondRoot);
+}
+
+export function isPowerOfTwo(n: number): boolean {
+  if (n < 1) return false;
+  while (n % 2 === 0) n /= 2;
+  return n === 1;
+}
