@@ -1,14 +1,6 @@
 // The tamper evidence of an Audit Trail Service tenant's trail, for verifiers (docs/integrity.md): the leaf
 // encoding of events, RFC 9162 Merkle proofs, and checkpoints signed as C2SP signed notes.
-export {
-  EMPTY_ROOT,
-  hashChildren,
-  hashLeaf,
-  isPowerOfTwo,
-  rootOf,
-  verifyConsistency,
-  verifyInclusion,
-} from './merkle.js';
+export { EMPTY_ROOT, hashChildren, hashLeaf, rootOf, verifyConsistency, verifyInclusion } from './merkle.js';
 export {
   encodeLeaf,
   LEAF_ENCODING_VERSION,

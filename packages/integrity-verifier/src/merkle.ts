@@ -66,12 +66,7 @@ export function verifyInclusion(
     if (sn === 0) return false;
     if (odd(fn) || fn === sn) {
       r = hashChildren(p, r);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
+      [fn, sn] = shiftUntilOdd(fn, sn);
     } else {
       r = hashChildren(r, p);
     }
@@ -111,12 +106,7 @@ export function verifyConsistency(
     if (odd(fn) || fn === sn) {
       fr = hashChildren(c, fr);
       sr = hashChildren(c, sr);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
+      [fn, sn] = shiftUntilOdd(fn, sn);
     } else {
       sr = hashChildren(sr, c);
     }
@@ -126,7 +116,16 @@ export function verifyConsistency(
   return sn === 0 && equal(fr, firstRoot) && equal(sr, secondRoot);
 }
 
-export function isPowerOfTwo(n: number): boolean {
+/** RFC 9162's "right-shift both fn and sn equally until either LSB(fn) is set or fn is 0". */
+function shiftUntilOdd(fn: number, sn: number): [number, number] {
+  while (!odd(fn) && fn !== 0) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return [fn, sn];
+}
+
+function isPowerOfTwo(n: number): boolean {
   if (n < 1) return false;
   while (n % 2 === 0) n /= 2;
   return n === 1;

@@ -123,17 +123,12 @@ const deliver = deliverer({
   logger,
   meter,
 });
+// What hands a delivery on to a retry tier: the deferrer (a busy lane) and the hopper (a held-back retry).
+const handOffDeps = { producer, stopping: () => stopping, retryTopics, policy, clock: systemClock, logger };
 const delivery = {
   lanes,
   deliver,
-  defer: deferrer({
-    producer,
-    stopping: () => stopping,
-    retryTopics,
-    policy,
-    clock: systemClock,
-    logger,
-  }),
+  defer: deferrer(handOffDeps),
   maxWaitingPerEndpoint: config.maxWaitingPerEndpoint,
   meter,
 };
@@ -249,15 +244,7 @@ const retriesRun = {
     ...delivery,
     clock: systemClock,
     logger,
-    hop: hopper({
-      directory,
-      producer,
-      stopping: () => stopping,
-      retryTopics,
-      policy,
-      clock: systemClock,
-      logger,
-    }),
+    hop: hopper({ ...handOffDeps, directory }),
   }),
 };
 consumers.events = await startup.step('kafka', () => runTrackedConsumer(eventsRun));
