@@ -1,0 +1,68 @@
+import { EMPTY_ROOT, hashChildren } from '../../../../packages/integrity-verifier/src/index.js';
+import type { Subtree } from './proof-ranges.js';
+
+/**
+ * The right edge of an append-only tree: the hashes of the complete subtrees its size is made of, largest first
+ * (one per bit set in the size). Enough to append leaves and to know the root, without the leaves themselves.
+ */
+export interface Frontier {
+  size: number;
+  hashes: readonly Uint8Array[];
+}
+
+export const EMPTY_FRONTIER: Frontier = { size: 0, hashes: [] };
+
+/** A complete subtree that appending completed, with its hash: what a tree's store keeps. */
+export interface CompletedSubtree extends Subtree {
+  hash: Uint8Array;
+}
+
+/** The sizes of the frontier's subtrees, largest first: the powers of two of its size. */
+function subtreeSizes(size: number): number[] {
+  const sizes: number[] = [];
+  for (let bit = 2 ** Math.floor(Math.log2(Math.max(size, 1))); bit >= 1; bit /= 2) {
+    if (Math.floor(size / bit) % 2 === 1) sizes.push(bit);
+  }
+  return sizes;
+}
+
+/**
+ * The frontier after appending the leaf hashes, and every complete subtree the leaves completed (each leaf, level
+ * 0, and every subtree above it that became full), in the order they were completed.
+ */
+export function appendLeaves(
+  frontier: Frontier,
+  leafHashes: readonly Uint8Array[],
+): { frontier: Frontier; completed: CompletedSubtree[] } {
+  const hashes = [...frontier.hashes];
+  const sizes = subtreeSizes(frontier.size);
+  if (sizes.length !== hashes.length) throw new RangeError('the frontier does not match its size');
+  const completed: CompletedSubtree[] = [];
+  let size = frontier.size;
+  for (const leaf of leafHashes) {
+    let hash = leaf;
+    let level = 0;
+    let index = size;
+    completed.push({ level, index, hash });
+    // Merge while the subtree on the left has this one's size: together they complete the one above.
+    while (sizes.length > 0 && sizes[sizes.length - 1] === 2 ** level) {
+      sizes.pop();
+      hash = hashChildren(hashes.pop()!, hash);
+      level += 1;
+      index = Math.floor(index / 2);
+      completed.push({ level, index, hash });
+    }
+    hashes.push(hash);
+    sizes.push(2 ** level);
+    size += 1;
+  }
+  return { frontier: { size, hashes }, completed };
+}
+
+/** The root of the tree whose frontier this is: its subtrees folded from the right. */
+export function frontierRoot(frontier: Frontier): Uint8Array {
+  if (frontier.hashes.length === 0) return EMPTY_ROOT;
+  let root = frontier.hashes[frontier.hashes.length - 1]!;
+  for (let i = frontier.hashes.length - 2; i >= 0; i--) root = hashChildren(frontier.hashes[i]!, root);
+  return root;
+}
