@@ -16,7 +16,7 @@ import {
 } from '../support/standard-webhooks.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
-import { installVerifier, packVerifier } from '../support/webhook-verifier-package.js';
+import { installVerifier, packVerifier } from '../support/verifier-package.js';
 
 const { names, ingest: ingestProc } = pipelineFixture('whver');
 const gw = gatewayFixture(names, { env: LOOPBACK_TARGETS });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerifier } from '../../../test/support/reference-verifiers.js';
-import { installVerifier, packVerifier } from '../../../test/support/webhook-verifier-package.js';
+import { installVerifier, packVerifier } from '../../../test/support/verifier-package.js';
 import { signWebhook } from './index.js';
 
 const run = promisify(execFile);

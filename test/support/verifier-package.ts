@@ -14,13 +14,16 @@ const npmEnv = () =>
   Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
 
 /**
- * packages/webhook-verifier packed as `npm publish` would pack it (its prepack script builds it), from a copy in
- * `dir`: outside the repository only the package's own files and tsconfig count. The repository's node_modules
- * lends the copy tsc and @types/node.
+ * packages/<name> (default webhook-verifier) packed as `npm publish` would pack it (its prepack script builds
+ * it), from a copy in `dir`: outside the repository only the package's own files and tsconfig count. The
+ * repository's node_modules lends the copy tsc and @types/node.
  */
-export async function packVerifier(dir: string): Promise<{ tarball: string; files: string[] }> {
+export async function packVerifier(
+  dir: string,
+  name = 'webhook-verifier',
+): Promise<{ tarball: string; files: string[] }> {
   const copy = join(dir, 'package');
-  cpSync(join(ROOT, 'packages/webhook-verifier'), copy, {
+  cpSync(join(ROOT, 'packages', name), copy, {
     recursive: true,
     filter: (source) => !/[/\\](dist|node_modules)$/.test(source),
   });
@@ -49,6 +52,16 @@ export async function installVerifier(
   dir: string,
   tarball: string,
 ): Promise<{ project: string; cli: VerifierCli }> {
+  const project = await installPackage(dir, tarball);
+  writeFileSync(join(project, 'verify.mjs'), CLI);
+  return {
+    project,
+    cli: { name: 'node package', command: process.execPath, args: [join(project, 'verify.mjs')] },
+  };
+}
+
+/** An empty project in `dir/consumer` with the tarball installed (offline: our packages have no dependencies). */
+export async function installPackage(dir: string, tarball: string): Promise<string> {
   const project = join(dir, 'consumer');
   mkdirSync(project);
   writeFileSync(
@@ -59,9 +72,5 @@ export async function installVerifier(
     cwd: project,
     env: npmEnv(),
   });
-  writeFileSync(join(project, 'verify.mjs'), CLI);
-  return {
-    project,
-    cli: { name: 'node package', command: process.execPath, args: [join(project, 'verify.mjs')] },
-  };
+  return project;
 }

@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
+import { inclusionRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
+import { installPackage, packVerifier } from '../../../test/support/verifier-package.js';
+import { hashLeaf, rootOf } from './index.js';
+
+const run = promisify(execFile);
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const dir = mkdtempSync(join(tmpdir(), 'integrity-verifier-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// An auditor's TypeScript, with no Node types: the package's declarations must stand on their own.
+const CONSUMER = `import { parseVerifierKey, verifyCheckpoint, verifyInclusion, type CheckpointCheck } from '@audit-trail/integrity-verifier';
+
+const check: CheckpointCheck = verifyCheckpoint('', []);
+export const ok: boolean = check.ok && verifyInclusion(new Uint8Array(32), 0, 1, [], check.checkpoint.root);
+export const key = parseVerifierKey('');
+// @ts-expect-error a size is a number
+verifyInclusion(new Uint8Array(32), 0, '1', [], new Uint8Array(32));
+`;
+
+// What an auditor runs: a checkpoint and an inclusion proof, checked with the installed package.
+const CHECK = `import { readFileSync } from 'node:fs';
+import { parseVerifierKey, verifyCheckpoint, verifyInclusion } from '@audit-trail/integrity-verifier';
+
+const input = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const checked = verifyCheckpoint(input.note, [parseVerifierKey(input.key)]);
+const bytes = (hex) => Uint8Array.from(Buffer.from(hex, 'hex'));
+const included = checked.ok && verifyInclusion(bytes(input.leaf), input.index, checked.checkpoint.size,
+  input.proof.map(bytes), checked.checkpoint.root);
+console.log(JSON.stringify({ checkpoint: checked.ok, included }));
+`;
+
+describe('the published integrity verifier package', () => {
+  let packed: Awaited<ReturnType<typeof packVerifier>>;
+  beforeAll(async () => {
+    packed = await packVerifier(dir, 'integrity-verifier');
+  });
+
+  it('holds the built modules, their types, the README, the license and package.json, nothing else', () => {
+    const modules = ['checkpoint', 'index', 'leaf', 'merkle'].flatMap((m) => [
+      `dist/${m}.d.ts`,
+      `dist/${m}.js`,
+    ]);
+    expect(packed.files).toEqual(['LICENSE', 'README.md', ...modules, 'package.json'].sort());
+  });
+
+  it('installs from its tarball into an empty project, where its types resolve and it verifies', async () => {
+    const project = await installPackage(dir, packed.tarball);
+    writeFileSync(join(project, 'consumer.ts'), CONSUMER);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', noEmit: true, types: [], lib: ['es2022'] },
+        files: ['consumer.ts'],
+      }),
+    );
+    await run(process.execPath, [tsc, '-p', project]);
+
+    const leaves = Array.from({ length: 11 }, (_, i) => hashLeaf(Uint8Array.of(i)));
+    const subtree = (s: { level: number; index: number }) =>
+      rootOf(leaves.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level));
+    const key = { name: 'audit.example.com-1', privateKey: generateKeyPairSync('ed25519').privateKey };
+    const note = signCheckpoint({ origin: 'o/tenants/t', size: 11, root: rootOf(leaves), time: 0 }, key);
+    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+    const check = async (input: object) => {
+      writeFileSync(join(project, 'input.json'), JSON.stringify(input));
+      writeFileSync(join(project, 'check.mjs'), CHECK);
+      const { stdout } = await run(process.execPath, [
+        join(project, 'check.mjs'),
+        join(project, 'input.json'),
+      ]);
+      return JSON.parse(stdout) as { checkpoint: boolean; included: boolean };
+    };
+    const input = {
+      note,
+      key: verifierKeyOf(key),
+      leaf: hex(leaves[6]!),
+      index: 6,
+      proof: proofOf(inclusionRanges(6, 11), subtree).map(hex),
+    };
+    expect(await check(input)).toEqual({ checkpoint: true, included: true });
+    expect(await check({ ...input, index: 5 })).toEqual({ checkpoint: true, included: false });
+    expect(await check({ ...input, note: note.replace('\n11\n', '\n12\n') })).toEqual({
+      checkpoint: false,
+      included: false,
+    });
+  });
+});
