@@ -50,8 +50,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 // The `promtool check metrics` linter (infra/promlint), built with Go on its first run.
 let promlint: string;
 beforeAll(async () => {
-  const script = fileURLToPath(new URL('../../scripts/ensure-promlint.sh', import.meta.url));
-  promlint = (await promisify(execFile)('bash', [script])).stdout.trim();
+  const script = fileURLToPath(new URL('../../scripts/ensure-go-tool.sh', import.meta.url));
+  promlint = (await promisify(execFile)('bash', [script, 'promlint'])).stdout.trim();
 }, 600_000);
 
 /** What `promtool check metrics` says of `text`: its exit code and its lint findings, one per line. */
