@@ -21,6 +21,8 @@ install() {
   command -v docker-compose >/dev/null || missing+=(docker-compose)
   # `--init` (the Python tools' containers) runs Podman's init binary, which Debian ships apart, as a Recommends.
   [ -x /usr/libexec/podman/catatonit ] || missing+=(catatonit)
+  # Compose's containers find each other by service name through the CNI dnsname plugin, which Debian ships apart.
+  [ -x /usr/lib/cni/dnsname ] || missing+=(golang-github-containernetworking-plugin-dnsname)
   if ((${#missing[@]})); then
     log "installing ${missing[*]} from Debian"
     mkdir -p "$STATE"
