@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,15 +7,23 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  keyHashOf,
   leafHashOf,
+  parseSignedNote,
   parseVerifierKey,
   rootOf,
   verifyCheckpoint,
   verifyConsistency,
   verifyInclusion,
+  signedNoteText,
   type LeafEvent,
 } from '../../packages/integrity-verifier/src/index.js';
-import { signCheckpoint, verifierKeyOf } from '../../services/shared/src/integrity/checkpoint-signer.js';
+import {
+  rawPublicKey,
+  signCheckpoint,
+  verifierKeyOf,
+  type CheckpointKey,
+} from '../../services/shared/src/integrity/checkpoint-signer.js';
 import {
   consistencyRanges,
   inclusionRanges,
@@ -69,6 +77,13 @@ const event = (i: number): LeafEvent => ({
   details: JSON.stringify({ n: i, text: TEXTS[i % TEXTS.length] }),
 });
 
+/** Any text, signed by the key as a note: checkpoints that are not well formed, for the refusals. */
+function signText(body: string, key: CheckpointKey): string {
+  const signature = new Uint8Array(sign(null, Buffer.from(body), key.privateKey));
+  const keyHash = keyHashOf(key.name, rawPublicKey(key.privateKey));
+  return signedNoteText(body, [{ keyName: key.name, keyHash, signature }]);
+}
+
 const flip = (h: Uint8Array) => Uint8Array.from(h, (v, i) => (i === 0 ? v ^ 1 : v));
 
 function cases() {
@@ -99,6 +114,10 @@ function cases() {
     { origin: 'audit.example.com/tenants/acme', size: 70, root: root(70), time: 1795000000123 },
     key,
   );
+  const signed = parseSignedNote(note)!;
+  const bad = { ...signed.signatures[0]!, signature: new Uint8Array(64) };
+  const byOther = parseSignedNote(signText(signed.body, other))!.signatures[0]!;
+  const witness = { keyName: 'witness', keyHash: Uint8Array.of(1, 2, 3, 4), signature: new Uint8Array(72) };
   const checkpoints = [
     { note, keys: [verifierKeyOf(key)] },
     { note, keys: [verifierKeyOf(other), verifierKeyOf(key)] },
@@ -108,8 +127,25 @@ function cases() {
       note: signCheckpoint({ origin: 'o', size: 0, root: root(0), time: 0 }, other),
       keys: [verifierKeyOf(other)],
     },
+    // A cosignature of another kind by a key not given is ignored.
+    { note: signedNoteText(signed.body, [...signed.signatures, witness]), keys: [verifierKeyOf(key)] },
+    // A signature by a key given that does not verify fails the note, whatever else signed it.
+    { note: signedNoteText(signed.body, [bad, ...signed.signatures]), keys: [verifierKeyOf(key)] },
+    { note: signedNoteText(signed.body, [byOther, bad]), keys: [verifierKeyOf(other), verifierKeyOf(key)] },
   ];
-  return { events, leaves, inclusion, consistency, checkpoints };
+  // Validly signed texts that are no checkpoint of ours: a signed note to Go, refused by ours and the Python.
+  const base64Root = Buffer.from(root(70)).toString('base64');
+  const time = 'time 2026-11-18T11:06:40.123+00:00';
+  const formats = [
+    ` audit.example.com/tenants/acme\n70\n${base64Root}\n${time}\n`,
+    `o\n9007199254740992\n${base64Root}\n${time}\n`,
+    `o\n070\n${base64Root}\n${time}\n`,
+    `o\n70\n${base64Root.slice(0, 42)}B=\n${time}\n`,
+    `o\n70\n${base64Root}\ntime 2026-13-40T11:06:40.123+00:00\n`,
+    `o\n70\n${base64Root}\n${time}\nextra\n`,
+    `o\t\n70\n${base64Root}\n${time}\n`,
+  ].map((body) => ({ note: signText(body, key), keys: [verifierKeyOf(key)] }));
+  return { events, leaves, inclusion, consistency, checkpoints, formats };
 }
 
 /** Runs a command with `input` on its stdin; resolves with its stdout once it exits 0. */
@@ -156,13 +192,30 @@ const ours = {
     );
     return r.ok ? [r.checkpoint.origin, r.checkpoint.size, hex(r.checkpoint.root)] : null;
   }),
+  formats: c.formats.map(
+    (x) =>
+      verifyCheckpoint(
+        x.note,
+        x.keys.map((k) => parseVerifierKey(k)!),
+      ).ok,
+  ),
 };
 
 describe('the integrity formats, checked by other implementations', () => {
   it('are cases with verdicts of both kinds in every group', () => {
     for (const verdicts of [ours.inclusion, ours.consistency, ours.checkpoints.map((v) => v !== null)])
       expect(new Set(verdicts)).toEqual(new Set([true, false]));
-    expect(ours.checkpoints.map((v) => v !== null)).toEqual([true, true, false, false, true]);
+    expect(ours.checkpoints.map((v) => v !== null)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(ours.formats.every((ok) => !ok)).toBe(true);
   });
 
   it("docs/integrity.md's Python reference agrees on leaves, roots, every proof and checkpoint", async () => {
@@ -171,7 +224,7 @@ describe('the integrity formats, checked by other implementations', () => {
     const out = await runWith(
       await python(),
       [script, dir],
-      JSON.stringify({ events: c.events, ...hexCases }),
+      JSON.stringify({ events: c.events, ...hexCases, formats: c.formats }),
     );
     const answer = JSON.parse(out) as {
       leafHashes: string[];
@@ -179,6 +232,7 @@ describe('the integrity formats, checked by other implementations', () => {
       inclusion: boolean[];
       consistency: boolean[];
       checkpoints: ([string, number, string, string] | null)[];
+      formats: (unknown[] | null)[];
     };
     expect(answer.leafHashes).toEqual(c.leaves.map(hex));
     expect(answer.roots).toEqual(Array.from({ length: 71 }, (_, n) => hex(rootOf(c.leaves.slice(0, n)))));
@@ -186,6 +240,7 @@ describe('the integrity formats, checked by other implementations', () => {
     expect(answer.consistency).toEqual(ours.consistency);
     expect(answer.checkpoints.map((v) => v?.slice(0, 3) ?? null)).toEqual(ours.checkpoints);
     expect(answer.checkpoints[0]![3]).toBe('2026-11-18T11:06:40.123+00:00');
+    expect(answer.formats).toEqual(c.formats.map(() => null));
   });
 
   it("the Go team's golang.org/x/mod (sumdb note and tlog) agrees on every proof and checkpoint", async () => {

@@ -2,8 +2,7 @@
 -- far the dispatcher that runs it got. A dispatcher holds a running replay by its lease (`lease_token` fences
 -- every update: one that lost the lease changes nothing); one whose lease ran out (its dispatcher died) is taken
 -- over and goes on from `next_offset`, the first record of the tenant's partition not handed on yet. Deleted
--- with the endpoint. `partition` is the tenant's partition of the audit topic when the replay began: the offsets
--- are that partition's. A replay taken up `attempts` times without ending fails.
+-- with the endpoint.
 CREATE TABLE webhook_replays (
     id                uuid PRIMARY KEY,
     endpoint_id       text NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
@@ -18,10 +17,8 @@ CREATE TABLE webhook_replays (
     lease_until       timestamptz,
     started_at        timestamptz,
     finished_at       timestamptz,
-    attempts          integer NOT NULL DEFAULT 0,
     records_read      bigint NOT NULL DEFAULT 0,
     deliveries_queued bigint NOT NULL DEFAULT 0,
-    partition         integer,
     next_offset       bigint,
     end_offset        bigint,
     error             text

@@ -56,7 +56,8 @@ export function parseCheckpoint(text: string): Checkpoint | null {
   const at = TIME_LINE.exec(time);
   if (!origin || /\s$|^\s/.test(origin) || !SIZE.test(size) || hash?.length !== 32 || !at) return null;
   const checkpoint = { origin, size: Number(size), root: hash, time: Date.parse(at[1]!) };
-  return Number.isSafeInteger(checkpoint.size) && checkpointText(checkpoint) === text ? checkpoint : null;
+  if (!Number.isSafeInteger(checkpoint.size) || !Number.isFinite(checkpoint.time)) return null;
+  return checkpointText(checkpoint) === text ? checkpoint : null;
 }
 
 /** The 4-byte key hash that names a key in signatures: SHA-256(name, "\n", 0x01, public key), first 4 bytes. */
@@ -88,17 +89,24 @@ export function parseVerifierKey(text: string): VerifierKey | null {
   return Buffer.from(keyHash).toString('hex') === hash ? { name, keyHash, publicKey } : null;
 }
 
-/** A signed note split into its body and signature lines; null when it is not one. */
+// ASCII control characters but the newline, which a signed note may not hold.
+// eslint-disable-next-line no-control-regex -- the control characters are what it refuses
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f]/;
+
+/**
+ * A signed note split into its body and signature lines; null when it is not one. Signatures of any algorithm
+ * are read (a key hash and at least one byte): those by keys the verifier does not know are ignored later.
+ */
 export function parseSignedNote(text: string): { body: string; signatures: NoteSignature[] } | null {
   const split = text.lastIndexOf('\n\n');
-  if (split < 0 || !text.endsWith('\n')) return null;
+  if (split < 0 || !text.endsWith('\n') || CONTROL.test(text)) return null;
   const body = text.slice(0, split + 1);
   const signatures: NoteSignature[] = [];
   for (const line of text.slice(split + 2, -1).split('\n')) {
     if (!line.startsWith(SIGNATURE_PREFIX)) return null;
     const [name, sig, extra] = line.slice(SIGNATURE_PREFIX.length).split(' ');
     const bytes = sig === undefined ? null : fromBase64(sig);
-    if (extra !== undefined || !name || !KEY_NAME.test(name) || !bytes || bytes.length !== 68) return null;
+    if (extra !== undefined || !name || !KEY_NAME.test(name) || !bytes || bytes.length < 5) return null;
     signatures.push({ keyName: name, keyHash: bytes.subarray(0, 4), signature: bytes.subarray(4) });
   }
   return signatures.length > 0 ? { body, signatures } : null;
@@ -117,6 +125,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer
 /** Whether `signature` is the key's valid Ed25519 signature of `body`. */
 export function verifyNoteSignature(body: string, signature: NoteSignature, key: VerifierKey): boolean {
   if (signature.keyName !== key.name || !sameBytes(signature.keyHash, key.keyHash)) return false;
+  if (signature.signature.length !== 64) return false;
   const publicKey = createPublicKey({
     key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key.publicKey).toString('base64url') },
     format: 'jwk',
@@ -128,20 +137,21 @@ export type CheckpointCheck =
   { ok: true; checkpoint: Checkpoint; keyName: string } | { ok: false; reason: string };
 
 /**
- * A signed checkpoint checked: well-formed, and signed by one of `keys` (a signature by a key not given is
- * ignored, as C2SP signed notes have it). The reason says what failed.
+ * A signed checkpoint checked: well-formed, and signed by one of `keys`. As Go's golang.org/x/mod/sumdb/note
+ * has it, a signature by a key not given is ignored, and one by a key given that does not verify fails the
+ * whole note. The reason says what failed.
  */
 export function verifyCheckpoint(note: string, keys: readonly VerifierKey[]): CheckpointCheck {
   const parsed = parseSignedNote(note);
   if (!parsed) return { ok: false, reason: 'not a signed note' };
   const checkpoint = parseCheckpoint(parsed.body);
   if (!checkpoint) return { ok: false, reason: 'not a checkpoint' };
-  let known = false;
+  let signer: string | null = null;
   for (const signature of parsed.signatures) {
     const key = keys.find((k) => k.name === signature.keyName && sameBytes(k.keyHash, signature.keyHash));
     if (!key) continue;
-    known = true;
-    if (verifyNoteSignature(parsed.body, signature, key)) return { ok: true, checkpoint, keyName: key.name };
+    if (!verifyNoteSignature(parsed.body, signature, key)) return { ok: false, reason: 'bad signature' };
+    signer ??= key.name;
   }
-  return { ok: false, reason: known ? 'bad signature' : 'signed by no known key' };
+  return signer ? { ok: true, checkpoint, keyName: signer } : { ok: false, reason: 'signed by no known key' };
 }

@@ -43,6 +43,9 @@ export function rootOf(leafHashes: readonly Uint8Array[]): Uint8Array {
 }
 
 const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+// Every hash a proof is made of, and that it is checked against, is a SHA-256.
+const hashes = (...h: (Uint8Array | readonly Uint8Array[])[]) =>
+  h.flat().every((x) => x instanceof Uint8Array && x.length === 32);
 const odd = (n: number) => n % 2 === 1;
 const half = (n: number) => Math.floor(n / 2);
 const isSize = (n: number) => Number.isSafeInteger(n) && n >= 0;
@@ -58,7 +61,7 @@ export function verifyInclusion(
   proof: readonly Uint8Array[],
   root: Uint8Array,
 ): boolean {
-  if (!isSize(index) || !isSize(size) || index >= size) return false;
+  if (!isSize(index) || !isSize(size) || index >= size || !hashes(leafHash, root, proof)) return false;
   let fn = index;
   let sn = size - 1;
   let r = leafHash;
@@ -89,6 +92,7 @@ export function verifyConsistency(
   secondRoot: Uint8Array,
 ): boolean {
   if (!isSize(first) || !isSize(second) || first > second) return false;
+  if (!hashes(firstRoot, secondRoot, proof)) return false;
   if (first === 0) return proof.length === 0 && equal(firstRoot, EMPTY_ROOT);
   if (first === second) return proof.length === 0 && equal(firstRoot, secondRoot);
   if (proof.length === 0) return false;

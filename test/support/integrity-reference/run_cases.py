@@ -27,4 +27,5 @@ print(json.dumps({
             integrity.verify_checkpoint(c["note"], c["keys"]))
         for c in cases["checkpoints"]
     ],
+    "formats": [integrity.verify_checkpoint(c["note"], c["keys"]) for c in cases["formats"]],
 }))

@@ -84,6 +84,18 @@ export function deferrer(
 }
 
 /**
+ * The job's endpoint as the directory has it now; undefined once it is disabled or deleted (or, never, when it is
+ * another tenant's): pending work for it is dropped, not sent.
+ */
+function activeEndpoint(
+  directory: DelivererDeps['directory'],
+  job: Pick<DeliveryJob, 'endpointId' | 'tenantId'>,
+) {
+  const found = directory.get(job.endpointId);
+  return found?.tenantId === job.tenantId ? found : undefined;
+}
+
+/**
  * A retry held back by the receiver's Retry-After, come out of its tier before the time it asked for: it goes
  * on to its next hop (retry-schedule.ts `hop`), unattempted, as the same attempt.
  */
@@ -95,8 +107,8 @@ export function hopper(
 ) {
   const handOff = handOffWith(deps);
   return async (job: DeliveryJob & { notBefore: number }) => {
-    // An endpoint gone meanwhile (disabled, deleted): its held-back retry is dropped, not carried on.
-    if (deps.directory.get(job.endpointId)?.tenantId !== job.tenantId) return;
+    // An endpoint gone meanwhile: its held-back retry is dropped, not carried on.
+    if (!activeEndpoint(deps.directory, job)) return;
     const next = hop(deps.policy, job.notBefore, deps.clock());
     return handOff(deps.retryTopics[next.tier - 1]!, { ...job, dueAt: next.dueAt }, () => deps.logger);
   };
@@ -121,12 +133,7 @@ export function deliverer(deps: DelivererDeps) {
         event_id: job.eventId,
         attempt: job.attempt,
       }));
-    // Disabled, deleted, or (never) another tenant's: pending work for it is dropped, not sent.
-    const active = () => {
-      const found = deps.directory.get(job.endpointId);
-      return found?.tenantId === job.tenantId ? found : undefined;
-    };
-    const limited = active();
+    const limited = activeEndpoint(deps.directory, job);
     if (!limited) return 'dropped';
     const early = job.dueAt - deps.clock();
     if (early > 0) await sleep(early);
@@ -152,7 +159,7 @@ export function deliverer(deps: DelivererDeps) {
       if (more > 0) await sleep(more);
     }
     // As the endpoint is now, after the waits: a new URL, secret or limit applies; one gone meanwhile gets nothing.
-    const endpoint = active();
+    const endpoint = activeEndpoint(deps.directory, job);
     if (!endpoint) return 'dropped';
 
     const attemptedAt = deps.clock();

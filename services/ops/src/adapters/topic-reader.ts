@@ -8,7 +8,7 @@ export interface ReadOptions {
    * The read fails when Kafka delivers nothing for this long, rather than hang on an unreachable broker; a long
    * read that keeps getting records is not cut short.
    */
-  deadlineMs: number;
+  idleMs: number;
   /** Called as records arrive: how many of how many. */
   progress?: (read: number, total: number) => void;
 }
@@ -25,6 +25,6 @@ export async function readRanges(
     records.push(...batch);
     options.progress?.(records.length, total);
   };
-  await streamRanges(kafka, wanted, { take, idleMs: options.deadlineMs });
+  await streamRanges(kafka, wanted, { take, idleMs: options.idleMs });
   return records.sort((a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)));
 }

@@ -54,7 +54,7 @@ async function readQueue(ctx: DlqContext, queue: DeadLetterQueue) {
     to: BigInt(p.high),
   }));
   const [records, redriven] = await Promise.all([
-    readRanges(ctx.kafka, ranges, { deadlineMs: ctx.deadlineMs, progress: ctx.progress }),
+    readRanges(ctx.kafka, ranges, { idleMs: ctx.deadlineMs, progress: ctx.progress }),
     redrivesRepository.redrivenAt(ctx.pool, topic),
   ]);
   return records.map((record) => {

@@ -38,7 +38,7 @@ async function oldestRecords(kafka: Kafka, rows: readonly LagRow[], deadlineMs: 
     else turns.push([range]);
   }
   const records = [];
-  for (const turn of turns) records.push(...(await readRanges(kafka, turn, { deadlineMs })));
+  for (const turn of turns) records.push(...(await readRanges(kafka, turn, { idleMs: deadlineMs })));
   return records;
 }
 

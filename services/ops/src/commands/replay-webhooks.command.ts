@@ -53,7 +53,7 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
   } finally {
     await admin.disconnect();
   }
-  const records = await readRanges(ctx.kafka, ranges, { deadlineMs: ctx.deadlineMs, progress: ctx.progress });
+  const records = await readRanges(ctx.kafka, ranges, { idleMs: ctx.deadlineMs, progress: ctx.progress });
   const now = ctx.now();
   const target = {
     endpointId: endpoint.id,

@@ -7,7 +7,7 @@ import {
   type Checkpoint,
 } from '../../../../packages/integrity-verifier/src/index.js';
 
-/** An Ed25519 signing key of the operator's, by the name its signatures carry (docs/integrity.md "Keys"). */
+/** An Ed25519 signing key, by the name its signatures carry (docs/integrity.md "Checkpoints"). */
 export interface CheckpointKey {
   name: string;
   privateKey: KeyObject;

@@ -62,6 +62,29 @@ describe('signed checkpoints', () => {
     expect(verifyCheckpoint(both, [verifier(key)]).ok).toBe(true);
   });
 
+  it("ignore another algorithm's signature, and fail when a known key's signature does not verify", () => {
+    const note = signCheckpoint(CHECKPOINT, key);
+    const parsed = parseSignedNote(note)!;
+    // A cosignature of another kind (a witness's: 8 bytes of time before its 64) by a key not given.
+    const cosigned = signedNoteText(parsed.body, [
+      ...parsed.signatures,
+      { keyName: 'witness', keyHash: Uint8Array.of(1, 2, 3, 4), signature: new Uint8Array(72) },
+    ]);
+    expect(verifyCheckpoint(cosigned, [verifier(key)]).ok).toBe(true);
+    const other = newKey('other');
+    const good = parseSignedNote(signCheckpoint(CHECKPOINT, other))!.signatures[0]!;
+    const bad = { ...parsed.signatures[0]!, signature: new Uint8Array(64) };
+    const mixed = signedNoteText(parsed.body, [good, bad]);
+    expect(verifyCheckpoint(mixed, [verifier(key), verifier(other)])).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
+    expect(verifyCheckpoint(mixed, [verifier(other)]).ok).toBe(true);
+    // A control character, even signed, makes no note.
+    const tab = signCheckpoint({ ...CHECKPOINT, origin: 'ac\tme' }, key);
+    expect(verifyCheckpoint(tab, [verifier(key)])).toEqual({ ok: false, reason: 'not a signed note' });
+  });
+
   it('read back only what they write', () => {
     const text = (lines: string[]) => `${lines.join('\n')}\n`;
     const root = Buffer.alloc(32, 7).toString('base64');
@@ -72,6 +95,9 @@ describe('signed checkpoints', () => {
     expect(parseCheckpoint(text(['o', '12', root, 'time 2026-11-26T17:00:00Z']))).toBeNull();
     expect(parseCheckpoint(text(['o', '12', root]))).toBeNull();
     expect(parseCheckpoint(text(['', '12', root, time]))).toBeNull();
+    expect(parseCheckpoint(text([' o', '12', root, time]))).toBeNull();
+    expect(parseCheckpoint(text(['o', '9007199254740992', root, time]))).toBeNull();
+    expect(parseCheckpoint(text(['o', '12', root, 'time 2026-13-40T17:00:00.000+00:00']))).toBeNull();
   });
 
   it('have verifier keys whose hash must match their name and key', () => {

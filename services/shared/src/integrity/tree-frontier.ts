@@ -1,5 +1,5 @@
 import { EMPTY_ROOT, hashChildren } from '../../../../packages/integrity-verifier/src/index.js';
-import type { Subtree } from './proof-ranges.js';
+import { hashOfSubtrees, type Subtree } from './proof-ranges.js';
 
 /**
  * The right edge of an append-only tree: the hashes of the complete subtrees its size is made of, largest first
@@ -61,8 +61,5 @@ export function appendLeaves(
 
 /** The root of the tree whose frontier this is: its subtrees folded from the right. */
 export function frontierRoot(frontier: Frontier): Uint8Array {
-  if (frontier.hashes.length === 0) return EMPTY_ROOT;
-  let root = frontier.hashes[frontier.hashes.length - 1]!;
-  for (let i = frontier.hashes.length - 2; i >= 0; i--) root = hashChildren(frontier.hashes[i]!, root);
-  return root;
+  return frontier.hashes.length === 0 ? EMPTY_ROOT : hashOfSubtrees(frontier.hashes);
 }

@@ -30,6 +30,8 @@ export interface StreamOptions {
    * in `take` (a paced caller) does not count.
    */
   idleMs: number;
+  /** Ends the read at once when aborted, failing it with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** Groups made only to read ranges: deleted afterwards, and left out of `ops lag`. */
@@ -95,6 +97,7 @@ export async function streamRanges(
     for (const r of ranges) consumer.seek({ topic: r.topic, partition: r.partition, offset: String(r.from) });
     while (![...byKey.values()].every((r) => r.done)) {
       if (failure) throw failure;
+      options.signal?.throwIfAborted();
       if (!taking && Date.now() - lastProgress > options.idleMs)
         throw new Error('Kafka did not deliver the records in time');
       await sleep(50);

@@ -83,6 +83,41 @@ function replayOf(r: Row): WebhookReplay {
   };
 }
 
+export type ReplayProgress = Pick<
+  WebhookReplay,
+  'recordsRead' | 'deliveriesQueued' | 'partition' | 'nextOffset' | 'endOffset'
+>;
+
+/**
+ * The progress update of a held replay: its lease's new end, and its attempts (SQL) when it got further and when
+ * it did not.
+ */
+async function recordProgress(
+  db: Queryable,
+  held: Pick<HeldReplay, 'id' | 'leaseToken'>,
+  p: ReplayProgress,
+  set: { leaseUntil: string; attempts: [further: string, same: string] },
+  leaseMs?: number,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_replays SET records_read = $3, deliveries_queued = $4, next_offset = $5, end_offset = $6,
+       partition = $7, lease_until = ${set.leaseUntil},
+       attempts = CASE WHEN next_offset IS DISTINCT FROM $5::bigint THEN ${set.attempts[0]} ELSE ${set.attempts[1]} END
+     WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
+    [
+      held.id,
+      held.leaseToken,
+      p.recordsRead,
+      p.deliveriesQueued,
+      p.nextOffset?.toString() ?? null,
+      p.endOffset?.toString() ?? null,
+      p.partition,
+      ...(leaseMs === undefined ? [] : [leaseMs]),
+    ],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
 export const webhookReplaysRepository = {
   /** A new queued replay; null when the endpoint has one queued or running. */
   async insert(
@@ -129,42 +164,29 @@ export const webhookReplaysRepository = {
 
   /**
    * Records how far the replay got and extends its lease; false when it is no longer held (taken over after the
-   * lease ran out, or deleted with its endpoint): its holder then stops.
+   * lease ran out, or deleted with its endpoint): its holder then stops. A replay that got further has been
+   * taken up once since it last did.
    */
   async progress(
     db: Queryable,
     held: Pick<HeldReplay, 'id' | 'leaseToken'>,
     leaseMs: number,
-    p: Pick<WebhookReplay, 'recordsRead' | 'deliveriesQueued' | 'partition' | 'nextOffset' | 'endOffset'>,
+    p: ReplayProgress,
   ): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `UPDATE webhook_replays SET records_read = $3, deliveries_queued = $4, next_offset = $5, end_offset = $6,
-         partition = $7, lease_until = now() + make_interval(secs => $8::float8 / 1000)
-       WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
-      [
-        held.id,
-        held.leaseToken,
-        p.recordsRead,
-        p.deliveriesQueued,
-        p.nextOffset?.toString() ?? null,
-        p.endOffset?.toString() ?? null,
-        p.partition,
-        leaseMs,
-      ],
-    );
-    return (rowCount ?? 0) > 0;
+    const leaseUntil = 'now() + make_interval(secs => $8::float8 / 1000)';
+    return recordProgress(db, held, p, { leaseUntil, attempts: ['1', 'attempts'] }, leaseMs);
   },
 
   /**
-   * Lets go of a running replay at once (its holder stops): the next dispatcher to look goes on with it. A
-   * holder that stopped on purpose did not fail, so the take is not counted against the replay.
+   * Records how far the replay got and lets go of it at once (its holder stops): the next dispatcher to look
+   * goes on from there. A holder that stopped on purpose did not fail, so its take does not count.
    */
-  async release(db: Queryable, held: Pick<HeldReplay, 'id' | 'leaseToken'>): Promise<void> {
-    await db.query(
-      `UPDATE webhook_replays SET lease_until = now(), attempts = attempts - 1
-       WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
-      [held.id, held.leaseToken],
-    );
+  async release(
+    db: Queryable,
+    held: Pick<HeldReplay, 'id' | 'leaseToken'>,
+    p: ReplayProgress,
+  ): Promise<void> {
+    await recordProgress(db, held, p, { leaseUntil: 'now()', attempts: ['0', 'attempts - 1'] });
   },
 
   /** Ends the held replay; false when it was no longer held. */

@@ -1,0 +1,74 @@
+import type { Producer } from 'kafkajs';
+import {
+  jobHeaders,
+  replayJob,
+  sleep,
+  type AuditEventRecord,
+  type Clock,
+  type Codec,
+  type DeliveryJob,
+  type ReplayProgress,
+  type ReplayTarget,
+  type TopicRecord,
+} from '@audit/shared';
+import { paceWaitMs } from '../domain/replay-pace.js';
+
+const SEND_CHUNK = 500;
+
+/**
+ * What a replay does with the records it reads (docs/webhooks.md "Replays"): each matching event becomes a
+ * replayed delivery, handed on to the first retry tier in parts of about a tenth of a second's worth at the pace.
+ * `check` is asked before each part (the lease); the progress moves only once a part is on Kafka, all of it at
+ * once, so that whatever records it at any moment says exactly what was handed on.
+ */
+export function replayTaker(deps: {
+  producer: Pick<Producer, 'send'>;
+  codec: Codec<AuditEventRecord>;
+  firstRetryTopic: string;
+  perSecond: number;
+  target: ReplayTarget;
+  progress: ReplayProgress;
+  check: () => void;
+  clock: Clock;
+}) {
+  const { progress } = deps;
+  const started = deps.clock();
+  let sentSinceStart = 0;
+  const step = Math.max(1, Math.min(SEND_CHUNK, Math.ceil(deps.perSecond / 10)));
+  // Records examined since the progress last moved, and the last of them.
+  let examined = 0;
+  const handedOn = (upTo: TopicRecord, deliveries: number) => {
+    progress.deliveriesQueued += deliveries;
+    progress.recordsRead += examined;
+    progress.nextOffset = BigInt(upTo.offset) + 1n;
+    examined = 0;
+  };
+  const send = async (jobs: DeliveryJob[], upTo: TopicRecord, heartbeat: () => Promise<void>) => {
+    // Paced: a replay of a busy month neither floods the retry tier nor the endpoint.
+    const wait = paceWaitMs(sentSinceStart + jobs.length, deps.clock() - started, deps.perSecond);
+    if (wait > 0) await sleep(wait);
+    deps.check();
+    await deps.producer.send({
+      topic: deps.firstRetryTopic,
+      messages: jobs.map((job) => ({ key: job.endpointId, value: job.body, headers: jobHeaders(job) })),
+    });
+    sentSinceStart += jobs.length;
+    handedOn(upTo, jobs.length);
+    await heartbeat();
+  };
+  return async (records: TopicRecord[], heartbeat: () => Promise<void>): Promise<void> => {
+    let jobs: DeliveryJob[] = [];
+    for (const record of records) {
+      deps.check();
+      examined += 1;
+      const job = replayJob(deps.codec, record, deps.target, deps.clock());
+      if (job) jobs.push(job);
+      if (jobs.length === step) {
+        await send(jobs, record, heartbeat);
+        jobs = [];
+      }
+    }
+    if (jobs.length > 0) await send(jobs, records.at(-1)!, heartbeat);
+    else if (records.length > 0) handedOn(records.at(-1)!, 0);
+  };
+}

@@ -1,0 +1,96 @@
+import { auditEventCodec, type ReplayProgress, type TopicRecord } from '@audit/shared';
+import { sampleRecord } from '@audit/shared/test-support';
+import { describe, expect, it } from 'vitest';
+import { replayTaker } from './replay-taker.js';
+
+const codec = auditEventCodec();
+const INGESTED = Date.UTC(2026, 10, 21, 10, 0, 1);
+// Ten seconds pass at every look: the pace never holds a part back.
+let now = 0;
+const clock = () => (now += 10_000);
+const target = { endpointId: 'wh_1', tenantId: 'tenant-a', filter: ['phi.'], since: 0, until: INGESTED + 1 };
+
+function records(actions: string[]): TopicRecord[] {
+  return actions.map((action, i) => ({
+    topic: 'audit',
+    partition: 0,
+    offset: String(100 + i),
+    timestamp: INGESTED,
+    key: null,
+    value: codec.encode(sampleRecord({ action, ingested_at: INGESTED })),
+    headers: {},
+  }));
+}
+
+describe('a replay taking records', () => {
+  it('moves its progress only once a part is on Kafka, deliveries, records and offset together', async () => {
+    const progress: ReplayProgress = {
+      recordsRead: 0,
+      deliveriesQueued: 0,
+      partition: 0,
+      nextOffset: 100n,
+      endOffset: 200n,
+    };
+    const seen: ReplayProgress[] = [];
+    let release = () => {};
+    const producer = {
+      send: async () => {
+        // While a part is on its way, what a renewal would record is still the last part's end.
+        seen.push({ ...progress });
+        await new Promise<void>((resolve) => (release = resolve));
+        return [];
+      },
+    };
+    // Ten a second: one delivery a part.
+    const take = replayTaker({
+      producer,
+      codec,
+      firstRetryTopic: 'r1',
+      perSecond: 10,
+      target,
+      progress,
+      check: () => {},
+      clock,
+    });
+    const taking = take(records(['phi.read', 'admin.x', 'phi.read', 'admin.y']), async () => {});
+    for (const parts of [1, 2]) {
+      while (seen.length < parts) await new Promise((r) => setImmediate(r));
+      release();
+    }
+    await taking;
+    expect(seen).toEqual([
+      { ...progress, recordsRead: 0, deliveriesQueued: 0, nextOffset: 100n },
+      { ...progress, recordsRead: 1, deliveriesQueued: 1, nextOffset: 101n },
+    ]);
+    // The records after the last part, which match nothing, are handed on too.
+    expect(progress).toMatchObject({ recordsRead: 4, deliveriesQueued: 2, nextOffset: 104n });
+  });
+
+  it('sends nothing once its lease says stop', async () => {
+    let sent = 0;
+    const producer = { send: async () => ((sent += 1), []) };
+    const progress: ReplayProgress = {
+      recordsRead: 0,
+      deliveriesQueued: 0,
+      partition: 0,
+      nextOffset: 100n,
+      endOffset: 200n,
+    };
+    const check = () => {
+      throw new Error('lost');
+    };
+    const take = replayTaker({
+      producer,
+      codec,
+      firstRetryTopic: 'r1',
+      perSecond: 10,
+      target,
+      progress,
+      check,
+      clock,
+    });
+    await expect(take(records(['phi.read']), async () => {})).rejects.toThrow('lost');
+    expect(sent).toBe(0);
+    expect(progress.nextOffset).toBe(100n);
+  });
+});
