@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -73,4 +74,21 @@ export async function installPackage(dir: string, tarball: string): Promise<stri
     env: npmEnv(),
   });
   return project;
+}
+
+/**
+ * Compiles `source` as `consumer.ts` in the installed project, strict and without Node's types (a receiver's or
+ * an auditor's project may have none): the package's declarations must stand on their own. Rejects on an error.
+ */
+export async function typecheckConsumer(project: string, source: string): Promise<void> {
+  writeFileSync(join(project, 'consumer.ts'), source);
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, module: 'nodenext', noEmit: true, types: [], lib: ['es2022'] },
+      files: ['consumer.ts'],
+    }),
+  );
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await run(process.execPath, [tsc, '-p', project]);
 }

@@ -1,18 +1,16 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import { inclusionRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
-import { installPackage, packVerifier } from '../../../test/support/verifier-package.js';
+import { installPackage, packVerifier, typecheckConsumer } from '../../../test/support/verifier-package.js';
 import { hashLeaf, rootOf } from './index.js';
 
 const run = promisify(execFile);
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const dir = mkdtempSync(join(tmpdir(), 'integrity-verifier-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -54,15 +52,7 @@ describe('the published integrity verifier package', () => {
 
   it('installs from its tarball into an empty project, where its types resolve and it verifies', async () => {
     const project = await installPackage(dir, packed.tarball);
-    writeFileSync(join(project, 'consumer.ts'), CONSUMER);
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, module: 'nodenext', noEmit: true, types: [], lib: ['es2022'] },
-        files: ['consumer.ts'],
-      }),
-    );
-    await run(process.execPath, [tsc, '-p', project]);
+    await typecheckConsumer(project, CONSUMER);
 
     const leaves = Array.from({ length: 11 }, (_, i) => hashLeaf(Uint8Array.of(i)));
     const subtree = (s: { level: number; index: number }) =>

@@ -1,16 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerifier } from '../../../test/support/reference-verifiers.js';
-import { installVerifier, packVerifier } from '../../../test/support/verifier-package.js';
+import { installVerifier, packVerifier, typecheckConsumer } from '../../../test/support/verifier-package.js';
 import { signWebhook } from './index.js';
 
-const run = promisify(execFile);
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const dir = mkdtempSync(join(tmpdir(), 'webhook-verifier-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -49,15 +44,7 @@ describe('the published package', () => {
 
   it('installs from its tarball into an empty project, where its types resolve and it verifies', async () => {
     const { project, cli } = await installVerifier(dir, packed.tarball);
-    writeFileSync(join(project, 'consumer.ts'), CONSUMER);
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, module: 'nodenext', noEmit: true, types: [], lib: ['es2022'] },
-        files: ['consumer.ts'],
-      }),
-    );
-    await run(process.execPath, [tsc, '-p', project]);
+    await typecheckConsumer(project, CONSUMER);
 
     const secret = 'ab'.repeat(32);
     const body = join(dir, 'body.json');

@@ -1,5 +1,6 @@
 import { auditEventCodec, type ReplayProgress, type TopicRecord } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
+import type { Producer } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { replayTaker } from './replay-taker.js';
 
@@ -22,15 +23,21 @@ function records(actions: string[]): TopicRecord[] {
   }));
 }
 
+const newProgress = (): ReplayProgress => ({
+  recordsRead: 0,
+  deliveriesQueued: 0,
+  partition: 0,
+  nextOffset: 100n,
+  endOffset: 200n,
+});
+
+// Ten a second: one delivery a part.
+const taker = (producer: Pick<Producer, 'send'>, progress: ReplayProgress, check = () => {}) =>
+  replayTaker({ producer, codec, firstRetryTopic: 'r1', perSecond: 10, target, progress, check, clock });
+
 describe('a replay taking records', () => {
   it('moves its progress only once a part is on Kafka, deliveries, records and offset together', async () => {
-    const progress: ReplayProgress = {
-      recordsRead: 0,
-      deliveriesQueued: 0,
-      partition: 0,
-      nextOffset: 100n,
-      endOffset: 200n,
-    };
+    const progress = newProgress();
     const seen: ReplayProgress[] = [];
     let release = () => {};
     const producer = {
@@ -41,17 +48,7 @@ describe('a replay taking records', () => {
         return [];
       },
     };
-    // Ten a second: one delivery a part.
-    const take = replayTaker({
-      producer,
-      codec,
-      firstRetryTopic: 'r1',
-      perSecond: 10,
-      target,
-      progress,
-      check: () => {},
-      clock,
-    });
+    const take = taker(producer, progress);
     const taking = take(records(['phi.read', 'admin.x', 'phi.read', 'admin.y']), async () => {});
     for (const parts of [1, 2]) {
       while (seen.length < parts) await new Promise((r) => setImmediate(r));
@@ -69,26 +66,11 @@ describe('a replay taking records', () => {
   it('sends nothing once its lease says stop', async () => {
     let sent = 0;
     const producer = { send: async () => ((sent += 1), []) };
-    const progress: ReplayProgress = {
-      recordsRead: 0,
-      deliveriesQueued: 0,
-      partition: 0,
-      nextOffset: 100n,
-      endOffset: 200n,
-    };
+    const progress = newProgress();
     const check = () => {
       throw new Error('lost');
     };
-    const take = replayTaker({
-      producer,
-      codec,
-      firstRetryTopic: 'r1',
-      perSecond: 10,
-      target,
-      progress,
-      check,
-      clock,
-    });
+    const take = taker(producer, progress, check);
     await expect(take(records(['phi.read']), async () => {})).rejects.toThrow('lost');
     expect(sent).toBe(0);
     expect(progress.nextOffset).toBe(100n);

@@ -1,5 +1,5 @@
 import { EMPTY_ROOT, hashChildren } from '../../../../packages/integrity-verifier/src/index.js';
-import { hashOfSubtrees, type Subtree } from './proof-ranges.js';
+import { hashOfSubtrees, subtreesOf, type Subtree } from './proof-ranges.js';
 
 /**
  * The right edge of an append-only tree: the hashes of the complete subtrees its size is made of, largest first
@@ -17,15 +17,6 @@ export interface CompletedSubtree extends Subtree {
   hash: Uint8Array;
 }
 
-/** The sizes of the frontier's subtrees, largest first: the powers of two of its size. */
-function subtreeSizes(size: number): number[] {
-  const sizes: number[] = [];
-  for (let bit = 2 ** Math.floor(Math.log2(Math.max(size, 1))); bit >= 1; bit /= 2) {
-    if (Math.floor(size / bit) % 2 === 1) sizes.push(bit);
-  }
-  return sizes;
-}
-
 /**
  * The frontier after appending the leaf hashes, and every complete subtree the leaves completed (each leaf, level
  * 0, and every subtree above it that became full), in the order they were completed.
@@ -35,7 +26,8 @@ export function appendLeaves(
   leafHashes: readonly Uint8Array[],
 ): { frontier: Frontier; completed: CompletedSubtree[] } {
   const hashes = [...frontier.hashes];
-  const sizes = subtreeSizes(frontier.size);
+  // The sizes of the frontier's subtrees, largest first: the tree's decomposition into complete subtrees.
+  const sizes = subtreesOf({ start: 0, end: frontier.size }).map((s) => 2 ** s.level);
   if (sizes.length !== hashes.length) throw new RangeError('the frontier does not match its size');
   const completed: CompletedSubtree[] = [];
   let size = frontier.size;
