@@ -54,6 +54,12 @@ const webhookLinks = (endpoint: string) => ({
     `${endpoint}/id`,
     "This endpoint's delivery attempts.",
   ),
+  ReplayWebhook: link(
+    'replayWebhook',
+    'id',
+    `${endpoint}/id`,
+    'Send this endpoint a window of events again.',
+  ),
 });
 
 const exportJobIdParam = z.object({
@@ -343,7 +349,18 @@ export function openApiDocument() {
             requestParams: { path: webhookIdParam },
             requestBody: { required: true, ...json(replayBodySchema) },
             okStatus: 202,
-            ok: { description: 'The replay, queued.', ...json(webhookReplaySchema) },
+            ok: {
+              description: 'The replay, queued.',
+              ...json(webhookReplaySchema),
+              // The replay's answer holds its own id; the endpoint's is the request's.
+              links: {
+                GetWebhookReplay: {
+                  operationId: 'getWebhookReplay',
+                  parameters: { id: '$request.path.id' },
+                  description: 'This replay, as it progresses.',
+                },
+              },
+            },
             more: {
               409: errorResponse(
                 'ReplayRefused',

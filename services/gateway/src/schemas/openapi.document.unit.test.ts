@@ -189,7 +189,7 @@ describe('OpenAPI document', () => {
     type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema };
     type Operation = {
       operationId: string;
-      parameters?: { name: string }[];
+      parameters?: { name: string; in: string }[];
       responses: Record<
         string,
         { content?: Record<string, { schema: Schema }>; links?: Record<string, Link> }
@@ -214,17 +214,22 @@ describe('OpenAPI document', () => {
         Object.entries(res.links ?? {}).map(([name, link]) => ({ name, link, res, from: op.operationId })),
       ),
     );
+    // A value comes from a field of the answer, or from a path parameter of the request.
+    const sourced = (from: Operation, res: (typeof links)[number]['res'], expression: string) => {
+      const param = /^\$request\.path\.(\w+)$/.exec(expression)?.[1];
+      if (param) return from.parameters?.some((p) => p.name === param && p.in === 'path');
+      const pointer = expression.replace(/^\$response\.body#/, '');
+      return pointer !== expression && at(res.content?.['application/json']?.schema, pointer) !== undefined;
+    };
     const problems = links.flatMap(({ name, link, res, from }) =>
       Object.entries(link.parameters).flatMap(([parameter, expression]) => {
         const target = operations.find((op) => op.operationId === link.operationId);
-        const pointer = expression.replace(/^\$response\.body#/, '');
+        const source = operations.find((op) => op.operationId === from)!;
         return [
           ...(target?.parameters?.some((p) => p.name === parameter)
             ? []
             : [`${from} ${name}: ${link.operationId} takes no ${parameter}`]),
-          ...(at(res.content?.['application/json']?.schema, pointer)
-            ? []
-            : [`${from} ${name}: the answer has no ${pointer}`]),
+          ...(sourced(source, res, expression) ? [] : [`${from} ${name}: nothing gives ${expression}`]),
         ];
       }),
     );
@@ -234,6 +239,7 @@ describe('OpenAPI document', () => {
       'createWebhook DeleteWebhook',
       'createWebhook DisableWebhook',
       'createWebhook ListWebhookAttempts',
+      'createWebhook ReplayWebhook',
       'createWebhook RotateWebhookSecret',
       'createWebhook TestWebhook',
       'createWebhook UpdateWebhook',
@@ -245,9 +251,11 @@ describe('OpenAPI document', () => {
       'listWebhooks DeleteWebhook',
       'listWebhooks DisableWebhook',
       'listWebhooks ListWebhookAttempts',
+      'listWebhooks ReplayWebhook',
       'listWebhooks RotateWebhookSecret',
       'listWebhooks TestWebhook',
       'listWebhooks UpdateWebhook',
+      'replayWebhook GetWebhookReplay',
       'rotateWebhookSecret DisableWebhook',
       'updateWebhook TestWebhook',
     ]);
