@@ -91,6 +91,7 @@ describe('ops status', () => {
         PROJECTOR_PORT: String(down),
         DISPATCHER_PORT: String(await readiness(200, {})),
         EXPORTER_PORT: String(await readiness(200, { clickhouse: 'ok' })),
+        NOTARY_PORT: String(await readiness(200, { postgres: 'ok' })),
       },
       'status',
     );
@@ -107,6 +108,7 @@ describe('ops status', () => {
       ['projector', 'down', 'ECONNREFUSED'],
       ['dispatcher', 'up', null],
       ['exporter', 'up', null],
+      ['notary', 'up', null],
     ]);
     expect(services![2]!.address).toBe(`127.0.0.1:${down}`);
   });

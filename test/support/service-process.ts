@@ -7,7 +7,7 @@ import { waitFor } from './wait-for.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LOG_DIR = `${ROOT}.data/test-logs`;
 
-export type ServiceName = 'ingest' | 'projector' | 'gateway' | 'dispatcher' | 'exporter';
+export type ServiceName = 'ingest' | 'projector' | 'gateway' | 'dispatcher' | 'exporter' | 'notary';
 
 /** A service run as a real process (node + tsx loader, one PID, so SIGKILL kills exactly it). */
 export class ServiceProcess {

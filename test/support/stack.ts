@@ -89,6 +89,18 @@ export function exporterService(names: TestNames, databaseUrl: string, extra: Re
   return new ServiceProcess('exporter', serviceEnv(names, env), port);
 }
 
+/** The notary on the test's topics and Postgres database, in a consumer group of its own. */
+export function notaryService(names: TestNames, databaseUrl: string, extra: Record<string, string> = {}) {
+  const port = nextPort++;
+  const env = {
+    NOTARY_PORT: String(port),
+    NOTARY_GROUP_ID: `notary-${names.id}`,
+    DATABASE_URL: databaseUrl,
+    ...extra,
+  };
+  return new ServiceProcess('notary', serviceEnv(names, env), port);
+}
+
 /** Where a test's export files live: under .data, removed by the test that made it. */
 export const exportDir = (names: TestNames) =>
   fileURLToPath(new URL(`../../.data/test-exports/${names.id}`, import.meta.url));

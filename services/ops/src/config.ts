@@ -42,6 +42,8 @@ const schema = z
     DISPATCHER_PORT: port(8083),
     EXPORTER_HOST: z.string().min(1).default('127.0.0.1'),
     EXPORTER_PORT: port(8084),
+    NOTARY_HOST: z.string().min(1).default('127.0.0.1'),
+    NOTARY_PORT: port(8085),
   })
   .transform((e, ctx) => ({
     kafka: kafkaSettings(e),
@@ -60,6 +62,7 @@ const schema = z
       projector: { host: e.PROJECTOR_HOST, port: e.PROJECTOR_PORT },
       dispatcher: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
       exporter: { host: e.EXPORTER_HOST, port: e.EXPORTER_PORT },
+      notary: { host: e.NOTARY_HOST, port: e.NOTARY_PORT },
     },
   }));
 

@@ -82,3 +82,14 @@ export * from './audit-event/decode-record.js';
 export * from './projection/running-inserts.js';
 export * from './projection/filter-index.js';
 export * from './projection/filter-index.state.js';
+export * from './integrity/proof-ranges.js';
+export * from './integrity/tree-frontier.js';
+export * from './integrity/checkpoint-signer.js';
+// The verifier's own functions: the service builds trees and checkpoints with the code receivers check them with.
+export {
+  EMPTY_ROOT,
+  leafHashOf,
+  rootOf,
+  type Checkpoint,
+  type LeafEvent,
+} from '../../../packages/integrity-verifier/src/index.js';

@@ -1,0 +1,87 @@
+import type pg from 'pg';
+import { inTransaction, type AuditEventRecord, type Frontier } from '@audit/shared';
+import { eventKey, planAppend } from '../domain/append-plan.js';
+
+const HASH_BYTES = 32;
+
+const frontierOf = (size: string, bytes: Buffer): Frontier => ({
+  size: Number(size),
+  hashes: Array.from({ length: bytes.length / HASH_BYTES }, (_, i) =>
+    bytes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES),
+  ),
+});
+
+export interface AppendOutcome {
+  /** Leaves added, over all tenants. */
+  appended: number;
+  /** Events that were leaves already (a redelivery, a re-sent event, a batch redone after a crash). */
+  known: number;
+}
+
+/**
+ * Appends a batch of the audit topic to its tenants' trees in one transaction: the batch is added whole or not at
+ * all, and a batch done again adds nothing. Each tenant's tree row is locked (in tenant order, so that two batches
+ * never wait on each other in a cycle) before its leaves are looked up: a batch handled twice at once, by an old
+ * and a new owner of a partition, goes through one after the other.
+ */
+export async function appendToTrees(
+  pool: pg.Pool,
+  events: readonly AuditEventRecord[],
+): Promise<AppendOutcome> {
+  if (events.length === 0) return { appended: 0, known: 0 };
+  const tenants = [...new Set(events.map((e) => e.tenant_id))].sort();
+  return inTransaction(pool, async (db) => {
+    await db.query(
+      `INSERT INTO integrity_trees (tenant_id) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT DO NOTHING`,
+      [tenants],
+    );
+    const rows = await db.query<{ tenant_id: string; size: string; frontier: Buffer }>(
+      `SELECT tenant_id, size, frontier FROM integrity_trees WHERE tenant_id = ANY($1::text[])
+       ORDER BY tenant_id FOR UPDATE`,
+      [tenants],
+    );
+    const trees = new Map(rows.rows.map((r) => [r.tenant_id, frontierOf(r.size, r.frontier)]));
+    const found = await db.query<{ tenant_id: string; event_id: string }>(
+      `SELECT l.tenant_id, l.event_id::text FROM unnest($1::text[], $2::uuid[]) AS b (tenant_id, event_id)
+       JOIN integrity_leaves l USING (tenant_id, event_id)`,
+      [events.map((e) => e.tenant_id), events.map((e) => e.event_id)],
+    );
+    const known = new Set(found.rows.map((r) => eventKey(r.tenant_id, r.event_id)));
+    const plan = planAppend(events, trees, known);
+    if (plan.leaves.length === 0) return { appended: 0, known: events.length };
+    await db.query(
+      `INSERT INTO integrity_leaves (tenant_id, leaf_index, event_id, leaf_hash)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::bytea[])`,
+      [
+        plan.leaves.map((l) => l.tenant_id),
+        plan.leaves.map((l) => l.leaf_index),
+        plan.leaves.map((l) => l.event_id),
+        plan.leaves.map((l) => Buffer.from(l.leaf_hash)),
+      ],
+    );
+    if (plan.subtrees.length > 0) {
+      await db.query(
+        `INSERT INTO integrity_subtrees (tenant_id, level, node_index, hash)
+         SELECT * FROM unnest($1::text[], $2::smallint[], $3::bigint[], $4::bytea[])`,
+        [
+          plan.subtrees.map((s) => s.tenant_id),
+          plan.subtrees.map((s) => s.level),
+          plan.subtrees.map((s) => s.index),
+          plan.subtrees.map((s) => Buffer.from(s.hash)),
+        ],
+      );
+    }
+    const grown = [...plan.trees];
+    await db.query(
+      `UPDATE integrity_trees t SET size = g.size, frontier = g.frontier, updated_at = now()
+       FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS g (tenant_id, size, frontier)
+       WHERE t.tenant_id = g.tenant_id`,
+      [
+        grown.map(([tenant]) => tenant),
+        grown.map(([, f]) => f.size),
+        grown.map(([, f]) => Buffer.concat(f.hashes)),
+      ],
+    );
+    return { appended: plan.leaves.length, known: events.length - plan.leaves.length };
+  });
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { kafkaEnv, kafkaSettings, loggingEnv, parseEnv, port, postgresEnv, type Env } from '@audit/shared';
+
+const schema = z
+  .object({
+    ...kafkaEnv,
+    ...postgresEnv,
+    ...loggingEnv,
+    NOTARY_HOST: z.string().min(1).default('127.0.0.1'),
+    NOTARY_PORT: port(8085),
+    NOTARY_GROUP_ID: z.string().min(1).default('audit-notary'),
+    NOTARY_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
+  })
+  .transform((e) => ({
+    kafka: kafkaSettings(e),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    host: e.NOTARY_HOST,
+    port: e.NOTARY_PORT,
+    groupId: e.NOTARY_GROUP_ID,
+    sessionTimeoutMs: e.NOTARY_SESSION_TIMEOUT_MS,
+  }));
+
+export type NotaryConfig = z.output<typeof schema>;
+
+export function loadConfig(env: Env): Readonly<NotaryConfig> {
+  return parseEnv('notary', schema, env);
+}

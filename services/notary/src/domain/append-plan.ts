@@ -1,0 +1,72 @@
+import {
+  appendLeaves,
+  leafHashOf,
+  type AuditEventRecord,
+  type CompletedSubtree,
+  type Frontier,
+} from '@audit/shared';
+
+/** Subtrees of every STORED_LEVEL_STEP-th level are stored: a proof reads at most 2^8 hashes per level band. */
+export const STORED_LEVEL_STEP = 8;
+
+export interface NewLeaf {
+  tenant_id: string;
+  leaf_index: number;
+  event_id: string;
+  leaf_hash: Uint8Array;
+}
+
+export interface StoredSubtree extends CompletedSubtree {
+  tenant_id: string;
+}
+
+export interface AppendPlan {
+  leaves: NewLeaf[];
+  subtrees: StoredSubtree[];
+  /** The trees that grew, as they are after the append. */
+  trees: Map<string, Frontier>;
+}
+
+export const eventKey = (tenantId: string, eventId: string) => `${tenantId}\u0000${eventId}`;
+
+/**
+ * What appending a batch of events (in the audit topic's order) adds to their tenants' trees: each event not
+ * already a leaf (`known`, by eventKey) and not seen earlier in the batch becomes its tenant's next leaf
+ * (docs/integrity.md "Leaf order"). `trees` holds the current frontier of every tenant in the batch.
+ */
+export function planAppend(
+  events: readonly AuditEventRecord[],
+  trees: ReadonlyMap<string, Frontier>,
+  known: ReadonlySet<string>,
+): AppendPlan {
+  const seen = new Set(known);
+  const byTenant = new Map<string, AuditEventRecord[]>();
+  for (const event of events) {
+    const key = eventKey(event.tenant_id, event.event_id);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const list = byTenant.get(event.tenant_id) ?? [];
+    list.push(event);
+    byTenant.set(event.tenant_id, list);
+  }
+  const plan: AppendPlan = { leaves: [], subtrees: [], trees: new Map() };
+  for (const [tenantId, list] of byTenant) {
+    const before = trees.get(tenantId);
+    if (!before) throw new RangeError(`no tree given for tenant ${tenantId}`);
+    const hashes = list.map((e) => leafHashOf(e));
+    const { frontier, completed } = appendLeaves(before, hashes);
+    list.forEach((e, i) =>
+      plan.leaves.push({
+        tenant_id: tenantId,
+        leaf_index: before.size + i,
+        event_id: e.event_id,
+        leaf_hash: hashes[i]!,
+      }),
+    );
+    for (const s of completed) {
+      if (s.level > 0 && s.level % STORED_LEVEL_STEP === 0) plan.subtrees.push({ tenant_id: tenantId, ...s });
+    }
+    plan.trees.set(tenantId, frontier);
+  }
+  return plan;
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { EMPTY_FRONTIER, leafHashOf, rootOf, frontierRoot, type Frontier } from '@audit/shared';
+import { sampleRecord } from '@audit/shared/test-support';
+import { eventKey, planAppend } from './append-plan.js';
+
+const events = (tenant: string, n: number) =>
+  Array.from({ length: n }, (_, i) => sampleRecord({ tenant_id: tenant, resource_id: `r${i}` }));
+
+describe('planAppend', () => {
+  it("makes each event its tenant's next leaf, once, at its first occurrence in the batch", () => {
+    const [a1, a2, a3] = events('a', 3);
+    const [b1] = events('b', 1);
+    const known = new Set([eventKey('a', a2!.event_id)]);
+    const trees = new Map<string, Frontier>([
+      ['a', { size: 5, hashes: [new Uint8Array(32), new Uint8Array(32)] }],
+      ['b', EMPTY_FRONTIER],
+    ]);
+    const plan = planAppend([a1!, b1!, a2!, a1!, a3!, b1!], trees, known);
+    expect(plan.leaves.map((l) => [l.tenant_id, l.leaf_index, l.event_id])).toEqual([
+      ['a', 5, a1!.event_id],
+      ['a', 6, a3!.event_id],
+      ['b', 0, b1!.event_id],
+    ]);
+    expect(plan.leaves[0]!.leaf_hash).toEqual(leafHashOf(a1!));
+    expect([...plan.trees.keys()].sort()).toEqual(['a', 'b']);
+    expect(plan.trees.get('a')!.size).toBe(7);
+  });
+
+  it('grows the same tree batch by batch as at once, storing the hash of every complete 256-leaf subtree', () => {
+    const all = events('t', 700);
+    let frontier: Frontier = EMPTY_FRONTIER;
+    const stored: { level: number; index: number; hash: Uint8Array }[] = [];
+    for (const size of [1, 254, 3, 300, 142]) {
+      const batch = all.slice(frontier.size, frontier.size + size);
+      const plan = planAppend(batch, new Map([['t', frontier]]), new Set());
+      stored.push(...plan.subtrees);
+      frontier = plan.trees.get('t')!;
+    }
+    const hashes = all.map((e) => leafHashOf(e));
+    expect(frontier.size).toBe(700);
+    expect(frontierRoot(frontier)).toEqual(rootOf(hashes));
+    expect(stored.map((s) => [s.level, s.index])).toEqual([
+      [8, 0],
+      [8, 1],
+    ]);
+    expect(stored[1]!.hash).toEqual(rootOf(hashes.slice(256, 512)));
+  });
+
+  it('adds nothing for a batch whose events are all leaves already', () => {
+    const batch = events('t', 3);
+    const known = new Set(batch.map((e) => eventKey(e.tenant_id, e.event_id)));
+    const plan = planAppend(batch, new Map([['t', EMPTY_FRONTIER]]), known);
+    expect(plan).toEqual({ leaves: [], subtrees: [], trees: new Map() });
+  });
+
+  it("refuses a batch without its tenant's tree", () => {
+    expect(() => planAppend(events('t', 1), new Map(), new Set())).toThrow(/no tree given for tenant t/);
+  });
+});

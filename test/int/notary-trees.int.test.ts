@@ -1,0 +1,161 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  auditEventCodec,
+  frontierRoot,
+  leafHashOf,
+  rootOf,
+  topics,
+  type AuditEventRecord,
+} from '@audit/shared';
+import { sampleRecord } from '@audit/shared/test-support';
+import { groupCaughtUp } from '../support/kafka-offsets.js';
+import { uniqueNames } from '../support/names.js';
+import { freshPostgres } from '../support/postgres.js';
+import { cleanUp, notaryService, testKafka } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+import type { ServiceProcess } from '../support/service-process.js';
+
+const names = uniqueNames('notary');
+const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
+const kafka = testKafka();
+const codec = auditEventCodec();
+const tenantA = `${names.tenant}-a`;
+const tenantB = `${names.tenant}-b`;
+let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let db: pg.Pool;
+const processes: ServiceProcess[] = [];
+const groups: string[] = [];
+
+function notary(group: string) {
+  groups.push(group);
+  const p = notaryService(names, postgres.url, { NOTARY_GROUP_ID: group });
+  processes.push(p);
+  return p;
+}
+
+const events = (tenant: string, n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => sampleRecord({ tenant_id: tenant, resource_id: `r${from + i}` }));
+
+async function publish(records: (AuditEventRecord | Buffer)[]) {
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic: auditTopic,
+    acks: -1,
+    messages: records.map((r) =>
+      Buffer.isBuffer(r) ? { key: tenantA, value: r } : { key: r.tenant_id, value: codec.encode(r) },
+    ),
+  });
+  await producer.disconnect();
+}
+
+const treeSize = async (tenant: string) =>
+  Number(
+    (await db.query<{ size: string }>('SELECT size FROM integrity_trees WHERE tenant_id = $1', [tenant]))
+      .rows[0]?.size ?? 0,
+  );
+
+async function stored(tenant: string) {
+  const leaves = await db.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer }>(
+    'SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves WHERE tenant_id = $1 ORDER BY leaf_index',
+    [tenant],
+  );
+  const tree = await db.query<{ size: string; frontier: Buffer }>(
+    'SELECT size, frontier FROM integrity_trees WHERE tenant_id = $1',
+    [tenant],
+  );
+  const subtrees = await db.query<{ level: number; node_index: string; hash: Buffer }>(
+    'SELECT level, node_index, hash FROM integrity_subtrees WHERE tenant_id = $1 ORDER BY level, node_index',
+    [tenant],
+  );
+  const { size, frontier } = tree.rows[0]!;
+  const hashes = Array.from({ length: frontier.length / 32 }, (_, i) =>
+    frontier.subarray(i * 32, i * 32 + 32),
+  );
+  return {
+    leaves: leaves.rows,
+    root: Buffer.from(frontierRoot({ size: Number(size), hashes })).toString('hex'),
+    subtrees: subtrees.rows.map((s) => ({ level: s.level, index: Number(s.node_index), hash: s.hash })),
+  };
+}
+
+const rootHex = (records: readonly AuditEventRecord[]) =>
+  Buffer.from(rootOf(records.map((e) => leafHashOf(e)))).toString('hex');
+
+beforeAll(async () => {
+  postgres = await freshPostgres(names);
+  db = new pg.Pool({ connectionString: postgres.url, max: 2 });
+});
+afterAll(async () => {
+  for (const p of processes) await p.stop('SIGKILL');
+  await db?.end();
+  await postgres?.drop();
+  await cleanUp(names, groups);
+});
+
+describe('the notary', () => {
+  const a = events(tenantA, 600);
+  const b = events(tenantB, 5);
+
+  it("appends each tenant's events in topic order, each once, and stores its 256-leaf subtrees", async () => {
+    const first = notary(`notary-${names.id}-1`);
+    await first.start();
+    // Interleaved tenants, an event sent twice, and a record the projector would dead-letter.
+    await publish([...a.slice(0, 300), b[0]!, a[3]!, Buffer.from('{"not":"avro"}'), ...b.slice(1)]);
+    await publish([...a.slice(300), a[299]!]);
+    await waitFor(
+      'both trees grown',
+      async () => (await treeSize(tenantA)) === 600 && (await treeSize(tenantB)) === 5,
+    );
+    await waitFor('every record handled', () => groupCaughtUp(kafka, `notary-${names.id}-1`, auditTopic));
+
+    const treeA = await stored(tenantA);
+    expect(treeA.leaves.map((l) => l.event_id)).toEqual(a.map((e) => e.event_id));
+    expect(treeA.leaves.map((l) => Number(l.leaf_index))).toEqual(a.map((_, i) => i));
+    expect(treeA.leaves[7]!.leaf_hash).toEqual(Buffer.from(leafHashOf(a[7]!)));
+    expect(treeA.root).toBe(rootHex(a));
+    expect(treeA.subtrees.map((s) => [s.level, s.index])).toEqual([
+      [8, 0],
+      [8, 1],
+    ]);
+    expect(treeA.subtrees[1]!.hash.toString('hex')).toBe(rootHex(a.slice(256, 512)));
+    expect((await stored(tenantB)).root).toBe(rootHex(b));
+    expect(await first.stop()).toBe(0);
+  });
+
+  it('builds nothing more when the topic is read again, after a SIGKILL while events flow', async () => {
+    const more = events(tenantA, 3000, 600);
+    const killed = notary(`notary-${names.id}-1`);
+    await killed.start();
+    const sending = (async () => {
+      for (let i = 0; i < more.length; i += 300) await publish(more.slice(i, i + 300));
+    })();
+    await waitFor('the notary in the middle of them', async () => (await treeSize(tenantA)) > 600);
+    await killed.stop('SIGKILL');
+    await sending;
+    // A new group reads the whole topic again: every batch redone, none adding a leaf.
+    const again = notary(`notary-${names.id}-2`);
+    await again.start();
+    await waitFor('the new group caught up', () => groupCaughtUp(kafka, `notary-${names.id}-2`, auditTopic));
+    const all = [...a, ...more];
+    const treeA = await stored(tenantA);
+    expect(treeA.leaves.map((l) => l.event_id)).toEqual(all.map((e) => e.event_id));
+    expect(treeA.root).toBe(rootHex(all));
+    expect(treeA.subtrees.filter((s) => s.level === 8)).toHaveLength(Math.floor(all.length / 256));
+    expect((await stored(tenantB)).root).toBe(rootHex(b));
+    expect(await again.stop()).toBe(0);
+  });
+
+  it('refuses to run over the topic once its partition count differs from the one the trees began over', async () => {
+    await db.query('UPDATE integrity_topics SET partitions = partitions - 1 WHERE topic = $1', [auditTopic]);
+    const refused = notary(`notary-${names.id}-3`);
+    refused.launch();
+    await waitFor('the notary to exit', async () => !refused.running);
+    expect(await refused.stop()).toBe(1);
+    expect(refused.logged().find((l) => l.level === 60)).toMatchObject({
+      msg: 'the trees cannot go on; stopping',
+      err: { message: expect.stringMatching(/has 6 partitions, its trees were begun over 5/) },
+    });
+  });
+});
