@@ -80,6 +80,12 @@ if (migrated !== 0) {
   console.error('migrations failed; not starting the services');
   process.exit(1);
 }
+// The first signing key of the checkpoints, when there is none (docs/integrity.md "Signing keys").
+const keyed = run(['services/ops/src/main.ts', 'integrity', 'keys', 'create', '--if-none'], env);
+if ((await new Promise<number | null>((resolve) => keyed.once('exit', resolve))) !== 0) {
+  console.error('the signing key of the checkpoints could not be made; not starting the services');
+  process.exit(1);
+}
 
 // The gateway and the exporter read ClickHouse with a read-only user when one is named (the local stack's is
 // audit_reader).

@@ -109,14 +109,20 @@ describe('ingest app', () => {
   it("refuses the service's own actions, naming each, and publishes nothing of the batch", async () => {
     let published = 0;
     const app = await appWith(async () => void published++);
-    const actions = ['admin.key.create', 'admin.webhook.delete', 'audit.export', 'admin.user.update'];
+    const actions = [
+      'admin.key.create',
+      'admin.webhook.delete',
+      'admin.integrity.key.rotate',
+      'audit.export',
+      'admin.user.update',
+    ];
     const res = await post(
       app,
       actions.map((action) => ({ ...event, action })),
     );
     expect(res.statusCode).toBe(422);
     expect(res.json().details).toEqual(
-      [0, 1, 2].map((index) => ({
+      [0, 1, 2, 3].map((index) => ({
         index,
         field: 'action',
         message: expect.stringContaining('service itself'),

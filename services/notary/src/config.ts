@@ -1,11 +1,26 @@
 import { z } from 'zod';
-import { kafkaEnv, kafkaSettings, loggingEnv, parseEnv, port, postgresEnv, type Env } from '@audit/shared';
+import {
+  integrityEnv,
+  integritySettings,
+  kafkaEnv,
+  kafkaSettings,
+  loggingEnv,
+  parseEnv,
+  port,
+  positiveInt,
+  postgresEnv,
+  type Env,
+} from '@audit/shared';
 
 const schema = z
   .object({
     ...kafkaEnv,
     ...postgresEnv,
     ...loggingEnv,
+    ...integrityEnv,
+    // A tenant's new leaves wait at most this long for a checkpoint, or until this many wait (docs/integrity.md).
+    INTEGRITY_CHECKPOINT_INTERVAL_MS: positiveInt(60_000),
+    INTEGRITY_CHECKPOINT_EVERY: positiveInt(10_000),
     NOTARY_HOST: z.string().min(1).default('127.0.0.1'),
     NOTARY_PORT: port(8085),
     NOTARY_GROUP_ID: z.string().min(1).default('audit-notary'),
@@ -19,6 +34,8 @@ const schema = z
     port: e.NOTARY_PORT,
     groupId: e.NOTARY_GROUP_ID,
     sessionTimeoutMs: e.NOTARY_SESSION_TIMEOUT_MS,
+    integrity: integritySettings(e),
+    checkpoints: { intervalMs: e.INTEGRITY_CHECKPOINT_INTERVAL_MS, every: e.INTEGRITY_CHECKPOINT_EVERY },
   }));
 
 export type NotaryConfig = z.output<typeof schema>;

@@ -16,9 +16,12 @@ import {
   registerMetricsRoute,
   registerStartupGate,
   Startup,
+  systemClock,
 } from '@audit/shared';
-import { notaryMetrics } from './adapters/notary.metrics.js';
+import { runCheckpointLoop } from './adapters/checkpoint.loop.js';
+import { checkpointMetrics, notaryMetrics } from './adapters/notary.metrics.js';
 import { guardPartitionCount, PartitionCountChangedError } from './adapters/partition-guard.js';
+import { signingKeyCache } from './adapters/signing-key.cache.js';
 import { runTreeConsumer } from './adapters/tree.consumer.js';
 import { loadConfig } from './config.js';
 
@@ -41,6 +44,7 @@ consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
 
 const metrics = createMetrics('notary');
 let stopping = false;
+let checkpointing: Promise<void> = Promise.resolve();
 const app = createHttpServer(logger);
 registerHttpMetrics(app, metrics);
 registerErrorHandling(app);
@@ -62,6 +66,7 @@ onShutdown(logger, async () => {
   await app.close();
   // A batch being appended is left uncommitted: whoever takes the partition appends it again, adding nothing.
   await consumer.disconnect();
+  await checkpointing;
   await admin.disconnect();
   await pool.end();
 });
@@ -95,6 +100,16 @@ await startup.step('kafka', () =>
     logger,
   }),
 );
+// The private half of the signing key is read here only (docs/integrity.md "Signing keys").
+checkpointing = runCheckpointLoop({
+  pool,
+  signingKey: signingKeyCache(pool, config.integrity.keyDir),
+  settings: { logName: config.integrity.logName, ...config.checkpoints },
+  meter: checkpointMetrics(metrics),
+  now: systemClock,
+  stopping: () => stopping,
+  logger,
+});
 registerConsumerLag(
   metrics,
   consumerLagSource(admin, [{ groupId: config.groupId, topics: [topic] }], logger),

@@ -23,6 +23,8 @@ export const OPTIONS = {
   id: { type: 'string' },
   status: { type: 'string' },
   wait: { type: 'boolean', default: false },
+  name: { type: 'string' },
+  'if-none': { type: 'boolean', default: false },
 } as const;
 
 export type CliValues = ReturnType<

@@ -5,6 +5,7 @@ import { backfillFilterIndex } from './commands/backfill.command.js';
 import { CliError } from './commands/cli-error.js';
 import { dlqCli } from './commands/dlq.cli.js';
 import { exportsCli } from './commands/exports.cli.js';
+import { integrityCli } from './commands/integrity.cli.js';
 import { keysCli } from './commands/keys.cli.js';
 import { lagCommand } from './commands/lag.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
@@ -45,7 +46,7 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
       throw new CliError(`${(err as Error).message}\n\n${HELP.main}`, 2);
     }
     const { positionals, values } = parsed;
-    const [command, sub] = positionals;
+    const [command, sub, action] = positionals;
     if (!command || command === 'help') {
       io.out(HELP.main);
       return 0;
@@ -96,6 +97,9 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
       }
       case 'exports':
         await exportsCli(sub, values, config, logger, print, (text) => io.err(text));
+        return 0;
+      case 'integrity':
+        await integrityCli(sub, action, values, config, logger, print);
         return 0;
       case 'replay':
         await replayCli(sub, values, config, logger, print, progressTo(io), (text) => io.err(text));

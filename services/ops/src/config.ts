@@ -5,6 +5,8 @@ import {
   clickhouseSettings,
   exportStorageEnv,
   exportStorageSettings,
+  integrityEnv,
+  integritySettings,
   kafkaEnv,
   kafkaSettings,
   loggingEnv,
@@ -23,6 +25,8 @@ const schema = z
     ...loggingEnv,
     // `migrate` prepares the export store (the bucket) the services are given.
     ...exportStorageEnv,
+    // `integrity keys` writes new keys' private halves where the notary reads them.
+    ...integrityEnv,
     // Only the keys commands need the pepper; they refuse to run without it.
     API_KEY_PEPPER: secret(32).optional(),
     API_KEY_ENV: z.enum(API_KEY_ENVS).default('live'),
@@ -51,6 +55,7 @@ const schema = z
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
     exportStorage: exportStorageSettings(e, ctx),
+    integrity: integritySettings(e),
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,
     operatorId: e.OPERATOR_ID,

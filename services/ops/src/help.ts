@@ -15,6 +15,8 @@ Commands:
   replay projection        rebuild the ClickHouse projection from the audit topic, reads uninterrupted
   replay webhooks          re-drive a window of a tenant's events to one endpoint (ops replay --help)
   exports list|show|cancel export jobs of every tenant: state, progress, cancellation (ops exports --help)
+  integrity keys create|list|rotate
+                           the keys that sign the tenants' tree checkpoints (ops integrity --help)
   help                     this text
 
 ${COMMON}
@@ -94,6 +96,21 @@ the audit topic. The endpoint must be the tenant's and active.
                            drops the file. Writes admin.export.cancel into the tenant's trail.
 
 Export jobs: docs/exports.md.
+`,
+  integrity: `Usage: ops integrity keys <create|list|rotate> [options] [--json]
+
+  integrity keys create [--name N] [--if-none]
+                           makes the first signing key and makes it active; --if-none does nothing when a key
+                           is active already
+  integrity keys rotate [--name N]
+                           a new active key; the one it replaces is retired (its checkpoints stay verifiable)
+  integrity keys list      every key, its verifier key, state, and whether its private half is in this
+                           INTEGRITY_KEY_DIR
+
+A new key's private half is written to INTEGRITY_KEY_DIR (default .data/integrity-keys), readable by its owner
+only: run the command where the notary runs (or copy the file to the notary's key directory). Its name defaults to
+<INTEGRITY_LOG_NAME>-<date>-<4 hex>. Each change writes admin.integrity.key.create or .rotate into the trail of
+every tenant with a tree. Checkpoints: docs/integrity.md.
 `,
 } as const;
 

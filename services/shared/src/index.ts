@@ -93,3 +93,6 @@ export {
   type Checkpoint,
   type LeafEvent,
 } from '../../../packages/integrity-verifier/src/index.js';
+export * from './config/integrity-env.js';
+export * from './integrity/signing-key.files.js';
+export * from './integrity/integrity-keys.repository.js';

@@ -4,7 +4,8 @@ import { eventKey, planAppend } from '../domain/append-plan.js';
 
 const HASH_BYTES = 32;
 
-const frontierOf = (size: string, bytes: Buffer): Frontier => ({
+/** A tree row's size and right edge (32-byte hashes, concatenated) as a Frontier. */
+export const frontierOf = (size: string, bytes: Buffer): Frontier => ({
   size: Number(size),
   hashes: Array.from({ length: bytes.length / HASH_BYTES }, (_, i) =>
     bytes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES),
@@ -27,6 +28,7 @@ export interface AppendOutcome {
 export async function appendToTrees(
   pool: pg.Pool,
   events: readonly AuditEventRecord[],
+  now: () => number = Date.now,
 ): Promise<AppendOutcome> {
   if (events.length === 0) return { appended: 0, known: 0 };
   const tenants = [...new Set(events.map((e) => e.tenant_id))].sort();
@@ -73,13 +75,16 @@ export async function appendToTrees(
     }
     const grown = [...plan.trees];
     await db.query(
-      `UPDATE integrity_trees t SET size = g.size, frontier = g.frontier, updated_at = now()
+      // unsigned_since: when the first leaf no checkpoint covers was appended (the checkpoint cadence).
+      `UPDATE integrity_trees t SET size = g.size, frontier = g.frontier, updated_at = now(),
+         unsigned_since = coalesce(t.unsigned_since, $4)
        FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS g (tenant_id, size, frontier)
        WHERE t.tenant_id = g.tenant_id`,
       [
         grown.map(([tenant]) => tenant),
         grown.map(([, f]) => f.size),
         grown.map(([, f]) => Buffer.concat(f.hashes)),
+        now(),
       ],
     );
     return { appended: plan.leaves.length, known: events.length - plan.leaves.length };

@@ -26,10 +26,15 @@ export const STORED_UUID_PATTERN = new RegExp(UUID_PATTERN.source);
 export const MAX_DETAILS_BYTES = 64 * 1024;
 
 /**
- * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): key and webhook changes and
- * everything under `audit.` (exports). Ingest refuses them, so none in a trail can come from a producer.
+ * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook and signing key
+ * changes and everything under `audit.` (exports). Ingest refuses them, so none in a trail can come from a producer.
  */
-export const RESERVED_ACTION_PREFIXES = ['admin.key.', 'admin.webhook.', 'audit.'] as const;
+export const RESERVED_ACTION_PREFIXES = [
+  'admin.key.',
+  'admin.webhook.',
+  'admin.integrity.',
+  'audit.',
+] as const;
 export const isReservedAction = (action: string) =>
   RESERVED_ACTION_PREFIXES.some((prefix) => action.startsWith(prefix));
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;

@@ -1,0 +1,68 @@
+import { formatTimestamp, type Logger } from '@audit/shared';
+import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
+import type { OpsConfig } from '../config.js';
+import { withAuditedContext, withPool } from '../contexts.js';
+import { HELP } from '../help.js';
+import { formatTable } from '../output.js';
+import { CliError } from './cli-error.js';
+import { checkKeyName, integrityKeysCommands, type KeyChange } from './integrity-keys.command.js';
+
+const changed = (c: KeyChange) =>
+  [
+    `key ${c.key.name} is active${c.replaced ? `; ${c.replaced} is retired` : ''}`,
+    `verifier key: ${c.key.verifier_key}`,
+    `private key: ${c.key_file}`,
+    `audit events: ${c.tenants} tenant trail(s)`,
+  ].join('\n');
+
+/** `ops integrity keys create|list|rotate` (docs/integrity.md "Signing keys"). */
+export async function integrityCli(
+  sub: string | undefined,
+  action: string | undefined,
+  values: CliValues,
+  config: OpsConfig,
+  logger: Logger,
+  print: Print,
+) {
+  if (sub !== 'keys')
+    throw new CliError(`unknown integrity command: ${sub ?? '(none)'}\n\n${HELP.integrity}`, 2);
+  const allowed = { create: ['name', 'if-none'], rotate: ['name'], list: [] } as const;
+  if (!action || !(action in allowed))
+    throw new CliError(`unknown integrity keys command: ${action ?? '(none)'}\n\n${HELP.integrity}`, 2);
+  const stray = onlyOptions(values, `integrity keys ${action}`, allowed[action as keyof typeof allowed]);
+  if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+  const name = checkKeyName(values.name);
+  const settings = config.integrity;
+  if (action === 'list') {
+    const keys = await withPool(config, logger, (pool) => integrityKeysCommands.list({ pool, settings }));
+    const rows = keys.map((k) => [
+      k.name,
+      k.status,
+      formatTimestamp(k.created_at.getTime()),
+      k.retired_at ? formatTimestamp(k.retired_at.getTime()) : '-',
+      k.private_key_here ? 'here' : '-',
+      k.verifier_key,
+    ]);
+    return print(
+      keys,
+      keys.length === 0
+        ? 'no keys'
+        : formatTable(['name', 'status', 'created', 'retired', 'private', 'verifier key'], rows),
+    );
+  }
+  const change = await withAuditedContext(config, logger, async (ctx) => {
+    const context = { ...ctx, settings, now: Date.now };
+    if (action === 'rotate') return integrityKeysCommands.rotate(context, name);
+    if (values['if-none']) {
+      const [active] = await integrityKeysCommands.list(context);
+      if (active?.status === 'active') return { unchanged: active };
+    }
+    return integrityKeysCommands.create(context, name);
+  });
+  if ('unchanged' in change)
+    return print(
+      { changed: false, key: change.unchanged },
+      `key ${change.unchanged.name} is active already: nothing to do`,
+    );
+  return print({ changed: true, ...change }, changed(change));
+}
