@@ -6,7 +6,7 @@ import { ingest, makeEvent } from '../support/events.js';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { exporterService, LOOPBACK_TARGETS } from '../support/stack.js';
+import { exporterService, LOOPBACK_TARGETS, notaryService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -23,8 +23,10 @@ afterAll(() => receiver.close());
 const event = makeEvent(names.tenant, 0);
 let key = '';
 let exporter: ReturnType<typeof exporterService> | undefined;
+let notary: ReturnType<typeof notaryService> | undefined;
 afterAll(async () => {
   await exporter?.stop();
+  await notary?.stop();
 });
 
 async function scrape(url: string) {
@@ -67,12 +69,15 @@ function metricsUrls(): Record<string, string> {
     projector: `${projector.url}/metrics`,
     dispatcher: dispatcher.process().metricsUrl,
     exporter: exporter!.metricsUrl,
+    notary: notary!.metricsUrl,
   };
 }
 
 beforeAll(async () => {
   exporter = exporterService(names, gw.databaseUrl());
   await exporter.start();
+  notary = notaryService(names, gw.databaseUrl());
+  await notary.start();
   key = await gw.mint(names.tenant, 'audit:read,webhooks:write');
   const created = await gw.send('POST', '/audit/webhooks', key, {
     url: receiver.url('/hook'),
@@ -143,6 +148,22 @@ describe('GET /metrics', () => {
     }
     expect(
       sample(text, 'kafka_consumer_lag', { group: `dispatcher-${names.id}`, partition: '0' }),
+    ).toBeGreaterThanOrEqual(0);
+  });
+
+  it('notary: records by outcome, append durations, checkpoints, their lag and its consumer lag', async () => {
+    const text = await waitFor('the event and the webhook creation appended', async () => {
+      const t = await scrape(notary!.metricsUrl);
+      return sample(t, 'notary_records_total', { outcome: 'appended' })! >= 2 && t;
+    });
+    expect(sample(text, 'notary_records_total', { outcome: 'skipped' })).toBe(0);
+    expect(sample(text, 'notary_append_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+    // No signing key in this test's Postgres: nothing is signed, and the wait shows.
+    expect(sample(text, 'notary_checkpoints_total')).toBe(0);
+    expect(sample(text, 'notary_signing_key_ready')).toBe(0);
+    expect(sample(text, 'notary_checkpoint_lag_seconds')).toBeGreaterThanOrEqual(0);
+    expect(
+      sample(text, 'kafka_consumer_lag', { group: `notary-${names.id}`, partition: '0' }),
     ).toBeGreaterThanOrEqual(0);
   });
 
