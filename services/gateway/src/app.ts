@@ -23,6 +23,7 @@ import { exportRoute, type ExportOptions } from './routes/export.route.js';
 import { eventLookupRoute } from './routes/event-lookup.route.js';
 import { exportDownloadRoute, type ExportDownloadOptions } from './routes/export-download.route.js';
 import { exportJobRoutes, type ExportJobRoutesOptions } from './routes/export-jobs.route.js';
+import { integrityRoutes, type IntegrityRoutesOptions } from './routes/integrity.route.js';
 import { openApiRoute } from './routes/openapi.route.js';
 import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
 import { webhookReplayRoute, type WebhookReplayOptions } from './routes/webhook-replay.route.js';
@@ -37,6 +38,7 @@ export interface GatewayAppOptions
     Pick<WebhookTestOptions, 'testSender'>,
     Pick<WebhookReplayOptions, 'replayMaxDays'>,
     ExportJobRoutesOptions,
+    IntegrityRoutesOptions,
     Pick<ExportDownloadOptions, 'exportFiles'>,
     Pick<ExportOptions, 'exportConcurrency'> {
   logger: Logger;
@@ -78,6 +80,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         eventListRoute(api, opts);
         exportRoute(api, opts);
         exportJobRoutes(api, opts);
+        integrityRoutes(api, opts);
         exportDownloadRoute(api, opts);
         webhookRoutes(api, opts);
         webhookAttemptsRoute(api, opts);

@@ -8,6 +8,7 @@ import {
   createMetrics,
   DurableProducer,
   exportFiles,
+  integrityStore,
   createLogger,
   kafkaDeployment,
   filterIndexState,
@@ -106,6 +107,7 @@ const app = await buildApp({
   auditTimeoutMs: config.auditTimeoutMs,
   exportConcurrency: config.exportConcurrency,
   exportJobs: exportJobStore(pool),
+  integrity: integrityStore(pool),
   // Bounded as the audit events: a job whose record Kafka does not take in time is answered 503 and rolled back.
   exportJobRequests: exportJobRequests(producer, topics.exportJobs.name, config.auditTimeoutMs),
   exportJobLimits: config.exportJobLimits,

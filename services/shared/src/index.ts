@@ -96,3 +96,4 @@ export {
 export * from './config/integrity-env.js';
 export * from './integrity/signing-key.files.js';
 export * from './integrity/integrity-keys.repository.js';
+export * from './integrity/integrity.store.js';

@@ -94,3 +94,13 @@ export const decodeAttemptsCursor = (
   filters: AttemptFilters,
   secret: string,
 ) => open(cursor, attemptsBinding(tenantId, endpointId, filters), secret);
+
+// Bound to the list it pages: a cursor of another list is never one of the checkpoints'.
+const checkpointsBinding = (tenantId: string) => `integrity-checkpoints ${JSON.stringify(tenantId)}`;
+
+/** The checkpoints' list cursor (position: the last checkpoint's tree size), valid only for its tenant. */
+export const encodeCheckpointsCursor = (treeSize: number, tenantId: string, secret: string) =>
+  seal({ ts: treeSize, id: '' }, checkpointsBinding(tenantId), secret);
+
+export const decodeCheckpointsCursor = (cursor: string, tenantId: string, secret: string) =>
+  open(cursor, checkpointsBinding(tenantId), secret)?.ts ?? null;

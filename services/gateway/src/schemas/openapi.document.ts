@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { exportJobBodySchema, exportJobsQuerySchema } from '../domain/export-job-request.js';
+import {
+  checkpointsQuerySchema,
+  consistencyQuerySchema,
+  inclusionQuerySchema,
+} from '../domain/integrity-query.js';
 import { exportBodySchema, exportQuerySchema, listQuerySchema } from '../domain/list-query.js';
 import { webhookAttemptsQuerySchema } from '../domain/webhook-attempts-query.js';
 import {
@@ -11,6 +16,12 @@ import {
 import { replayBodySchema } from '../domain/webhook-replay-request.js';
 import { API_PREFIX } from './api-prefix.js';
 import { exportJobListSchema, exportJobSchema } from './export-jobs.schema.js';
+import {
+  checkpointListSchema,
+  consistencyProofSchema,
+  inclusionProofSchema,
+  integrityKeyListSchema,
+} from './integrity.schema.js';
 import { errorResponse, json, operation, rateLimitHeaders } from './openapi.responses.js';
 import { auditEventSchema, exportEnvelopeSchema, listResponseSchema } from './read-api.schema.js';
 import { webhookAttemptListSchema } from './webhook-attempts.schema.js';
@@ -137,6 +148,11 @@ export function openApiDocument() {
             'Export jobs: one file of a whole window, written off the request path, downloaded by range.',
         },
         { name: 'Webhooks', description: 'The endpoints the audit trail is pushed to, signed.' },
+        {
+          name: 'Integrity',
+          description:
+            "Tamper evidence (docs/integrity.md): the tenant's tree checkpoints, signed, the keys that sign them, and proofs.",
+        },
       ],
       components: {
         securitySchemes: {
@@ -257,6 +273,49 @@ export function openApiDocument() {
             ok: { description: 'The whole file.', ...exportFile },
             okHeaders: fileHeaders,
             more: downloadAnswers,
+          }),
+        },
+        '/audit/integrity/checkpoints': {
+          get: operation('audit:read', [403, 422], {
+            operationId: 'listCheckpoints',
+            tags: ['Integrity'],
+            summary: "The tenant's signed checkpoints, largest tree first.",
+            description:
+              'Each says the tenant\'s tree had this size and root, signed (docs/integrity.md "Checkpoints"); verify `note` with the keys of `/audit/integrity/keys`. Page with `cursor` until `has_more` is false.',
+            requestParams: { query: checkpointsQuerySchema },
+            ok: { description: 'One page.', ...json(checkpointListSchema) },
+          }),
+        },
+        '/audit/integrity/keys': {
+          get: operation('audit:read', [403, 422], {
+            operationId: 'listIntegrityKeys',
+            tags: ['Integrity'],
+            summary: 'The public halves of every key that signs checkpoints, retired ones included.',
+            description:
+              'A verifier is given the `verifier_key` texts it trusts (docs/integrity.md "Signing keys").',
+            ok: { description: 'The keys.', ...json(integrityKeyListSchema) },
+          }),
+        },
+        '/audit/integrity/proofs/inclusion': {
+          get: operation('audit:read', [403, 404, 422], {
+            operationId: 'getInclusionProof',
+            tags: ['Integrity'],
+            summary: "An event's inclusion proof in one of the tenant's checkpoints (the latest by default).",
+            description:
+              "RFC 9162 PATH from the event's leaf to the checkpoint's root. 404 when the id is no leaf of the tenant's tree (missing, another tenant's, not a UUID, or written so recently it is not appended yet: one answer), when no checkpoint has that size, and when the event came after the checkpoint.",
+            requestParams: { query: inclusionQuerySchema },
+            ok: { description: 'The proof, with the checkpoint.', ...json(inclusionProofSchema) },
+          }),
+        },
+        '/audit/integrity/proofs/consistency': {
+          get: operation('audit:read', [403, 404, 422], {
+            operationId: 'getConsistencyProof',
+            tags: ['Integrity'],
+            summary: "The consistency proof between two of the tenant's checkpoints.",
+            description:
+              "RFC 9162 PROOF that the tree of `to` leaves extends the tree of `from` leaves: nothing of the earlier was changed or removed. 404 when either size is no checkpoint of the tenant's.",
+            requestParams: { query: consistencyQuerySchema },
+            ok: { description: 'The proof.', ...json(consistencyProofSchema) },
           }),
         },
         '/audit/webhooks': {

@@ -76,9 +76,28 @@ function app(
         listPage: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
         listKeys: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
       },
+      integrity: integrityStub,
     }),
   );
 }
+
+// One checkpoint of a tree of 3 leaves, whose leaf 1 is the documented example event.
+const checkpoint = {
+  tree_size: 3,
+  root_hash: Buffer.alloc(32, 7),
+  made_at: 1_790_000_000_000,
+  key_name: 'audit-trail.local-20261126-1a2b',
+  note: 'audit-trail.local/tenants/t\n3\nBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\ntime 2026-09-21T13:46:40.000+00:00\n',
+};
+const integrityStub = {
+  ...stubAppOptions().integrity,
+  checkpoints: async () => [checkpoint],
+  checkpoint: async (_t: string, size: number | null) => (size === null || size === 3 ? checkpoint : null),
+  leaf: async (_t: string, id: string) =>
+    id === '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90' ? { leaf_index: 1, leaf_hash: Buffer.alloc(32, 1) } : null,
+  inclusionProof: async () => [Buffer.alloc(32, 2), Buffer.alloc(32, 3)],
+  consistencyProof: async () => [],
+};
 
 type Case = [
   name: string,
@@ -98,6 +117,10 @@ const JOB = '{"format":"csv","since":"2026-09-01T00:00:00Z"}';
 const exporter = { scopes: ['audit:export' as const] };
 const webhookWriter = { scopes: ['webhooks:write' as const] };
 const WEBHOOK = '/audit/webhooks/{id}';
+const CHECKPOINTS = '/audit/integrity/checkpoints';
+const INCLUSION = '/audit/integrity/proofs/inclusion';
+const CONSISTENCY = '/audit/integrity/proofs/consistency';
+const EXAMPLE_ID = '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90';
 const WEBHOOK_TEST = '/audit/webhooks/{id}/test';
 const json = { 'content-type': 'application/json' };
 const cases: Case[] = [
@@ -171,6 +194,15 @@ const cases: Case[] = [
     { key: webhookWriter, headers: json, body: '{"x":1}' },
   ],
   ['webhook test 404', 'post', WEBHOOK_TEST, '/audit/webhooks/nope/test', { key: webhookWriter }],
+  ['checkpoints 200', 'get', CHECKPOINTS, '/audit/integrity/checkpoints?limit=1'],
+  ['checkpoints 422', 'get', CHECKPOINTS, '/audit/integrity/checkpoints?cursor=forged'],
+  ['signing keys 200', 'get', '/audit/integrity/keys', '/audit/integrity/keys'],
+  ['inclusion 200', 'get', INCLUSION, `/audit/integrity/proofs/inclusion?event_id=${EXAMPLE_ID}`],
+  ['inclusion 404', 'get', INCLUSION, `/audit/integrity/proofs/inclusion?event_id=${EXAMPLE_ID}&tree_size=2`],
+  ['inclusion 422', 'get', INCLUSION, '/audit/integrity/proofs/inclusion?tree_size=0'],
+  ['consistency 200', 'get', CONSISTENCY, '/audit/integrity/proofs/consistency?from=3&to=3'],
+  ['consistency 404', 'get', CONSISTENCY, '/audit/integrity/proofs/consistency?from=1&to=3'],
+  ['consistency 422', 'get', CONSISTENCY, '/audit/integrity/proofs/consistency?from=3&to=1'],
 ];
 
 describe('OpenAPI document', () => {
@@ -318,6 +350,7 @@ describe('OpenAPI document', () => {
           ports: DEFAULT_WEBHOOK_PORTS,
           resolve: async () => [{ address: '93.184.216.34', family: 4 }],
         },
+        integrity: integrityStub,
         webhooks: {
           ...stubAppOptions().webhooks,
           create: async () => null,

@@ -55,7 +55,7 @@ const responses = {
   ),
   422: error(
     'InvalidRequest',
-    'Invalid, unknown or repeated parameters or fields, including what the schemas cannot say: a time before 1970, `since` not earlier than `until`, the `until` of a replay after now, a `source_ip` that is no IP address, a cursor not issued for this tenant and these filters (or this list), the window of an export job longer than the deployment allows, a webhook target refused by the target guard.',
+    'Invalid, unknown or repeated parameters or fields, including what the schemas cannot say: a time before 1970, `since` not earlier than `until`, the `until` of a replay after now, a `source_ip` that is no IP address, a cursor not issued for this tenant and these filters (or this list), the window of an export job longer than the deployment allows, a webhook target refused by the target guard, a consistency proof `from` a larger size than its `to`.',
     validationErrorBodySchema,
     rateLimitHeaders,
   ),

@@ -29,6 +29,15 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     exportJobRequests: { publish: async () => undefined },
     exportJobLimits: { inFlight: 3, maxWindowDays: 366 },
     replayMaxDays: 31,
+    // No tenant has a tree: no checkpoint, no leaf, no key.
+    integrity: {
+      checkpoints: async () => [],
+      checkpoint: async () => null,
+      leaf: async () => null,
+      keys: async () => [],
+      inclusionProof: unused,
+      consistencyProof: unused,
+    },
     exportFiles: { size: async () => null, read: async () => Readable.from([]) },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     clock: Date.now,

@@ -1,0 +1,137 @@
+import type { FastifyInstance } from 'fastify';
+import { NotFoundError, UUID_PATTERN, ValidationError, type IntegrityStore } from '@audit/shared';
+import { decodeCheckpointsCursor, encodeCheckpointsCursor } from '../domain/cursor.js';
+import {
+  checkpointsQuerySchema,
+  consistencyQuerySchema,
+  inclusionQuerySchema,
+  parseQuery,
+} from '../domain/integrity-query.js';
+import { refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
+import {
+  checkpointListSchema,
+  checkpointView,
+  consistencyProofSchema,
+  hashesView,
+  inclusionProofSchema,
+  integrityKeyListSchema,
+  integrityKeyView,
+} from '../schemas/integrity.schema.js';
+
+export interface IntegrityRoutesOptions {
+  integrity: IntegrityStore;
+  cursorSecret: string;
+}
+
+// Missing, another tenant's, not a UUID, or not appended yet: one identical answer, so that ids cannot be probed.
+const noSuchLeaf = () =>
+  new NotFoundError(
+    "No event with this id in the tenant's tree (an event just written may not be in it yet).",
+  );
+const noSuchCheckpoint = (size: number | undefined) =>
+  new NotFoundError(
+    size === undefined
+      ? 'The tenant has no checkpoint yet.'
+      : `The tenant has no checkpoint of size ${size}.`,
+  );
+
+function parsed<T>(
+  result: { ok: true; query: T } | { ok: false; errors: { field: string; message: string }[] },
+) {
+  if (!result.ok) throw new ValidationError('Invalid query parameters.', result.errors);
+  return result.query;
+}
+
+/** The tenant's checkpoints, the signing keys and proofs (docs/api.md "Integrity", docs/integrity.md). */
+export function integrityRoutes(app: FastifyInstance, opts: IntegrityRoutesOptions): void {
+  const scope = { scope: 'audit:read' as const };
+  const postgres = unavailable('postgres');
+
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/audit/integrity/checkpoints',
+    { config: scope },
+    async (request) => {
+      const { limit = 100, cursor } = parsed(parseQuery(checkpointsQuerySchema, request.query ?? {}));
+      const tenant = request.principal!.tenantId;
+      const below = cursor === undefined ? null : decodeCheckpointsCursor(cursor, tenant, opts.cursorSecret);
+      if (cursor !== undefined && below === null) {
+        throw new ValidationError('Invalid cursor.', [
+          { field: 'cursor', message: 'is malformed, was altered, or was issued for another tenant or list' },
+        ]);
+      }
+      const rows = await opts.integrity.checkpoints(tenant, below, limit + 1).catch(postgres);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      const hasMore = rows.length > limit && last !== undefined;
+      return checkpointListSchema.parse({
+        checkpoints: page.map(checkpointView),
+        page: {
+          limit,
+          returned: page.length,
+          next_cursor: hasMore ? encodeCheckpointsCursor(last.tree_size, tenant, opts.cursorSecret) : null,
+          has_more: hasMore,
+        },
+      });
+    },
+  );
+
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/audit/integrity/keys',
+    { config: scope },
+    async (request) => {
+      refuseUnknownQuery(request.query);
+      const keys = await opts.integrity.keys().catch(postgres);
+      return integrityKeyListSchema.parse({ keys: keys.map(integrityKeyView) });
+    },
+  );
+
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/audit/integrity/proofs/inclusion',
+    { config: scope },
+    async (request) => {
+      const query = parsed(parseQuery(inclusionQuerySchema, request.query ?? {}));
+      const tenant = request.principal!.tenantId;
+      if (!UUID_PATTERN.test(query.event_id)) throw noSuchLeaf();
+      const eventId = query.event_id.toLowerCase();
+      const [leaf, checkpoint] = await Promise.all([
+        opts.integrity.leaf(tenant, eventId),
+        opts.integrity.checkpoint(tenant, query.tree_size ?? null),
+      ]).catch(postgres);
+      if (!checkpoint) throw noSuchCheckpoint(query.tree_size);
+      if (!leaf) throw noSuchLeaf();
+      if (leaf.leaf_index >= checkpoint.tree_size) {
+        throw new NotFoundError(
+          `This event is leaf ${leaf.leaf_index}, after the ${checkpoint.tree_size} leaves of that checkpoint: a later one covers it.`,
+        );
+      }
+      const hashes = await opts.integrity
+        .inclusionProof(tenant, leaf.leaf_index, checkpoint.tree_size)
+        .catch(postgres);
+      return inclusionProofSchema.parse({
+        event_id: eventId,
+        leaf_index: leaf.leaf_index,
+        leaf_hash: Buffer.from(leaf.leaf_hash).toString('base64'),
+        tree_size: checkpoint.tree_size,
+        hashes: hashesView(hashes),
+        checkpoint: checkpointView(checkpoint),
+      });
+    },
+  );
+
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/audit/integrity/proofs/consistency',
+    { config: scope },
+    async (request) => {
+      const { from, to } = parsed(parseQuery(consistencyQuerySchema, request.query ?? {}));
+      const tenant = request.principal!.tenantId;
+      const [first, second] = await Promise.all([
+        opts.integrity.checkpoint(tenant, from),
+        opts.integrity.checkpoint(tenant, to),
+      ]).catch(postgres);
+      if (!first) throw noSuchCheckpoint(from);
+      if (!second) throw noSuchCheckpoint(to);
+      const hashes = await opts.integrity.consistencyProof(tenant, from, to).catch(postgres);
+      return consistencyProofSchema.parse({ from, to, hashes: hashesView(hashes) });
+    },
+  );
+}

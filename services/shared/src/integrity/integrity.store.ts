@@ -1,0 +1,142 @@
+import type pg from 'pg';
+import { integrityKeysRepository } from './integrity-keys.repository.js';
+import { rootOf } from '../../../../packages/integrity-verifier/src/index.js';
+import {
+  consistencyRanges,
+  inclusionRanges,
+  hashOfSubtrees,
+  subtreesOf,
+  type LeafRange,
+  type Subtree,
+} from './proof-ranges.js';
+
+/** Levels whose complete subtrees the notary stores (every eighth; docs/integrity.md "The tree store"). */
+const BAND = 8;
+
+export interface StoredCheckpoint {
+  tree_size: number;
+  root_hash: Buffer;
+  made_at: number;
+  key_name: string;
+  note: string;
+}
+
+export interface Leaf {
+  leaf_index: number;
+  leaf_hash: Buffer;
+}
+
+/** A tree's store is missing hashes a proof of a checkpointed size needs: damaged, never the client's doing. */
+export class TreeStoreDamagedError extends Error {
+  override name = 'TreeStoreDamagedError';
+}
+
+type Db = Pick<pg.Pool, 'query'>;
+
+const CHECKPOINT_COLUMNS = 'tree_size, root_hash, made_at, key_name, note';
+const checkpointOf = (
+  r: { tree_size: string; made_at: string } & Omit<StoredCheckpoint, 'tree_size' | 'made_at'>,
+) => ({
+  ...r,
+  tree_size: Number(r.tree_size),
+  made_at: Number(r.made_at),
+});
+
+/**
+ * The hashes of complete subtrees of a tenant's tree, each made from the stored band at or below its level: a
+ * subtree of level L is the root of the 2^(L mod 8) stored hashes of level L - L mod 8 under it (leaf hashes for
+ * the lowest band). Returned in the order asked.
+ */
+async function subtreeHashes(db: Db, tenant: string, subtrees: readonly Subtree[]): Promise<Uint8Array[]> {
+  const plans = subtrees.map((s) => {
+    const base = s.level - (s.level % BAND);
+    const span = 2 ** (s.level - base);
+    return { base, first: s.index * span, span };
+  });
+  const leaves = new Set<number>();
+  const nodes = new Set<string>();
+  for (const p of plans) {
+    for (let i = p.first; i < p.first + p.span; i++) {
+      if (p.base === 0) leaves.add(i);
+      else nodes.add(`${p.base}:${i}`);
+    }
+  }
+  const found = new Map<string, Uint8Array>();
+  if (leaves.size > 0) {
+    const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
+      'SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tenant_id = $1 AND leaf_index = ANY($2::bigint[])',
+      [tenant, [...leaves]],
+    );
+    for (const r of rows) found.set(`0:${r.leaf_index}`, r.leaf_hash);
+  }
+  if (nodes.size > 0) {
+    const pairs = [...nodes].map((n) => n.split(':').map(Number) as [number, number]);
+    const { rows } = await db.query<{ level: number; node_index: string; hash: Buffer }>(
+      `SELECT s.level, s.node_index, s.hash FROM unnest($2::smallint[], $3::bigint[]) AS w (level, node_index)
+       JOIN integrity_subtrees s ON s.tenant_id = $1 AND s.level = w.level AND s.node_index = w.node_index`,
+      [tenant, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    );
+    for (const r of rows) found.set(`${r.level}:${r.node_index}`, r.hash);
+  }
+  return plans.map((p) => {
+    const hashes = Array.from({ length: p.span }, (_, k) => found.get(`${p.base}:${p.first + k}`));
+    if (hashes.some((h) => h === undefined))
+      throw new TreeStoreDamagedError(
+        `tenant ${tenant}: hashes of level ${p.base} from ${p.first} are missing`,
+      );
+    return rootOf(hashes as Uint8Array[]);
+  });
+}
+
+/** The proof's hashes, one per range (docs/integrity.md "The tree"), from the tenant's stored tree. */
+async function proofOfRanges(db: Db, tenant: string, ranges: readonly LeafRange[]): Promise<Uint8Array[]> {
+  const split = ranges.map((r) => subtreesOf(r));
+  const hashes = await subtreeHashes(db, tenant, split.flat());
+  let at = 0;
+  return split.map((parts) => hashOfSubtrees(hashes.slice(at, (at += parts.length))));
+}
+
+/** What the API reads of the tenants' trees and checkpoints (Postgres, written by the notary). */
+export function integrityStore(db: Db) {
+  return {
+    /** The tenant's checkpoints, largest first, below `belowSize` when given. */
+    async checkpoints(tenant: string, belowSize: number | null, limit: number): Promise<StoredCheckpoint[]> {
+      const { rows } = await db.query(
+        `SELECT ${CHECKPOINT_COLUMNS} FROM integrity_checkpoints
+         WHERE tenant_id = $1 AND ($2::bigint IS NULL OR tree_size < $2) ORDER BY tree_size DESC LIMIT $3`,
+        [tenant, belowSize, limit],
+      );
+      return rows.map(checkpointOf);
+    },
+
+    /** The tenant's checkpoint of that size; the latest when `size` is null. */
+    async checkpoint(tenant: string, size: number | null): Promise<StoredCheckpoint | null> {
+      const { rows } = await db.query(
+        `SELECT ${CHECKPOINT_COLUMNS} FROM integrity_checkpoints
+         WHERE tenant_id = $1 AND ($2::bigint IS NULL OR tree_size = $2) ORDER BY tree_size DESC LIMIT 1`,
+        [tenant, size],
+      );
+      return rows[0] ? checkpointOf(rows[0]) : null;
+    },
+
+    /** The event's leaf in its tenant's tree, or null when it is none (yet). */
+    async leaf(tenant: string, eventId: string): Promise<Leaf | null> {
+      const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
+        'SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tenant_id = $1 AND event_id = $2::uuid',
+        [tenant, eventId],
+      );
+      return rows[0] ? { leaf_index: Number(rows[0].leaf_index), leaf_hash: rows[0].leaf_hash } : null;
+    },
+
+    /** Every signing key's public half, the active one first. */
+    keys: () => integrityKeysRepository.list(db),
+
+    inclusionProof: (tenant: string, index: number, size: number) =>
+      proofOfRanges(db, tenant, inclusionRanges(index, size)),
+
+    consistencyProof: (tenant: string, from: number, to: number) =>
+      proofOfRanges(db, tenant, consistencyRanges(from, to)),
+  };
+}
+
+export type IntegrityStore = ReturnType<typeof integrityStore>;
