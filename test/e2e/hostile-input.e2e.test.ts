@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -152,6 +153,24 @@ describe('hostile text never causes a 5xx', () => {
   property('GET /audit/exports/{id}', (value) => gw.get(`/audit/exports/${encodeAny(value)}`, key));
   property('GET /audit/exports/{id}/download', (value) =>
     gw.get(`/audit/exports/${encodeAny(value)}/download`, key),
+  );
+
+  for (const param of ['limit', 'cursor', 'unknown_param']) {
+    property(`GET /audit/integrity/checkpoints?${param}=`, (value) =>
+      gw.get(`/audit/integrity/checkpoints?${param}=${encodeAny(value)}`, key),
+    );
+  }
+  property('GET /audit/integrity/proofs/inclusion?event_id=', (value) =>
+    gw.get(`/audit/integrity/proofs/inclusion?event_id=${encodeAny(value)}`, key),
+  );
+  property('GET /audit/integrity/proofs/inclusion?tree_size=', (value) =>
+    gw.get(`/audit/integrity/proofs/inclusion?event_id=${randomUUID()}&tree_size=${encodeAny(value)}`, key),
+  );
+  property('GET /audit/integrity/proofs/consistency?from=', (value) =>
+    gw.get(`/audit/integrity/proofs/consistency?from=${encodeAny(value)}&to=2`, key),
+  );
+  property('GET /audit/integrity/proofs/consistency?to=', (value) =>
+    gw.get(`/audit/integrity/proofs/consistency?from=1&to=${encodeAny(value)}`, key),
   );
 
   property('POST /audit/webhooks {url}', (value) => gw.send('POST', '/audit/webhooks', key, { url: value }));
