@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditEventCodec,
   frontierRoot,
+  integrityStore,
   leafHashOf,
   rootOf,
   topics,
   type AuditEventRecord,
 } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
+import { verifyConsistency, verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
@@ -145,6 +147,31 @@ describe('the notary', () => {
     expect(treeA.subtrees.filter((s) => s.level === 8)).toHaveLength(Math.floor(all.length / 256));
     expect((await stored(tenantB)).root).toBe(rootHex(b));
     expect(await again.stop()).toBe(0);
+  });
+
+  it('proves inclusion and consistency at any size from the stored leaves and subtrees, as the leaves say', async () => {
+    const hashes = (await stored(tenantA)).leaves.map((l) => l.leaf_hash);
+    const store = integrityStore(db);
+    const root = (size: number) => rootOf(hashes.slice(0, size));
+    for (const size of [1, 2, 255, 256, 257, 511, 512, 700, 3000, 3600]) {
+      for (const index of [0, 1, 255, 256, 300, 511, 699, 2999, size - 1].filter((i) => i < size)) {
+        const proof = await store.inclusionProof(tenantA, index, size);
+        expect(verifyInclusion(hashes[index]!, index, size, proof, root(size)), `${index} in ${size}`).toBe(
+          true,
+        );
+      }
+    }
+    for (const [from, to] of [
+      [1, 3600],
+      [255, 256],
+      [256, 257],
+      [300, 2048],
+      [700, 3600],
+      [3599, 3600],
+    ] as const) {
+      const proof = await store.consistencyProof(tenantA, from, to);
+      expect(verifyConsistency(from, to, proof, root(from), root(to)), `${from} to ${to}`).toBe(true);
+    }
   });
 
   it('refuses to run over the topic once its partition count differs from the one the trees began over', async () => {
