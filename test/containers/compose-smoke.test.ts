@@ -2,6 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  leafEventOf,
+  leafHashOf,
+  parseVerifierKey,
+  verifyCheckpoint,
+  verifyInclusion,
+} from '../../packages/integrity-verifier/src/index.js';
 import { composeProject } from '../support/compose.js';
 import { unusedPort } from '../support/tcp-forwarder.js';
 import { ingest, makeEvent } from '../support/events.js';
@@ -29,6 +36,7 @@ const compose = composeProject(project, {
   INGEST_PUBLISH_PORT: String(ingestPort),
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOW_TARGET_CIDRS: '10.0.0.0/8',
+  INTEGRITY_CHECKPOINT_INTERVAL_MS: '1000',
 });
 const receiver = await webhookReceiver(() => 204, { listen: '0.0.0.0', urlHost: 'host.containers.internal' });
 const api = `http://127.0.0.1:${gatewayPort}/api/v2/public`;
@@ -108,6 +116,43 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
       event_id: string;
     }[];
     expect(records.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+
+    // The migrate job made the signing key into the notary's volume: the trail's checkpoint verifies with the
+    // published key, and proves an event as the API returns it.
+    const keys = JSON.parse((await call('GET', '/audit/integrity/keys')).text) as {
+      keys: { verifier_key: string }[];
+    };
+    const checkpoint = await waitFor('a checkpoint of the whole trail', async () => {
+      const res = JSON.parse((await call('GET', '/audit/integrity/checkpoints?limit=1')).text) as {
+        checkpoints: { tree_size: number; note: string }[];
+      };
+      // The key's own admin.key.create, the events, the webhook's creation, the exports' audit events.
+      return (res.checkpoints[0]?.tree_size ?? 0) >= ids.length + 2 && res.checkpoints[0];
+    });
+    const verified = verifyCheckpoint(
+      checkpoint.note,
+      keys.keys.map((k) => parseVerifierKey(k.verifier_key)!),
+    );
+    expect(verified.ok).toBe(true);
+    const proof = JSON.parse(
+      (
+        await call(
+          'GET',
+          `/audit/integrity/proofs/inclusion?event_id=${ids[0]}&tree_size=${checkpoint.tree_size}`,
+        )
+      ).text,
+    ) as { leaf_index: number; hashes: string[] };
+    const event = JSON.parse((await call('GET', `/audit/events/${ids[0]}`)).text) as Record<string, unknown>;
+    expect(
+      verified.ok &&
+        verifyInclusion(
+          leafHashOf(leafEventOf(event)),
+          proof.leaf_index,
+          checkpoint.tree_size,
+          proof.hashes.map((h) => new Uint8Array(Buffer.from(h, 'base64'))),
+          verified.checkpoint.root,
+        ),
+    ).toBe(true);
 
     await waitFor('a delivery per event', async () => receiver.at('/siem').length >= ids.length);
     const delivered = receiver.at('/siem');
