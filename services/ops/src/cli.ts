@@ -99,8 +99,7 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         await exportsCli(sub, values, config, logger, print, (text) => io.err(text));
         return 0;
       case 'integrity':
-        await integrityCli(sub, action, values, config, logger, print);
-        return 0;
+        return await integrityCli(sub, action, values, config, logger, print);
       case 'replay':
         await replayCli(sub, values, config, logger, print, progressTo(io), (text) => io.err(text));
         return 0;

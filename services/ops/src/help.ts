@@ -17,6 +17,8 @@ Commands:
   exports list|show|cancel export jobs of every tenant: state, progress, cancellation (ops exports --help)
   integrity keys create|list|rotate
                            the keys that sign the tenants' tree checkpoints (ops integrity --help)
+  integrity verify --tenant T
+                           a tenant's stored events against its tree, and its checkpoints against both
   help                     this text
 
 ${COMMON}
@@ -98,6 +100,13 @@ the audit topic. The endpoint must be the tenant's and active.
 Export jobs: docs/exports.md.
 `,
   integrity: `Usage: ops integrity keys <create|list|rotate> [options] [--json]
+       ops integrity verify --tenant T [--json]
+
+  integrity verify --tenant T
+                           every stored row of the tenant against its tree's leaves (naming each altered,
+                           missing or forged event), then every checkpoint against the leaves and the keys
+                           (naming each with a bad signature, another origin, or a root that forks); exit 1
+                           when anything is found
 
   integrity keys create [--name N] [--if-none]
                            makes the first signing key and makes it active; --if-none does nothing when a key

@@ -88,10 +88,14 @@ export * from './integrity/checkpoint-signer.js';
 // The verifier's own functions: the service builds trees and checkpoints with the code receivers check them with.
 export {
   EMPTY_ROOT,
+  leafEventOf,
   leafHashOf,
+  parseVerifierKey,
   rootOf,
+  verifyCheckpoint,
   type Checkpoint,
   type LeafEvent,
+  type VerifierKey,
 } from '../../../packages/integrity-verifier/src/index.js';
 export * from './config/integrity-env.js';
 export * from './integrity/signing-key.files.js';

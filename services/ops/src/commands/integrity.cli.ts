@@ -1,4 +1,4 @@
-import { formatTimestamp, type Logger } from '@audit/shared';
+import { createClickHouse, formatTimestamp, TENANT_ID_PATTERN, type Logger } from '@audit/shared';
 import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { withAuditedContext, withPool } from '../contexts.js';
@@ -6,6 +6,7 @@ import { HELP } from '../help.js';
 import { formatTable } from '../output.js';
 import { CliError } from './cli-error.js';
 import { checkKeyName, integrityKeysCommands, type KeyChange } from './integrity-keys.command.js';
+import { verifyTenant, type VerifyReport } from './integrity-verify.command.js';
 
 const changed = (c: KeyChange) =>
   [
@@ -15,7 +16,43 @@ const changed = (c: KeyChange) =>
     `audit events: ${c.tenants} tenant trail(s)`,
   ].join('\n');
 
-/** `ops integrity keys create|list|rotate` (docs/integrity.md "Signing keys"). */
+const findingLine = (f: VerifyReport['findings'][number]) =>
+  f.kind === 'checkpoint'
+    ? `checkpoint ${f.tree_size}: ${f.problem}`
+    : `${f.kind} ${f.event_id}${'leaf_index' in f ? ` (leaf ${f.leaf_index})` : ''}`;
+
+/** `ops integrity verify --tenant T` (docs/integrity.md "Verify"); exit 1 when anything is found. */
+async function verifyCli(
+  values: CliValues,
+  config: OpsConfig,
+  logger: Logger,
+  print: Print,
+): Promise<number> {
+  const stray = onlyOptions(values, 'integrity verify', ['tenant']);
+  if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+  if (!values.tenant || !TENANT_ID_PATTERN.test(values.tenant))
+    throw new CliError('--tenant must be a tenant id', 2);
+  const tenant = values.tenant;
+  const clickhouse = createClickHouse(config.clickhouse);
+  try {
+    const report = await withPool(config, logger, (pool) =>
+      verifyTenant({ pool, clickhouse, logName: config.integrity.logName }, tenant),
+    );
+    print(
+      report,
+      [
+        `${report.tenant}: ${report.rows} rows, ${report.leaves} leaves, ${report.checkpoints} checkpoints`,
+        ...report.findings.map(findingLine),
+        report.ok ? 'everything verifies' : `${report.findings.length} problem(s)`,
+      ].join('\n'),
+    );
+    return report.ok ? 0 : 1;
+  } finally {
+    await clickhouse.close();
+  }
+}
+
+/** `ops integrity keys create|list|rotate` (docs/integrity.md "Signing keys") and `ops integrity verify`. */
 export async function integrityCli(
   sub: string | undefined,
   action: string | undefined,
@@ -23,7 +60,8 @@ export async function integrityCli(
   config: OpsConfig,
   logger: Logger,
   print: Print,
-) {
+): Promise<number> {
+  if (sub === 'verify') return verifyCli(values, config, logger, print);
   if (sub !== 'keys')
     throw new CliError(`unknown integrity command: ${sub ?? '(none)'}\n\n${HELP.integrity}`, 2);
   const allowed = { create: ['name', 'if-none'], rotate: ['name'], list: [] } as const;
@@ -43,12 +81,13 @@ export async function integrityCli(
       k.private_key_here ? 'here' : '-',
       k.verifier_key,
     ]);
-    return print(
+    print(
       keys,
       keys.length === 0
         ? 'no keys'
         : formatTable(['name', 'status', 'created', 'retired', 'private', 'verifier key'], rows),
     );
+    return 0;
   }
   const change = await withAuditedContext(config, logger, async (ctx) => {
     const context = { ...ctx, settings, now: Date.now };
@@ -59,10 +98,13 @@ export async function integrityCli(
     }
     return integrityKeysCommands.create(context, name);
   });
-  if ('unchanged' in change)
-    return print(
+  if ('unchanged' in change) {
+    print(
       { changed: false, key: change.unchanged },
       `key ${change.unchanged.name} is active already: nothing to do`,
     );
-  return print({ changed: true, ...change }, changed(change));
+    return 0;
+  }
+  print({ changed: true, ...change }, changed(change));
+  return 0;
 }

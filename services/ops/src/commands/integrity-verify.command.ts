@@ -1,0 +1,123 @@
+import type pg from 'pg';
+import {
+  EVENT_COLUMNS,
+  integrityKeysRepository,
+  leafEventOf,
+  leafHashOf,
+  parseVerifierKey,
+  projectionStateStore,
+  projectionTables,
+  sqlIdentifier,
+  sqlValue,
+  toAuditEventView,
+  type ClickHouseClient,
+  type EventRow,
+} from '@audit/shared';
+import {
+  checkCheckpoints,
+  compareRows,
+  type Finding,
+  type RowHash,
+  type TreeLeaf,
+} from '../domain/trail-audit.js';
+
+// Rows of Postgres read per query: the leaves of a large tree come in pages, never all at once.
+const PAGE = 10_000;
+
+export interface VerifyReport {
+  tenant: string;
+  rows: number;
+  leaves: number;
+  checkpoints: number;
+  findings: Finding[];
+  ok: boolean;
+}
+
+export interface VerifyContext {
+  pool: pg.Pool;
+  clickhouse: ClickHouseClient;
+  logName: string;
+}
+
+/** The tenant's stored rows, by event id, each as the leaf hash of the event the API would return. */
+async function* rowHashes(
+  clickhouse: ClickHouseClient,
+  tenant: string,
+  count: () => void,
+): AsyncGenerator<RowHash> {
+  const { live } = await projectionStateStore(clickhouse).read();
+  const result = await clickhouse.query({
+    query: `SELECT ${EVENT_COLUMNS} FROM ${sqlIdentifier(projectionTables(live).events)}
+      WHERE tenant_id = ${sqlValue(tenant)} ORDER BY event_id`,
+    format: 'JSONEachRow',
+  });
+  for await (const rows of result.stream<EventRow>()) {
+    for (const row of rows) {
+      count();
+      const view = toAuditEventView(row.json());
+      yield { event_id: view.event_id, hash: leafHashOf(leafEventOf({ ...view })) };
+    }
+  }
+}
+
+/** The tenant's leaves in pages, ordered by `order` (event id, or leaf index). */
+async function* leafPages(pool: pg.Pool, tenant: string, order: 'event_id' | 'leaf_index') {
+  let after: string | null = null;
+  for (;;) {
+    const { rows }: { rows: { event_id: string; leaf_index: string; leaf_hash: Buffer }[] } =
+      await pool.query(
+        `SELECT event_id::text, leaf_index, leaf_hash FROM integrity_leaves
+       WHERE tenant_id = $1 AND ($2::text IS NULL OR ${order} > $2::${order === 'event_id' ? 'uuid' : 'bigint'})
+       ORDER BY ${order} LIMIT ${PAGE}`,
+        [tenant, after],
+      );
+    if (rows.length === 0) return;
+    yield rows.map((r): TreeLeaf => ({
+      event_id: r.event_id,
+      leaf_index: Number(r.leaf_index),
+      leaf_hash: r.leaf_hash,
+    }));
+    const last: { event_id: string; leaf_index: string } = rows.at(-1)!;
+    after = order === 'event_id' ? last.event_id : last.leaf_index;
+  }
+}
+
+async function* flat<T>(pages: AsyncIterable<T[]>) {
+  for await (const page of pages) yield* page;
+}
+
+async function* hashesOf(pages: AsyncIterable<TreeLeaf[]>, count: (n: number) => void) {
+  for await (const page of pages) {
+    count(page.length);
+    yield page.map((l) => l.leaf_hash);
+  }
+}
+
+/**
+ * `ops integrity verify --tenant T` (docs/integrity.md "Verify"): every stored row of the tenant against its
+ * tree's leaves, naming each altered, missing and forged event, then every checkpoint of the tenant against the
+ * tree's leaves and the published keys, naming each that fails.
+ */
+export async function verifyTenant(ctx: VerifyContext, tenant: string): Promise<VerifyReport> {
+  let rows = 0;
+  let leaves = 0;
+  const findings: Finding[] = [];
+  const compared = compareRows(
+    rowHashes(ctx.clickhouse, tenant, () => rows++),
+    flat(leafPages(ctx.pool, tenant, 'event_id')),
+  );
+  for await (const f of compared) findings.push(f);
+  const keys = (await integrityKeysRepository.list(ctx.pool)).map((k) => parseVerifierKey(k.verifier_key)!);
+  const { rows: notes } = await ctx.pool.query<{ tree_size: string; note: string }>(
+    'SELECT tree_size, note FROM integrity_checkpoints WHERE tenant_id = $1 ORDER BY tree_size',
+    [tenant],
+  );
+  const checked = checkCheckpoints(
+    hashesOf(leafPages(ctx.pool, tenant, 'leaf_index'), (n) => (leaves += n)),
+    notes.map((n) => ({ tree_size: Number(n.tree_size), note: n.note })),
+    keys,
+    `${ctx.logName}/tenants/${tenant}`,
+  );
+  for await (const f of checked) findings.push(f);
+  return { tenant, rows, leaves, checkpoints: notes.length, findings, ok: findings.length === 0 };
+}

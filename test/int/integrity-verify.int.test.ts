@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSigningKey, rootOf, signCheckpoint, sqlValue } from '@audit/shared';
+import { ingest, makeEvent } from '../support/events.js';
+import { opsCli } from '../support/ops-cli.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { freshPostgres } from '../support/postgres.js';
+import { notaryService } from '../support/stack.js';
+import { countRows } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+// Ingest, projector and notary as processes; the tampering done to ClickHouse and Postgres directly, as someone
+// with database access would; `ops integrity verify` must name each change.
+const { names, ingest: ingestProc, ch } = pipelineFixture('iverify');
+const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
+const LOG = 'audit.example.test';
+let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let db: pg.Pool;
+let notary: ReturnType<typeof notaryService>;
+const ops = opsCli(names, () => postgres.url, { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: LOG });
+const tenant = names.tenant;
+const events = Array.from({ length: 12 }, (_, i) => makeEvent(tenant, i));
+
+interface Report {
+  ok: boolean;
+  rows: number;
+  leaves: number;
+  checkpoints: number;
+  findings: Record<string, unknown>[];
+}
+const verify = async () => {
+  const res = await ops(['integrity', 'verify', '--tenant', tenant, '--json']);
+  return { code: res.code, report: res.json<Report>() };
+};
+/** A mutation, waited for: ClickHouse 18.16 runs them in the background and has no `mutations_sync`. */
+async function mutate(sql: string) {
+  await ch.command({ query: sql });
+  await waitFor('the mutation done', async () => {
+    const result = await ch.query({
+      query: `SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0`,
+      format: 'JSONEachRow',
+    });
+    return Number((await result.json<{ n: string }>())[0]!.n) === 0;
+  });
+}
+
+beforeAll(async () => {
+  postgres = await freshPostgres(names);
+  db = new pg.Pool({ connectionString: postgres.url, max: 2 });
+  notary = notaryService(names, postgres.url, {
+    INTEGRITY_KEY_DIR: keyDir,
+    INTEGRITY_LOG_NAME: LOG,
+    INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
+  });
+  await notary.start();
+  expect((await ops(['integrity', 'keys', 'create'])).code).toBe(0);
+  expect((await ingest(ingestProc.url, names.ingestToken, events)).status).toBe(202);
+  await waitFor('the events stored', async () => (await countRows(ch, tenant)) === events.length);
+  await waitFor('a checkpoint of them all', async () => {
+    const { rows } = await db.query(
+      'SELECT max(tree_size) AS size FROM integrity_checkpoints WHERE tenant_id = $1',
+      [tenant],
+    );
+    return Number(rows[0]?.size) === events.length;
+  });
+  await notary.stop();
+});
+afterAll(async () => {
+  await notary?.stop();
+  await db?.end();
+  await postgres?.drop();
+  rmSync(keyDir, { recursive: true, force: true });
+});
+
+describe('ops integrity verify', () => {
+  it('finds nothing wrong when nothing was touched (the negative control)', async () => {
+    const { code, report } = await verify();
+    expect(report).toMatchObject({ ok: true, rows: 12, leaves: 12, findings: [] });
+    expect(report.checkpoints).toBeGreaterThanOrEqual(1);
+    expect(code).toBe(0);
+  });
+
+  it('names a changed field, a deleted row, a forged row and two rows whose order was swapped', async () => {
+    const [changed, deleted, a, b] = [events[1]!, events[4]!, events[6]!, events[7]!];
+    await mutate(
+      `ALTER TABLE audit_events UPDATE user_id = 'mallory' WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(changed.event_id)}`,
+    );
+    await mutate(
+      `ALTER TABLE audit_events DELETE WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(deleted.event_id)}`,
+    );
+    // Swapped: each of the two rows takes the other's time, so the list shows them in each other's place. The time
+    // is a key column, which a mutation cannot change: the rows are read, deleted and written again.
+    const ids = `(${sqlValue(a.event_id)}, ${sqlValue(b.event_id)})`;
+    const pair = await (
+      await ch.query({ query: `SELECT * FROM audit_events WHERE event_id IN ${ids}`, format: 'JSONEachRow' })
+    ).json<Record<string, unknown>>();
+    expect(pair).toHaveLength(2);
+    await mutate(`ALTER TABLE audit_events DELETE WHERE event_id IN ${ids}`);
+    await ch.insert({
+      table: 'audit_events',
+      format: 'JSONEachRow',
+      values: [
+        { ...pair[0], ts: pair[1]!.ts },
+        { ...pair[1], ts: pair[0]!.ts },
+      ],
+    });
+    const forged = '00000000-0000-4000-8000-000000000001';
+    await ch.command({
+      query: `INSERT INTO audit_events (tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id,
+        fields_accessed, phi_involved, source_ip, user_agent, justification, success, details, ingested_at)
+        VALUES (${sqlValue(tenant)}, 1790000000000, ${sqlValue(forged)}, 'phi.read', 'u', 'r', 't', 'x', '[]', 1, '', '', '', 1, '{}', 1790000000000)`,
+    });
+    const { code, report } = await verify();
+    expect(code).toBe(1);
+    expect(report.findings).toEqual(
+      expect.arrayContaining([
+        { kind: 'altered', event_id: changed.event_id, leaf_index: 1 },
+        { kind: 'missing', event_id: deleted.event_id, leaf_index: 4 },
+        { kind: 'altered', event_id: a.event_id, leaf_index: 6 },
+        { kind: 'altered', event_id: b.event_id, leaf_index: 7 },
+        { kind: 'forged', event_id: forged },
+      ]),
+    );
+    expect(report.findings).toHaveLength(5);
+  });
+
+  it('names a checkpoint with a bad signature and one that forks from the tree', async () => {
+    const { rows } = await db.query<{ tree_size: string; note: string; key_name: string }>(
+      'SELECT tree_size, note, key_name FROM integrity_checkpoints WHERE tenant_id = $1 ORDER BY tree_size DESC LIMIT 1',
+      [tenant],
+    );
+    const latest = rows[0]!;
+    await db.query('UPDATE integrity_checkpoints SET note = $2 WHERE tenant_id = $1 AND tree_size = $3', [
+      tenant,
+      latest.note.replace(/\ntime (\d)/, '\ntime 1'),
+      latest.tree_size,
+    ]);
+    // A fork, signed with the real key (someone who took its file): a tree of a size the tenant's has, whose leaves
+    // are not the tenant's; and one of more leaves than the tree has.
+    const privateKey = (await readSigningKey(keyDir, latest.key_name))!;
+    const sizes = new Set(
+      (
+        await db.query<{ s: string }>(
+          'SELECT tree_size AS s FROM integrity_checkpoints WHERE tenant_id = $1',
+          [tenant],
+        )
+      ).rows.map((r) => Number(r.s)),
+    );
+    const forkSize = [...Array(11).keys()].map((i) => i + 1).find((n) => !sizes.has(n))!;
+    for (const size of [forkSize, 13]) {
+      const root = rootOf(Array.from({ length: size }, (_, i) => new Uint8Array(32).fill(i)));
+      const note = signCheckpoint(
+        { origin: `${LOG}/tenants/${tenant}`, size, root, time: Date.now() },
+        { name: latest.key_name, privateKey },
+      );
+      await db.query(
+        `INSERT INTO integrity_checkpoints (tenant_id, tree_size, root_hash, made_at, key_name, note)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [tenant, size, Buffer.from(root), Date.now(), latest.key_name, note],
+      );
+    }
+    const { report } = await verify();
+    expect(report.findings).toEqual(
+      expect.arrayContaining([
+        { kind: 'checkpoint', tree_size: Number(latest.tree_size), problem: 'bad signature' },
+        {
+          kind: 'checkpoint',
+          tree_size: forkSize,
+          problem: 'its root is not the root of the tree: it forks from the leaves',
+        },
+        { kind: 'checkpoint', tree_size: 13, problem: 'the tree has only 12 leaves' },
+      ]),
+    );
+  });
+});
