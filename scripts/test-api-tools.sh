@@ -89,8 +89,13 @@ python_client() {
     python "$out/python_client_check.py" "$base" "$key"
 }
 schemathesis() {
-  # From the work folder: Hypothesis keeps its example database in the current one.
+  # From the work folder: Hypothesis keeps its example database in the current one. Every check but
+  # ensure_resource_availability (ST302): Schemathesis infers that creating a webhook endpoint supplies the id of
+  # `GET /audit/webhooks/{id}/replay`, and calls the documented 404 before the endpoint's first replay
+  # (docs/webhooks.md "Replays") a created resource gone missing; its stateful phase ignores that check's
+  # per-operation setting, so it is left out of the run. The document's own links are still followed.
   (cd "$work" && st --config-file "$tools/schemathesis.toml" run "$doc" --url "$base" --checks all \
+    --exclude-checks ensure_resource_availability \
     --phases examples,coverage,fuzzing,stateful --max-examples "$max_examples" --seed "$seed" --no-color)
 }
 schemathesis_summary() {
