@@ -172,6 +172,11 @@ describe('hostile text never causes a 5xx', () => {
   property('GET /audit/integrity/proofs/consistency?to=', (value) =>
     gw.get(`/audit/integrity/proofs/consistency?from=1&to=${encodeAny(value)}`, key),
   );
+  for (const param of ['since', 'until', 'tree_size', 'limit', 'cursor', 'unknown_param']) {
+    property(`GET /audit/integrity/proofs/window?${param}=`, (value) =>
+      gw.get(`/audit/integrity/proofs/window?${param}=${encodeAny(value)}`, key),
+    );
+  }
 
   property('POST /audit/webhooks {url}', (value) => gw.send('POST', '/audit/webhooks', key, { url: value }));
   property('POST /audit/webhooks {url: https://<host>/}', (value) =>

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,32 +30,13 @@ import {
   proofOf,
   type Subtree,
 } from '../../services/shared/src/integrity/proof-ranges.js';
+import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const dir = mkdtempSync(join(tmpdir(), 'integrity-reference-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** docs/integrity.md's Python block, as the file the document names, beside nothing else. */
-function referenceModule(): void {
-  const doc = readFileSync(join(ROOT, 'docs/integrity.md'), 'utf8');
-  const blocks = [...doc.matchAll(/```python integrity\.py\n([\s\S]*?)```/g)];
-  if (blocks.length !== 1) throw new Error('docs/integrity.md must hold one integrity.py block');
-  writeFileSync(join(dir, 'integrity.py'), blocks[0]![1]!);
-}
-
-async function python(): Promise<string> {
-  const { stdout } = await run(
-    'bash',
-    [
-      '-c',
-      'source scripts/python-venv.sh && ensure_venv .data/venv-integrity test/support/integrity-reference/requirements.txt >&2 && echo "$VENV_BIN"',
-    ],
-    { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
-  );
-  return `${stdout.trim()}/python`;
-}
 
 // Events whose text runs through what UTF-8 and the length prefixes must get right.
 const TEXTS = ['', 'a', 'é', '日本語', '😀 emoji', 'x'.repeat(300), 'tab\there', '"quoted"'];
@@ -148,20 +129,6 @@ function cases() {
   return { events, leaves, inclusion, consistency, checkpoints, formats };
 }
 
-/** Runs a command with `input` on its stdin; resolves with its stdout once it exits 0. */
-function runWith(command: string, args: string[], input: string): Promise<string> {
-  const child = execFile(command, args, { maxBuffer: 64 * 1024 * 1024 });
-  child.stdin!.end(input);
-  return new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (d: Buffer) => (text += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(text) : reject(new Error(`${command} exited ${code}`)),
-    );
-  });
-}
-
 const c = cases();
 // The cases as JSON: hashes in hex.
 const hexCases = {
@@ -219,10 +186,10 @@ describe('the integrity formats, checked by other implementations', () => {
   });
 
   it("docs/integrity.md's Python reference agrees on leaves, roots, every proof and checkpoint", async () => {
-    referenceModule();
+    writeReferenceModule(dir);
     const script = join(ROOT, 'test/support/integrity-reference/run_cases.py');
     const out = await runWith(
-      await python(),
+      await referencePython(),
       [script, dir],
       JSON.stringify({ events: c.events, ...hexCases, formats: c.formats }),
     );

@@ -24,3 +24,13 @@ export {
   type NoteSignature,
   type VerifierKey,
 } from './checkpoint.js';
+export { rootOfLeaves, type ProvenLeaf } from './multiproof.js';
+export {
+  trailCheck,
+  type Finding,
+  type ListedCheckpoint,
+  type TrailCheck,
+  type TrailCheckInput,
+  type WindowProof,
+} from './trail-check.js';
+export { verifyCommand, type CommandIo } from './verify-command.js';

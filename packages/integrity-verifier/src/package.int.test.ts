@@ -43,10 +43,16 @@ describe('the published integrity verifier package', () => {
   });
 
   it('holds the built modules, their types, the README, the license and package.json, nothing else', () => {
-    const modules = ['checkpoint', 'index', 'leaf', 'merkle'].flatMap((m) => [
-      `dist/${m}.d.ts`,
-      `dist/${m}.js`,
-    ]);
+    const modules = [
+      'checkpoint',
+      'cli',
+      'index',
+      'leaf',
+      'merkle',
+      'multiproof',
+      'trail-check',
+      'verify-command',
+    ].flatMap((m) => [`dist/${m}.d.ts`, `dist/${m}.js`]);
     expect(packed.files).toEqual(['LICENSE', 'README.md', ...modules, 'package.json'].sort());
   });
 
@@ -82,5 +88,24 @@ describe('the published integrity verifier package', () => {
       checkpoint: false,
       included: false,
     });
+
+    // The command the package installs: 0 when the checkpoints verify, 1 naming what does not, 2 for bad input.
+    const bin = join(project, 'node_modules/.bin/audit-trail-integrity');
+    const command = async (checkpointNote: string, ...extra: string[]) => {
+      writeFileSync(join(project, 'keys.txt'), `${verifierKeyOf(key)}\n`);
+      const page = { checkpoints: [{ tree_size: 11, note: checkpointNote, previous: null }] };
+      writeFileSync(join(project, 'checkpoints.json'), JSON.stringify(page));
+      const args = ['--keys', join(project, 'keys.txt'), '--checkpoints', join(project, 'checkpoints.json')];
+      return run(bin, [...args, ...extra]).then(
+        ({ stdout }) => ({ code: 0, stdout }),
+        (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
+      );
+    };
+    expect(await command(note)).toMatchObject({ code: 0, stdout: expect.stringContaining('verified') });
+    expect(await command(note.replace('time 1970', 'time 1971'))).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining('checkpoint of 11 leaves: bad signature'),
+    });
+    expect((await command(note, '--export', 'x.json')).code).toBe(2);
   });
 });

@@ -24,6 +24,7 @@ import { eventLookupRoute } from './routes/event-lookup.route.js';
 import { exportDownloadRoute, type ExportDownloadOptions } from './routes/export-download.route.js';
 import { exportJobRoutes, type ExportJobRoutesOptions } from './routes/export-jobs.route.js';
 import { integrityRoutes, type IntegrityRoutesOptions } from './routes/integrity.route.js';
+import { integrityWindowRoute } from './routes/integrity-window.route.js';
 import { openApiRoute } from './routes/openapi.route.js';
 import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
 import { webhookReplayRoute, type WebhookReplayOptions } from './routes/webhook-replay.route.js';
@@ -81,6 +82,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         exportRoute(api, opts);
         exportJobRoutes(api, opts);
         integrityRoutes(api, opts);
+        integrityWindowRoute(api, opts);
         exportDownloadRoute(api, opts);
         webhookRoutes(api, opts);
         webhookAttemptsRoute(api, opts);

@@ -104,3 +104,28 @@ export const encodeCheckpointsCursor = (treeSize: number, tenantId: string, secr
 
 export const decodeCheckpointsCursor = (cursor: string, tenantId: string, secret: string) =>
   open(cursor, checkpointsBinding(tenantId), secret)?.ts ?? null;
+
+// Bound to the window and the checkpoint it pages: a cursor of another window, size or list is never one of it.
+const windowBinding = (tenantId: string, since: number | null, until: number | null, size: number) =>
+  `integrity-window ${JSON.stringify([tenantId, since, until, size])}`;
+
+/** A window proof's cursor (position: the last leaf's event time and index), valid only for what it pages. */
+export const encodeWindowCursor = (
+  last: { ts: number; leaf_index: number },
+  binding: { tenant: string; since: number | null; until: number | null; size: number },
+  secret: string,
+) =>
+  seal(
+    { ts: last.ts, id: String(last.leaf_index) },
+    windowBinding(binding.tenant, binding.since, binding.until, binding.size),
+    secret,
+  );
+
+export function decodeWindowCursor(
+  cursor: string,
+  binding: { tenant: string; since: number | null; until: number | null; size: number },
+  secret: string,
+): { ts: number; leaf_index: number } | null {
+  const at = open(cursor, windowBinding(binding.tenant, binding.since, binding.until, binding.size), secret);
+  return at && /^\d{1,16}$/.test(at.id) ? { ts: at.ts, leaf_index: Number(at.id) } : null;
+}

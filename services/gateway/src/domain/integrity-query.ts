@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { zodFieldErrors, type FieldError } from '@audit/shared';
+import { checkWindow, FILTERS, zodFieldErrors, type FieldError } from '@audit/shared';
 import { cursorParam, DEFAULT_LIMIT, limitParam, MAX_LIMIT, repeatedParams } from './list-query.js';
 
 // The largest tree size asked about: 2^52, far beyond any tenant, and below 2^53 so that every size is exact.
@@ -36,6 +36,21 @@ export const consistencyQuerySchema = z
     to: sizeParam("The later checkpoint's size."),
   })
   .refine((q) => q.from <= q.to, { path: ['from'], message: 'must not be larger than to' });
+
+/** Leaves per page of a window proof: as many as one synchronous export's rows, so one page proves one export. */
+export const MAX_WINDOW_LEAVES = 10_000;
+
+export const windowQuerySchema = z
+  .strictObject({
+    since: FILTERS.since.query.optional(),
+    until: FILTERS.until.query.optional(),
+    tree_size: sizeParam("The size of one of the tenant's checkpoints; the latest when absent.").optional(),
+    limit: limitParam(MAX_WINDOW_LEAVES, MAX_WINDOW_LEAVES),
+    cursor: cursorParam(
+      "The previous page's `next_cursor`, unmodified. Bound to the key's tenant, the window and the tree size.",
+    ),
+  })
+  .superRefine(checkWindow);
 
 /** A query string parsed by `schema`: unknown, repeated or invalid parameters are all reported (422). */
 export function parseQuery<S extends z.ZodType>(

@@ -9,6 +9,7 @@ import {
   toAuditEventView,
   type EventRow,
   type EventFilters,
+  type IntegrityStore,
 } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
@@ -30,6 +31,8 @@ export interface ExportOptions {
   clock: Clock;
   /** Exports this process runs at once; past it 429 (docs/api.md "POST /audit/export"). */
   exportConcurrency: number;
+  /** The tenant's latest checkpoint, which the export names (docs/integrity.md "Offline verification"). */
+  integrity: Pick<IntegrityStore, 'checkpoint'>;
 }
 
 /** The first EXPORT_CAP + 1 keys in list order: small (two fields each), and all the plan needs. */
@@ -120,7 +123,11 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
       try {
         const tenant = request.principal!.tenantId;
         const now = opts.clock();
-        const plan = planExport(await firstKeys(opts, tenant, filters, now).catch(unavailable('clickhouse')));
+        const [keys, checkpoint] = await Promise.all([
+          firstKeys(opts, tenant, filters, now).catch(unavailable('clickhouse')),
+          opts.integrity.checkpoint(tenant, null).catch(unavailable('postgres')),
+        ]);
+        const plan = planExport(keys);
         const range = exportRange(filters, plan);
         const first = range
           ? await opts.events.listPage(tenant, range, null, CHUNK, now).catch(unavailable('clickhouse'))
@@ -148,6 +155,7 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
         stream.once('close', release);
         // A client that stops reading would hold its slot for good: a stalled response is ended.
         reply.raw.setTimeout(EXPORT_STALL_MS, () => reply.raw.destroy());
+        if (checkpoint) void reply.header('x-integrity-tree-size', String(checkpoint.tree_size));
         return reply
           .header('x-service-truncated', String(plan.truncated))
           .type(format === 'json' ? 'application/json' : 'application/x-ndjson')

@@ -61,10 +61,20 @@ export function integrityRoutes(app: FastifyInstance, opts: IntegrityRoutesOptio
       }
       const rows = await opts.integrity.checkpoints(tenant, below, limit + 1).catch(postgres);
       const page = rows.slice(0, limit);
+      // Each checkpoint's link to the one before it (the next row: one more was read than the page holds).
+      const links = page.flatMap((c, i) =>
+        rows[i + 1] ? [[rows[i + 1]!.tree_size, c.tree_size] as [number, number]] : [],
+      );
+      const proofs = await opts.integrity.consistencyProofs(tenant, links).catch(postgres);
       const last = page.at(-1);
       const hasMore = rows.length > limit && last !== undefined;
       return checkpointListSchema.parse({
-        checkpoints: page.map(checkpointView),
+        checkpoints: page.map((c, i) => ({
+          ...checkpointView(c),
+          previous: rows[i + 1]
+            ? { tree_size: rows[i + 1]!.tree_size, hashes: hashesView(proofs[i]!) }
+            : null,
+        })),
         page: {
           limit,
           returned: page.length,

@@ -31,8 +31,23 @@ export const checkpointSchema = z
   })
   .meta({ id: 'Checkpoint' });
 
+export const listedCheckpointSchema = checkpointSchema
+  .extend({
+    previous: z
+      .object({
+        tree_size: treeSize("The tenant's previous checkpoint's size."),
+        hashes: z.array(base64Hash('')).meta({ description: 'RFC 9162 PROOF from it to this one.' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The consistency proof from the tenant's previous checkpoint (the next smaller) to this one; null for its first. A verifier checks every link.",
+      }),
+  })
+  .meta({ id: 'ListedCheckpoint' });
+
 export const checkpointListSchema = z
-  .object({ checkpoints: z.array(checkpointSchema), page: pageDescriptorSchema })
+  .object({ checkpoints: z.array(listedCheckpointSchema), page: pageDescriptorSchema })
   .meta({ id: 'CheckpointList' });
 
 export const integrityKeySchema = z
@@ -73,6 +88,41 @@ export const consistencyProofSchema = z
     hashes: z.array(base64Hash('')).meta({ description: 'RFC 9162 PROOF; empty when the two are one.' }),
   })
   .meta({ id: 'ConsistencyProof' });
+
+export const windowProofSchema = z
+  .object({
+    tree_size: treeSize('Leaves of the checkpoint it proves the leaves in.'),
+    since: timestampSchema.nullable().meta({ description: 'The window, as asked: inclusive.' }),
+    until: timestampSchema.nullable().meta({ description: 'The window, as asked: exclusive.' }),
+    leaves: z
+      .array(
+        z.object({
+          event_id: z.string().meta({ example: '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90' }),
+          leaf_index: z.int().min(0),
+          timestamp: timestampSchema,
+          leaf_hash: base64Hash('The leaf hash of the event as the tree holds it.'),
+        }),
+      )
+      .meta({ description: "This page's leaves of the window, in time order, then leaf order." }),
+    hashes: z.array(base64Hash('')).meta({
+      description:
+        "The hashes of every other leaf's subtrees, in the tree's order: with the page's leaves they make the checkpoint's root (docs/integrity.md \"Window proofs\").",
+    }),
+    later: z.array(z.string()).meta({
+      description:
+        'On the last page: events of the window appended after this checkpoint (a later one covers them), up to 10,000.',
+    }),
+    checkpoint: checkpointSchema,
+    page: z
+      .object({
+        limit: z.int().min(1).max(10_000),
+        returned: z.int().min(0),
+        next_cursor: z.string().nullable(),
+        has_more: z.boolean(),
+      })
+      .meta({ id: 'WindowProofPage' }),
+  })
+  .meta({ id: 'WindowProof' });
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 

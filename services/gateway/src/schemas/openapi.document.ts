@@ -4,6 +4,7 @@ import { exportJobBodySchema, exportJobsQuerySchema } from '../domain/export-job
 import {
   checkpointsQuerySchema,
   consistencyQuerySchema,
+  windowQuerySchema,
   inclusionQuerySchema,
 } from '../domain/integrity-query.js';
 import { exportBodySchema, exportQuerySchema, listQuerySchema } from '../domain/list-query.js';
@@ -21,6 +22,7 @@ import {
   consistencyProofSchema,
   inclusionProofSchema,
   integrityKeyListSchema,
+  windowProofSchema,
 } from './integrity.schema.js';
 import { errorResponse, json, operation, rateLimitHeaders } from './openapi.responses.js';
 import { auditEventSchema, exportEnvelopeSchema, listResponseSchema } from './read-api.schema.js';
@@ -208,6 +210,10 @@ export function openApiDocument() {
             },
             okHeaders: {
               'X-Service-Truncated': z.enum(['true', 'false']).meta({ description: 'The cap was reached.' }),
+              'X-Integrity-Tree-Size': z.string().optional().meta({
+                description:
+                  'The size of the tenant\'s latest checkpoint when the export began, absent while it has none: ask `getWindowProof` for the export\'s window with this `tree_size` (docs/integrity.md "Offline verification").',
+              }),
             },
           }),
         },
@@ -316,6 +322,17 @@ export function openApiDocument() {
               "RFC 9162 PROOF that the tree of `to` leaves extends the tree of `from` leaves: nothing of the earlier was changed or removed. 404 when either size is no checkpoint of the tenant's.",
             requestParams: { query: consistencyQuerySchema },
             ok: { description: 'The proof.', ...json(consistencyProofSchema) },
+          }),
+        },
+        '/audit/integrity/proofs/window': {
+          get: operation('audit:read', [403, 404, 422], {
+            operationId: 'getWindowProof',
+            tags: ['Integrity'],
+            summary: "The tenant's leaves of a window of event time, proven in one of its checkpoints.",
+            description:
+              'Every leaf whose event time is in the window (`since` inclusive, `until` exclusive), in pages of up to 10,000, each with the hashes that make the checkpoint\'s root from its leaves: with an export of the same window, the checkpoints and the keys, the offline verifier names each altered, missing and forged row (docs/integrity.md "Window proofs"). 404 when no checkpoint has that size.',
+            requestParams: { query: windowQuerySchema },
+            ok: { description: 'One page.', ...json(windowProofSchema) },
           }),
         },
         '/audit/webhooks': {

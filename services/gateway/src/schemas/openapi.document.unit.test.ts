@@ -89,14 +89,27 @@ const checkpoint = {
   key_name: 'audit-trail.local-20261126-1a2b',
   note: 'audit-trail.local/tenants/t\n3\nBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\ntime 2026-09-21T13:46:40.000+00:00\n',
 };
+const EXAMPLE_ID = '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90';
 const integrityStub = {
   ...stubAppOptions().integrity,
-  checkpoints: async () => [checkpoint],
+  checkpoints: async () => [checkpoint, { ...checkpoint, tree_size: 2 }],
   checkpoint: async (_t: string, size: number | null) => (size === null || size === 3 ? checkpoint : null),
   leaf: async (_t: string, id: string) =>
     id === '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90' ? { leaf_index: 1, leaf_hash: Buffer.alloc(32, 1) } : null,
   inclusionProof: async () => [Buffer.alloc(32, 2), Buffer.alloc(32, 3)],
   consistencyProof: async () => [],
+  consistencyProofs: async (_t: string, pairs: readonly unknown[]) => pairs.map(() => [Buffer.alloc(32, 4)]),
+  // Two leaves of the window: a page of one has more.
+  windowLeaves: async (_t: string, _w: unknown, _s: number, _a: unknown, limit: number) =>
+    [0, 1]
+      .map((i) => ({
+        leaf_index: i,
+        event_id: EXAMPLE_ID,
+        ts: 1_790_000_000_000,
+        leaf_hash: Buffer.alloc(32, 1),
+      }))
+      .slice(0, limit),
+  windowProof: async () => [Buffer.alloc(32, 5), Buffer.alloc(32, 6)],
 };
 
 type Case = [
@@ -120,7 +133,7 @@ const WEBHOOK = '/audit/webhooks/{id}';
 const CHECKPOINTS = '/audit/integrity/checkpoints';
 const INCLUSION = '/audit/integrity/proofs/inclusion';
 const CONSISTENCY = '/audit/integrity/proofs/consistency';
-const EXAMPLE_ID = '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90';
+const WINDOW = '/audit/integrity/proofs/window';
 const WEBHOOK_TEST = '/audit/webhooks/{id}/test';
 const json = { 'content-type': 'application/json' };
 const cases: Case[] = [
@@ -203,6 +216,15 @@ const cases: Case[] = [
   ['consistency 200', 'get', CONSISTENCY, '/audit/integrity/proofs/consistency?from=3&to=3'],
   ['consistency 404', 'get', CONSISTENCY, '/audit/integrity/proofs/consistency?from=1&to=3'],
   ['consistency 422', 'get', CONSISTENCY, '/audit/integrity/proofs/consistency?from=3&to=1'],
+  ['window 200', 'get', WINDOW, '/audit/integrity/proofs/window?since=2026-09-01T00:00:00Z'],
+  ['window page with more', 'get', WINDOW, '/audit/integrity/proofs/window?limit=1'],
+  ['window 404', 'get', WINDOW, '/audit/integrity/proofs/window?tree_size=2'],
+  [
+    'window 422',
+    'get',
+    WINDOW,
+    '/audit/integrity/proofs/window?since=2026-09-02T00:00:00Z&until=2026-09-01T00:00:00Z',
+  ],
 ];
 
 describe('OpenAPI document', () => {

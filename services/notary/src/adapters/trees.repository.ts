@@ -52,13 +52,14 @@ export async function appendToTrees(
     const plan = planAppend(events, trees, known);
     if (plan.leaves.length === 0) return { appended: 0, known: events.length };
     await db.query(
-      `INSERT INTO integrity_leaves (tenant_id, leaf_index, event_id, leaf_hash)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::bytea[])`,
+      `INSERT INTO integrity_leaves (tenant_id, leaf_index, event_id, leaf_hash, ts)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::bytea[], $5::bigint[])`,
       [
         plan.leaves.map((l) => l.tenant_id),
         plan.leaves.map((l) => l.leaf_index),
         plan.leaves.map((l) => l.event_id),
         plan.leaves.map((l) => Buffer.from(l.leaf_hash)),
+        plan.leaves.map((l) => l.ts),
       ],
     );
     if (plan.subtrees.length > 0) {

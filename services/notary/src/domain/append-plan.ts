@@ -14,6 +14,8 @@ export interface NewLeaf {
   leaf_index: number;
   event_id: string;
   leaf_hash: Uint8Array;
+  /** The event's time, epoch ms: what window proofs select leaves by. */
+  ts: number;
 }
 
 export interface StoredSubtree extends CompletedSubtree {
@@ -61,6 +63,7 @@ export function planAppend(
         leaf_index: before.size + i,
         event_id: e.event_id,
         leaf_hash: hashes[i]!,
+        ts: e.timestamp,
       }),
     );
     for (const s of completed) {

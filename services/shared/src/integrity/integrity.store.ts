@@ -3,6 +3,7 @@ import { integrityKeysRepository } from './integrity-keys.repository.js';
 import { rootOf } from '../../../../packages/integrity-verifier/src/index.js';
 import {
   consistencyRanges,
+  coverRanges,
   inclusionRanges,
   hashOfSubtrees,
   subtreesOf,
@@ -31,7 +32,23 @@ export class TreeStoreDamagedError extends Error {
   override name = 'TreeStoreDamagedError';
 }
 
+/** A leaf as a window proof shows it: with its event and the event's time. */
+export interface WindowLeaf extends Leaf {
+  event_id: string;
+  ts: number;
+}
+
+/** A window of event time, epoch ms, `until` exclusive; unbounded on a side not given. */
+export interface TimeWindow {
+  since?: number;
+  until?: number;
+}
+
 type Db = Pick<pg.Pool, 'query'>;
+
+// Every event time is from 1970 to 9999 (docs/api.md): these bound a window not bounded on a side.
+const NO_SINCE = 0;
+const NO_UNTIL = Number.MAX_SAFE_INTEGER;
 
 const CHECKPOINT_COLUMNS = 'tree_size, root_hash, made_at, key_name, note';
 const checkpointOf = (
@@ -136,6 +153,62 @@ export function integrityStore(db: Db) {
 
     consistencyProof: (tenant: string, from: number, to: number) =>
       proofOfRanges(db, tenant, consistencyRanges(from, to)),
+
+    /** The consistency proofs of several pairs of sizes, read at once (they share most of their hashes). */
+    async consistencyProofs(tenant: string, pairs: readonly [number, number][]): Promise<Uint8Array[][]> {
+      const ranges = pairs.map(([from, to]) => consistencyRanges(from, to));
+      const hashes = await proofOfRanges(db, tenant, ranges.flat());
+      let at = 0;
+      return ranges.map((r) => hashes.slice(at, (at += r.length)));
+    },
+
+    /**
+     * The leaves among the first `size` whose event time is in the window, in time order then leaf order, after
+     * `after` (the previous page's last), at most `limit`.
+     */
+    async windowLeaves(
+      tenant: string,
+      window: TimeWindow,
+      size: number,
+      after: { ts: number; leaf_index: number } | null,
+      limit: number,
+    ): Promise<WindowLeaf[]> {
+      const { rows } = await db.query<{
+        leaf_index: string;
+        event_id: string;
+        ts: string;
+        leaf_hash: Buffer;
+      }>(
+        `SELECT leaf_index, event_id::text, ts, leaf_hash FROM integrity_leaves
+         WHERE tenant_id = $1 AND ts >= $2 AND ts < $3 AND leaf_index < $4
+           AND ($5::bigint IS NULL OR (ts, leaf_index) > ($5::bigint, $6::bigint))
+         ORDER BY ts, leaf_index LIMIT $7`,
+        [
+          tenant,
+          window.since ?? NO_SINCE,
+          window.until ?? NO_UNTIL,
+          size,
+          after?.ts,
+          after?.leaf_index,
+          limit,
+        ],
+      );
+      return rows.map((r) => ({ ...r, leaf_index: Number(r.leaf_index), ts: Number(r.ts) }));
+    },
+
+    /** Events of the window appended after the first `size` leaves (a later checkpoint covers them), at most `limit`. */
+    async laterInWindow(tenant: string, window: TimeWindow, size: number, limit: number): Promise<string[]> {
+      const { rows } = await db.query<{ event_id: string }>(
+        `SELECT event_id::text FROM integrity_leaves
+         WHERE tenant_id = $1 AND ts >= $2 AND ts < $3 AND leaf_index >= $4 ORDER BY leaf_index LIMIT $5`,
+        [tenant, window.since ?? NO_SINCE, window.until ?? NO_UNTIL, size, limit],
+      );
+      return rows.map((r) => r.event_id);
+    },
+
+    /** The hashes that, with the given leaves' own, make the root of the tree of `size` leaves. */
+    windowProof: (tenant: string, indices: readonly number[], size: number) =>
+      proofOfRanges(db, tenant, coverRanges(indices, size)),
   };
 }
 

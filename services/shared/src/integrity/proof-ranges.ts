@@ -79,3 +79,26 @@ export function hashOfSubtrees(hashes: readonly Uint8Array[]): Uint8Array {
 export function proofOf(ranges: readonly LeafRange[], subtree: (s: Subtree) => Uint8Array): Uint8Array[] {
   return ranges.map((range) => hashOfSubtrees(subtreesOf(range).map(subtree)));
 }
+
+/**
+ * The ranges whose hashes cover every leaf of a tree of `size` leaves but the given ones (ascending, unique, in
+ * the tree): each largest subtree, as RFC 9162 splits the tree, holding none of them, left to right. With the
+ * given leaves' own hashes they make the root (docs/integrity.md "Window proofs").
+ */
+export function coverRanges(indices: readonly number[], size: number): LeafRange[] {
+  const out: LeafRange[] = [];
+  let at = 0;
+  const walk = (start: number, n: number): void => {
+    if (at >= indices.length || indices[at]! >= start + n) out.push({ start, end: start + n });
+    else if (n === 1) at += 1;
+    else {
+      const k = split(n);
+      walk(start, k);
+      walk(start + k, n - k);
+    }
+  };
+  if (indices.some((i, k) => !(i >= 0 && i < size) || (k > 0 && i <= indices[k - 1]!)))
+    throw new RangeError(`leaves not ascending within a tree of ${size}`);
+  if (size > 0) walk(0, size);
+  return out;
+}

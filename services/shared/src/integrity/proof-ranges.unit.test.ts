@@ -4,10 +4,18 @@ import { describe, expect, it } from 'vitest';
 import {
   hashLeaf,
   rootOf,
+  rootOfLeaves,
   verifyConsistency,
   verifyInclusion,
 } from '../../../../packages/integrity-verifier/src/index.js';
-import { consistencyRanges, inclusionRanges, proofOf, subtreesOf, type Subtree } from './proof-ranges.js';
+import {
+  consistencyRanges,
+  coverRanges,
+  inclusionRanges,
+  proofOf,
+  subtreesOf,
+  type Subtree,
+} from './proof-ranges.js';
 
 const entries = (n: number) => Array.from({ length: n }, (_, i) => new TextEncoder().encode(`event ${i}`));
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -101,5 +109,40 @@ describe('proofs made from complete subtrees', () => {
     expect(() => consistencyRanges(6, 5)).toThrow(RangeError);
     expect(consistencyRanges(0, 5)).toEqual([]);
     expect(consistencyRanges(5, 5)).toEqual([]);
+  });
+});
+
+describe('window proofs', () => {
+  it("cover any set of leaves so that the verifier's rootOfLeaves gives the tree's root", () => {
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 1, max: 300 })
+          .chain((size) => fc.tuple(fc.constant(size), fc.uniqueArray(fc.nat(size - 1), { maxLength: 20 }))),
+        ([size, picked]) => {
+          const data = entries(size);
+          const indices = [...picked].sort((a, b) => a - b);
+          const cover = proofOf(coverRanges(indices, size), store(data));
+          const shown = indices.map((index) => ({ index, hash: hashLeaf(data[index]!) }));
+          expect(hex(rootOfLeaves(size, shown, cover)!)).toBe(hex(rootOf(data.map(hashLeaf))));
+        },
+      ),
+    );
+  });
+
+  it('of a run of leaves take a few hashes on either side, and refuse leaves out of order', () => {
+    expect(coverRanges([], 5)).toEqual([{ start: 0, end: 5 }]);
+    expect(coverRanges([2, 3], 8)).toEqual([
+      { start: 0, end: 2 },
+      { start: 4, end: 8 },
+    ]);
+    expect(
+      coverRanges(
+        [...Array(100).keys()].map((i) => i + 1000),
+        1 << 20,
+      ).length,
+    ).toBeLessThanOrEqual(40);
+    expect(() => coverRanges([3, 2], 8)).toThrow(RangeError);
+    expect(() => coverRanges([8], 8)).toThrow(RangeError);
   });
 });

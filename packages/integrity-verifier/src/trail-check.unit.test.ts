@@ -1,0 +1,187 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
+import {
+  consistencyRanges,
+  coverRanges,
+  proofOf,
+} from '../../../services/shared/src/integrity/proof-ranges.js';
+import { parseVerifierKey } from './checkpoint.js';
+import { leafHashOf, leafEventOf } from './leaf.js';
+import { rootOf } from './merkle.js';
+import { trailCheck, type ListedCheckpoint, type WindowProof } from './trail-check.js';
+
+// A tenant's trail in memory: 20 events one second apart, the tree over them, and what the API would answer.
+const ORIGIN = 'audit.example.test/tenants/acme';
+const key = { name: 'audit.example.test-1', privateKey: generateKeyPairSync('ed25519').privateKey };
+const keys = [parseVerifierKey(verifierKeyOf(key))!];
+const T0 = Date.UTC(2026, 10, 1);
+const iso = (ms: number) => new Date(ms).toISOString();
+const row = (i: number) => ({
+  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  timestamp: iso(T0 + i * 1000),
+  tenant_id: 'acme',
+  action: 'phi.read',
+  user_id: `user-${i}`,
+  user_role: 'clinician',
+  resource_type: 'patient',
+  resource_id: `p-${i}`,
+  fields_accessed: '["dob"]',
+  phi_involved: true,
+  source_ip: '203.0.113.7',
+  user_agent: 'ua',
+  justification: '',
+  success: true,
+  details: '{}',
+});
+const rows = Array.from({ length: 20 }, (_, i) => row(i));
+const hashes = rows.map((r) => leafHashOf(leafEventOf(r)));
+const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+const subtree = (s: { level: number; index: number }) =>
+  rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level));
+
+const note = (size: number, root = rootOf(hashes.slice(0, size))) =>
+  signCheckpoint({ origin: ORIGIN, size, root, time: T0 }, key);
+function listed(sizes: number[]): ListedCheckpoint[] {
+  return sizes.map((size, i) => ({
+    tree_size: size,
+    note: note(size),
+    previous:
+      i === 0
+        ? null
+        : {
+            tree_size: sizes[i - 1]!,
+            hashes: proofOf(consistencyRanges(sizes[i - 1]!, size), subtree).map(b64),
+          },
+  }));
+}
+/** The window proof of the events with index in [from, to), in a checkpoint of `size`: the rest are later. */
+function windowProof(from: number, to: number, size: number): WindowProof {
+  const all = [...Array(to - from).keys()].map((i) => i + from);
+  const indices = all.filter((i) => i < size);
+  const later = all.filter((i) => i >= size).map((i) => rows[i]!.event_id);
+  return {
+    tree_size: size,
+    since: iso(T0 + from * 1000),
+    until: iso(T0 + to * 1000),
+    leaves: indices.map((i) => ({
+      event_id: rows[i]!.event_id,
+      leaf_index: i,
+      timestamp: rows[i]!.timestamp,
+      leaf_hash: b64(hashes[i]!),
+    })),
+    hashes: proofOf(coverRanges(indices, size), subtree).map(b64),
+    later,
+  };
+}
+
+function check(
+  rowsGiven: unknown[],
+  opts: {
+    proofs?: WindowProof[];
+    checkpoints?: ListedCheckpoint[];
+    complete?: boolean;
+    truncated?: boolean;
+  } = {},
+) {
+  const c = trailCheck({
+    keys,
+    checkpoints: opts.checkpoints ?? listed([5, 12, 20]),
+    proofs: opts.proofs ?? [windowProof(4, 10, 12)],
+    complete: opts.complete ?? true,
+    origin: ORIGIN,
+  });
+  rowsGiven.forEach((r, i) => c.row(r, i + 1));
+  return c.finish(opts.truncated ?? false);
+}
+const windowRows = rows.slice(4, 10);
+
+describe('trailCheck', () => {
+  it('verifies an untouched export: every checkpoint, every link, every row', () => {
+    expect(check(windowRows)).toEqual({
+      ok: true,
+      checkpoints: 3,
+      links: 2,
+      leaves: 6,
+      rows: 6,
+      findings: [],
+    });
+  });
+
+  it('names altered, missing, forged, repeated, outside and malformed rows', () => {
+    const forged = { ...row(21), timestamp: rows[5]!.timestamp };
+    const given = [
+      { ...rows[4]!, user_id: 'mallory' },
+      rows[6],
+      rows[6],
+      rows[7],
+      rows[8],
+      forged,
+      rows[15],
+      { ...rows[9]!, success: 'yes' },
+    ];
+    expect(check(given).findings).toEqual([
+      { kind: 'altered', event_id: rows[4]!.event_id, leaf_index: 4 },
+      { kind: 'repeated', event_id: rows[6]!.event_id },
+      { kind: 'forged', event_id: forged.event_id },
+      { kind: 'outside', event_id: rows[15]!.event_id },
+      { kind: 'row', row: 8, problem: 'success: missing or not a boolean' },
+      { kind: 'missing', event_id: rows[5]!.event_id, leaf_index: 5 },
+      { kind: 'missing', event_id: rows[9]!.event_id, leaf_index: 9 },
+    ]);
+  });
+
+  it('tells rows appended after the checkpoint from forged ones, and leaves out of a truncated or filtered export', () => {
+    expect(check(windowRows, { proofs: [windowProof(4, 10, 8)], checkpoints: listed([8]) }).findings).toEqual(
+      [
+        { kind: 'uncovered', event_id: rows[8]!.event_id },
+        { kind: 'uncovered', event_id: rows[9]!.event_id },
+      ],
+    );
+    // Newest first, cut at the cap: the leaves older than its oldest row are not missing.
+    expect(check(rows.slice(7, 10).reverse(), { truncated: true }).findings).toEqual([]);
+    expect(check([rows[5]], { complete: false }).findings).toEqual([]);
+  });
+
+  it('names a bad signature, another origin, a fork and a window proof that does not make the root', () => {
+    const cps = listed([5, 12, 20]);
+    cps[0]!.note = cps[0]!.note.replace('\ntime 2026', '\ntime 2025');
+    expect(check(windowRows, { checkpoints: cps }).findings).toEqual([
+      { kind: 'checkpoint', tree_size: 5, problem: 'bad signature' },
+    ]);
+    const other = listed([12]);
+    other[0]!.note = signCheckpoint(
+      { origin: 'elsewhere/tenants/acme', size: 12, root: rootOf(hashes.slice(0, 12)), time: T0 },
+      key,
+    );
+    expect(check(windowRows, { checkpoints: other }).findings).toEqual([
+      {
+        kind: 'checkpoint',
+        tree_size: 12,
+        problem: 'its origin "elsewhere/tenants/acme" is not "audit.example.test/tenants/acme"',
+      },
+      { kind: 'proof', tree_size: 12, problem: 'no checkpoint of its size verified' },
+    ]);
+    const fork = listed([5, 12, 20]);
+    fork[1]!.note = note(12, rootOf([...hashes.slice(0, 11), hashes[0]!]));
+    expect(check(windowRows, { checkpoints: fork }).findings).toEqual([
+      {
+        kind: 'checkpoint',
+        tree_size: 12,
+        problem: 'not consistent with the checkpoint of 5 leaves: one of the two forks',
+      },
+      {
+        kind: 'checkpoint',
+        tree_size: 20,
+        problem: 'not consistent with the checkpoint of 12 leaves: one of the two forks',
+      },
+      { kind: 'proof', tree_size: 12, problem: "its leaves and hashes do not make the checkpoint's root" },
+    ]);
+    const dropped = windowProof(4, 10, 12);
+    dropped.leaves.splice(2, 1);
+    expect(check(windowRows, { proofs: [dropped] }).findings).toEqual([
+      { kind: 'proof', tree_size: 12, problem: "its leaves and hashes do not make the checkpoint's root" },
+      { kind: 'forged', event_id: rows[6]!.event_id },
+    ]);
+  });
+});

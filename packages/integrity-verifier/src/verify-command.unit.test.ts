@@ -1,0 +1,120 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
+import { coverRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
+import { leafEventOf, leafHashOf } from './leaf.js';
+import { rootOf } from './merkle.js';
+import { verifyCommand } from './verify-command.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'verify-command-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Three events, all in the window and in the one checkpoint; the files as the API gives them.
+const key = { name: 'audit.example.test-1', privateKey: generateKeyPairSync('ed25519').privateKey };
+const T0 = Date.UTC(2026, 10, 1);
+const rows = [0, 1, 2].map((i) => ({
+  event_id: `00000000-0000-4000-8000-00000000000${i}`,
+  timestamp: new Date(T0 + i).toISOString(),
+  tenant_id: 'acme',
+  action: 'phi.read',
+  user_id: 'u',
+  user_role: 'r',
+  resource_type: 'patient',
+  resource_id: `p-${i}`,
+  fields_accessed: '[]',
+  phi_involved: true,
+  source_ip: '203.0.113.7',
+  user_agent: '',
+  justification: '',
+  success: true,
+  details: '{}',
+}));
+const hashes = rows.map((r) => leafHashOf(leafEventOf(r)));
+const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
+const note = signCheckpoint({ origin: 'o/tenants/acme', size: 3, root: rootOf(hashes), time: T0 }, key);
+const file = (name: string, content: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+};
+const keys = file('keys.json', { keys: [{ verifier_key: verifierKeyOf(key) }] });
+const checkpoints = file('checkpoints.json', { checkpoints: [{ tree_size: 3, note, previous: null }] });
+const proofOfLeaves = (indices: number[]) =>
+  file(`window-${indices.join('-')}.json`, {
+    tree_size: 3,
+    since: new Date(T0).toISOString(),
+    until: new Date(T0 + 3).toISOString(),
+    leaves: indices.map((i) => ({
+      event_id: rows[i]!.event_id,
+      leaf_index: i,
+      timestamp: rows[i]!.timestamp,
+      leaf_hash: b64(hashes[i]!),
+    })),
+    hashes: proofOf(coverRanges(indices, 3), (s) =>
+      rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level)),
+    ).map(b64),
+    later: [],
+  });
+
+async function command(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await verifyCommand(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+const base = ['--keys', keys, '--checkpoints', checkpoints];
+
+describe('audit-trail-integrity', () => {
+  it('verifies an NDJSON export against a window proof in two pages, and prints what it checked', async () => {
+    const ndjson = file('export.ndjson', `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const result = await command(
+      ...base,
+      '--proof',
+      proofOfLeaves([0, 1]),
+      '--proof',
+      proofOfLeaves([2]),
+      '--export',
+      ndjson,
+    );
+    expect(result).toEqual({
+      code: 0,
+      out: '1 checkpoints verified, 0 links between them consistent; 3 rows against 3 leaves\nverified\n',
+      err: '',
+    });
+  });
+
+  it("reads a JSON export's envelope, its truncation included, and names each finding with exit status 1", async () => {
+    const cut = file('cut.json', { events: [rows[2], rows[1]], count: 2, truncated: true });
+    expect((await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', cut)).code).toBe(0);
+    const whole = file('whole.json', {
+      events: [rows[2], { ...rows[0], user_id: 'x' }, 'text'],
+      truncated: false,
+    });
+    const result = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', whole);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain(`altered: event ${rows[0]!.event_id} (leaf 0)\n`);
+    expect(result.out).toContain('row 3: timestamp: not an API timestamp\n');
+    expect(result.out).toContain(`missing: event ${rows[1]!.event_id} (leaf 1)\n`);
+    expect(result.out).toContain('NOT VERIFIED: 3 findings\n');
+  });
+
+  it('refuses unusable input with exit status 2 and the usage', async () => {
+    for (const argv of [
+      [],
+      ['--keys', keys],
+      [...base, '--export', 'x.json'],
+      [...base, '--bogus'],
+      ['--keys', file('bad-keys.txt', 'not a key\n'), '--checkpoints', checkpoints],
+      ['--keys', keys, '--checkpoints', file('not-json.json', '{')],
+      ['--keys', keys, '--checkpoints', join(dir, 'absent.json')],
+      [...base, '--proof', file('no-page.json', { x: 1 }), '--export', checkpoints],
+    ]) {
+      const result = await command(...argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.err).toContain('usage: audit-trail-integrity');
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { formatTimestamp, NotFoundError, ValidationError } from '@audit/shared';
+import { decodeWindowCursor, encodeWindowCursor } from '../domain/cursor.js';
+import { MAX_WINDOW_LEAVES, parseQuery, windowQuerySchema } from '../domain/integrity-query.js';
+import { unavailable } from '../plugins/public-api.plugin.js';
+import { checkpointView, hashesView, windowProofSchema } from '../schemas/integrity.schema.js';
+import type { IntegrityRoutesOptions } from './integrity.route.js';
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+
+/**
+ * A window proof (docs/api.md "Integrity", docs/integrity.md "Window proofs"): the tenant's leaves of a window of
+ * event time in a checkpoint, in pages, each page with the hashes that make the checkpoint's root from its leaves.
+ */
+export function integrityWindowRoute(app: FastifyInstance, opts: IntegrityRoutesOptions): void {
+  const postgres = unavailable('postgres');
+
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/audit/integrity/proofs/window',
+    { config: { scope: 'audit:read' } },
+    async (request) => {
+      const parsed = parseQuery(windowQuerySchema, request.query ?? {});
+      if (!parsed.ok) throw new ValidationError('Invalid query parameters.', parsed.errors);
+      const { since, until, tree_size, limit = MAX_WINDOW_LEAVES, cursor } = parsed.query;
+      const tenant = request.principal!.tenantId;
+      const checkpoint = await opts.integrity.checkpoint(tenant, tree_size ?? null).catch(postgres);
+      if (!checkpoint) {
+        throw new NotFoundError(
+          tree_size === undefined
+            ? 'The tenant has no checkpoint yet.'
+            : `The tenant has no checkpoint of size ${tree_size}.`,
+        );
+      }
+      const size = checkpoint.tree_size;
+      const binding = { tenant, since: since ?? null, until: until ?? null, size };
+      const after = cursor === undefined ? null : decodeWindowCursor(cursor, binding, opts.cursorSecret);
+      if (cursor !== undefined && after === null) {
+        throw new ValidationError('Invalid cursor.', [
+          {
+            field: 'cursor',
+            message: 'is malformed, was altered, or was issued for another tenant or window',
+          },
+        ]);
+      }
+      const window = { since, until };
+      const rows = await opts.integrity.windowLeaves(tenant, window, size, after, limit + 1).catch(postgres);
+      const page = rows.slice(0, limit);
+      const hasMore = rows.length > limit;
+      const indices = page.map((l) => l.leaf_index).sort((a, b) => a - b);
+      const [hashes, later] = await Promise.all([
+        opts.integrity.windowProof(tenant, indices, size),
+        hasMore ? [] : opts.integrity.laterInWindow(tenant, window, size, MAX_WINDOW_LEAVES),
+      ]).catch(postgres);
+      const last = page.at(-1);
+      return windowProofSchema.parse({
+        tree_size: size,
+        since: since === undefined ? null : formatTimestamp(since),
+        until: until === undefined ? null : formatTimestamp(until),
+        leaves: page.map((l) => ({
+          event_id: l.event_id,
+          leaf_index: l.leaf_index,
+          timestamp: formatTimestamp(l.ts),
+          leaf_hash: b64(l.leaf_hash),
+        })),
+        hashes: hashesView(hashes),
+        later,
+        checkpoint: checkpointView(checkpoint),
+        page: {
+          limit,
+          returned: page.length,
+          next_cursor: hasMore && last ? encodeWindowCursor(last, binding, opts.cursorSecret) : null,
+          has_more: hasMore,
+        },
+      });
+    },
+  );
+}

@@ -1,0 +1,289 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSigningKey, rootOf, signCheckpoint, sqlValue } from '@audit/shared';
+import {
+  verifyCommand,
+  type Finding,
+  type ListedCheckpoint,
+  type TrailCheck,
+  type WindowProof,
+} from '../../packages/integrity-verifier/src/index.js';
+import { ingest, makeEvent } from '../support/events.js';
+import { gatewayFixture } from '../support/gateway-fixture.js';
+import { opsCli } from '../support/ops-cli.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
+import { notaryService } from '../support/stack.js';
+import { countRows } from '../support/stored-events.js';
+import { waitFor } from '../support/wait-for.js';
+
+// An auditor's check of an export with nothing but the API's answers: the export, the window proof it names, the
+// checkpoints and the keys, written to files and checked by the package's verifier command and by the Python
+// reference of docs/integrity.md. The tampering is done to ClickHouse and Postgres directly, as by someone with
+// database access; both verifiers must name each change.
+const { names, ingest: ingestProc, ch } = pipelineFixture('ioffline');
+const gw = gatewayFixture(names);
+const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
+const dir = mkdtempSync(join(tmpdir(), 'integrity-offline-'));
+const LOG = 'audit.example.test';
+const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: LOG };
+const ops = opsCli(names, () => gw.databaseUrl(), integrityEnv);
+const tenant = names.tenant;
+const BASE = Date.now() - 3_600_000;
+const events = Array.from({ length: 12 }, (_, i) => makeEvent(tenant, i, BASE));
+const window = { since: new Date(BASE).toISOString(), until: new Date(BASE + 12).toISOString() };
+const CHECK_TRAIL = fileURLToPath(new URL('../support/integrity-reference/check_trail.py', import.meta.url));
+let notary: ReturnType<typeof notaryService>;
+let db: pg.Pool;
+let key = '';
+let python = '';
+
+beforeAll(async () => {
+  notary = notaryService(names, gw.databaseUrl(), {
+    ...integrityEnv,
+    INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
+  });
+  await notary.start();
+  expect((await ops(['integrity', 'keys', 'create'])).code).toBe(0);
+  key = await gw.mint(tenant, 'audit:read,audit:export');
+  db = new pg.Pool({ connectionString: gw.databaseUrl(), max: 2 });
+  writeReferenceModule(dir);
+  python = await referencePython();
+  expect((await ingest(ingestProc.url, names.ingestToken, events)).status).toBe(202);
+  // The key's creation is an audit event of the tenant's too: 13 in all, 12 of them in the window.
+  await waitFor('the events stored', async () => (await countRows(ch, tenant)) === events.length + 1);
+  await waitFor('a checkpoint of them all', async () => {
+    const { rows } = await db.query(
+      'SELECT max(tree_size) AS size FROM integrity_checkpoints WHERE tenant_id = $1',
+      [tenant],
+    );
+    return Number(rows[0]?.size) >= events.length + 1;
+  });
+});
+afterAll(async () => {
+  await notary?.stop();
+  await db?.end();
+  rmSync(keyDir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function getJson<T>(path: string): Promise<T> {
+  const res = await gw.get(path, key);
+  expect(res.status, res.text).toBe(200);
+  return JSON.parse(res.text) as T;
+}
+
+/** Every page of a paged answer, following `next_cursor`. */
+async function allPages<T extends { page: { next_cursor: string | null } }>(path: string): Promise<T[]> {
+  const pages: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const page: T = await getJson<T>(cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
+    pages.push(page);
+    cursor = page.page.next_cursor;
+  } while (cursor);
+  return pages;
+}
+
+/** What an auditor fetches for the window, as files: the export, its window proof, the checkpoints, the keys. */
+async function fetchBundle() {
+  const exported = await gw.send('POST', '/audit/export', key, window);
+  expect(exported.status, exported.text).toBe(200);
+  const size = exported.headers.get('x-integrity-tree-size');
+  expect(size).toMatch(/^\d+$/);
+  const query = `since=${window.since}&until=${window.until}&tree_size=${size}`;
+  const proofs = await allPages<WindowProof & { page: { next_cursor: string | null } }>(
+    `/audit/integrity/proofs/window?${query}`,
+  );
+  const checkpoints = await allPages<{
+    checkpoints: ListedCheckpoint[];
+    page: { next_cursor: string | null };
+  }>('/audit/integrity/checkpoints?limit=1000');
+  const keys = await getJson<{ keys: { verifier_key: string }[] }>('/audit/integrity/keys');
+  const files = {
+    export: join(dir, 'export.json'),
+    keys: join(dir, 'keys.json'),
+    proofs: proofs.map((_, i) => join(dir, `window-${i}.json`)),
+    checkpoints: checkpoints.map((_, i) => join(dir, `checkpoints-${i}.json`)),
+  };
+  writeFileSync(files.export, exported.text);
+  writeFileSync(files.keys, JSON.stringify(keys));
+  proofs.forEach((p, i) => writeFileSync(files.proofs[i]!, JSON.stringify(p)));
+  checkpoints.forEach((p, i) => writeFileSync(files.checkpoints[i]!, JSON.stringify(p)));
+  const body = JSON.parse(exported.text) as { events: unknown[]; truncated: boolean };
+  return { files, body, proofs, checkpoints: checkpoints.flatMap((p) => p.checkpoints), keys };
+}
+
+/** Both verifiers over the same files: the command's exit status and report, and the Python reference's findings. */
+async function verifyBoth() {
+  const b = await fetchBundle();
+  let out = '';
+  const code = await verifyCommand(
+    [
+      '--keys',
+      b.files.keys,
+      ...b.files.checkpoints.flatMap((f) => ['--checkpoints', f]),
+      ...b.files.proofs.flatMap((f) => ['--proof', f]),
+      '--export',
+      b.files.export,
+      '--origin',
+      `${LOG}/tenants/${tenant}`,
+      '--json',
+    ],
+    { out: (t) => (out += t), err: (t) => (out += t) },
+  );
+  const python_ = await runWith(
+    python,
+    [CHECK_TRAIL, dir],
+    JSON.stringify({
+      keys: b.keys.keys.map((k) => k.verifier_key),
+      checkpoints: b.checkpoints,
+      proofs: b.proofs,
+      rows: b.body.events,
+      complete: true,
+      truncated: b.body.truncated,
+    }),
+  );
+  return {
+    code,
+    report: JSON.parse(out) as TrailCheck,
+    python: JSON.parse(python_) as Record<string, unknown>[],
+  };
+}
+
+/** What the Python reference reports of a finding: its kind and what it names (no wording). */
+const named = (f: Finding) => {
+  const { problem: _problem, ...rest } = f as Finding & { problem?: string };
+  return rest;
+};
+
+/** A mutation, waited for: ClickHouse 18.16 runs them in the background and has no `mutations_sync`. */
+async function mutate(sql: string) {
+  await ch.command({ query: sql });
+  await waitFor('the mutation done', async () => {
+    const result = await ch.query({
+      query: `SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0`,
+      format: 'JSONEachRow',
+    });
+    return Number((await result.json<{ n: string }>())[0]!.n) === 0;
+  });
+}
+
+describe('offline verification of an export (TypeScript command and Python reference)', () => {
+  it('verifies everything when nothing was touched (the negative control)', async () => {
+    const { code, report, python: py } = await verifyBoth();
+    expect(report).toMatchObject({ ok: true, rows: 12, leaves: 12, findings: [] });
+    expect(report.checkpoints).toBeGreaterThanOrEqual(1);
+    expect(report.links).toBe(report.checkpoints - 1);
+    expect(code).toBe(0);
+    expect(py).toEqual([]);
+  });
+
+  it('names a changed field, a deleted row, a forged row and two rows whose order was swapped', async () => {
+    const [changed, deleted, a, b] = [events[1]!, events[4]!, events[6]!, events[7]!];
+    const leafOf = async (id: string) =>
+      Number(
+        (
+          await db.query('SELECT leaf_index FROM integrity_leaves WHERE tenant_id = $1 AND event_id = $2', [
+            tenant,
+            id,
+          ])
+        ).rows[0].leaf_index,
+      );
+    await mutate(
+      `ALTER TABLE audit_events UPDATE user_id = 'mallory' WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(changed.event_id)}`,
+    );
+    await mutate(
+      `ALTER TABLE audit_events DELETE WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(deleted.event_id)}`,
+    );
+    // Swapped: each of the two rows takes the other's time (a key column, which a mutation cannot change).
+    const ids = `(${sqlValue(a.event_id)}, ${sqlValue(b.event_id)})`;
+    const pair = await (
+      await ch.query({ query: `SELECT * FROM audit_events WHERE event_id IN ${ids}`, format: 'JSONEachRow' })
+    ).json<Record<string, unknown>>();
+    expect(pair).toHaveLength(2);
+    await mutate(`ALTER TABLE audit_events DELETE WHERE event_id IN ${ids}`);
+    await ch.insert({
+      table: 'audit_events',
+      format: 'JSONEachRow',
+      values: [
+        { ...pair[0], ts: pair[1]!.ts },
+        { ...pair[1], ts: pair[0]!.ts },
+      ],
+    });
+    const forged = '00000000-0000-4000-8000-000000000001';
+    await ch.command({
+      query: `INSERT INTO audit_events (tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id,
+        fields_accessed, phi_involved, source_ip, user_agent, justification, success, details, ingested_at)
+        VALUES (${sqlValue(tenant)}, ${BASE + 3}, ${sqlValue(forged)}, 'phi.read', 'u', 'r', 't', 'x', '[]', 1, '', '', '', 1, '{}', ${BASE + 3})`,
+    });
+    const expected = [
+      { kind: 'altered', event_id: changed.event_id, leaf_index: await leafOf(changed.event_id) },
+      { kind: 'missing', event_id: deleted.event_id, leaf_index: await leafOf(deleted.event_id) },
+      { kind: 'altered', event_id: a.event_id, leaf_index: await leafOf(a.event_id) },
+      { kind: 'altered', event_id: b.event_id, leaf_index: await leafOf(b.event_id) },
+      { kind: 'forged', event_id: forged },
+    ];
+    const { code, report, python: py } = await verifyBoth();
+    expect(code).toBe(1);
+    expect(report.findings).toEqual(expect.arrayContaining(expected));
+    expect(report.findings).toHaveLength(5);
+    expect(py).toEqual(expect.arrayContaining(expected));
+    expect(py).toHaveLength(5);
+  });
+
+  it('names a checkpoint with a bad signature and one that forks from the tree', async () => {
+    // Each export is an audit event of the tenant's, so checkpoints beyond the 12 events follow: the fork goes
+    // below the 12, and the signature is broken on a checkpoint above the one that links to the fork.
+    const sizes = await waitFor('three checkpoints', async () => {
+      const { rows } = await db.query<{ s: string }>(
+        'SELECT tree_size AS s FROM integrity_checkpoints WHERE tenant_id = $1 ORDER BY 1',
+        [tenant],
+      );
+      return rows.length >= 3 && rows.map((r) => Number(r.s));
+    });
+    const latest = (
+      await db.query<{ tree_size: string; note: string; key_name: string }>(
+        'SELECT tree_size, note, key_name FROM integrity_checkpoints WHERE tenant_id = $1 ORDER BY tree_size DESC LIMIT 1',
+        [tenant],
+      )
+    ).rows[0]!;
+    await db.query('UPDATE integrity_checkpoints SET note = $2 WHERE tenant_id = $1 AND tree_size = $3', [
+      tenant,
+      latest.note.replace(/\ntime (\d)/, '\ntime 1'),
+      latest.tree_size,
+    ]);
+    // A fork, signed with the real key (someone who took its file): a tree of a size the tenant's has, whose leaves
+    // are not the tenant's. The checkpoint listed after it links to it, and that link cannot be proven.
+    const privateKey = (await readSigningKey(keyDir, latest.key_name))!;
+    const forkSize = [...Array(11).keys()].map((i) => i + 1).find((n) => !sizes.includes(n))!;
+    const after = sizes.find((s) => s > forkSize)!;
+    const root = rootOf(Array.from({ length: forkSize }, (_, i) => new Uint8Array(32).fill(i)));
+    const note = signCheckpoint(
+      { origin: `${LOG}/tenants/${tenant}`, size: forkSize, root, time: Date.now() },
+      { name: latest.key_name, privateKey },
+    );
+    await db.query(
+      `INSERT INTO integrity_checkpoints (tenant_id, tree_size, root_hash, made_at, key_name, note)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [tenant, forkSize, Buffer.from(root), Date.now(), latest.key_name, note],
+    );
+    const { code, report, python: py } = await verifyBoth();
+    expect(code).toBe(1);
+    const expected: Finding[] = [
+      { kind: 'checkpoint', tree_size: Number(latest.tree_size), problem: 'bad signature' },
+      {
+        kind: 'checkpoint',
+        tree_size: after,
+        problem: `not consistent with the checkpoint of ${forkSize} leaves: one of the two forks`,
+      },
+    ];
+    expect(report.findings).toEqual(expect.arrayContaining(expected));
+    expect(py).toEqual(expect.arrayContaining(expected.map(named)));
+  });
+});
