@@ -1,10 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filterIndexState } from '@audit/shared';
 import { expectFilterIndexExact } from '../support/filter-index.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
+import { notaryService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 const TENANTS = 20;
@@ -15,6 +20,51 @@ const gw = gatewayFixture(names, { env: { RATE_LIMIT_WRITE_PER_MIN: '100000' } }
 const tenants = Array.from({ length: TENANTS }, (_, i) => `${names.tenant}-${i}`);
 const acked = new Map<string, Set<string>>(tenants.map((t) => [t, new Set()]));
 const keys = new Map<string, string>();
+// The notary keeps the tenants' trees all along: a replay must rebuild rows that verify against them, and leave
+// every checkpoint as it was (docs/integrity.md "Leaf order").
+const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
+const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
+const ops = opsCli(names, () => gw.databaseUrl(), integrityEnv);
+let notary: ReturnType<typeof notaryService>;
+
+beforeAll(async () => {
+  notary = notaryService(names, gw.databaseUrl(), {
+    ...integrityEnv,
+    INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
+  });
+  await notary.start();
+  expect((await ops(['integrity', 'keys', 'create'])).code).toBe(0);
+});
+afterAll(async () => {
+  await notary?.stop();
+  rmSync(keyDir, { recursive: true, force: true });
+});
+
+/** Every checkpoint of every tenant: size and root. */
+async function checkpointRoots(): Promise<string[]> {
+  const db = new pg.Pool({ connectionString: gw.databaseUrl(), max: 1 });
+  try {
+    const { rows } = await db.query<{ c: string }>(
+      `SELECT tenant_id || ' ' || tree_size || ' ' || encode(root_hash, 'hex') AS c FROM integrity_checkpoints ORDER BY 1`,
+    );
+    return rows.map((r) => r.c);
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * Every tenant's rows in the live generation against its tree and checkpoints, once the notary and the
+ * projector have both caught up with the last reads' own audit events.
+ */
+async function expectTreesVerify() {
+  for (const t of tenants) {
+    await waitFor(`${t}'s rows verified against its tree`, async () => {
+      const res = await ops(['integrity', 'verify', '--tenant', t, '--json']);
+      return res.code === 0 && res.json<{ ok: boolean }>().ok;
+    });
+  }
+}
 
 async function send(tenant: string, from: number, n: number) {
   const events = Array.from({ length: n }, (_, i) => makeEvent(tenant, from + i));
@@ -77,6 +127,7 @@ describe('ops replay projection', () => {
       }
     })();
 
+    const roots = await checkpointRoots();
     const res = await opsCli(names, () => gw.databaseUrl())([
       'replay',
       'projection',
@@ -123,6 +174,9 @@ describe('ops replay projection', () => {
     // The rebuilt generation's filter index is complete from its start, and exact.
     expect(await filterIndexState(fx.ch).ready(2)).toBe(true);
     for (const t of tenants) await expectFilterIndexExact(fx.ch, t, 2);
+    // The trees were not touched by the replay, and the rebuilt rows are exactly their leaves.
+    expect(await checkpointRoots()).toEqual(expect.arrayContaining(roots));
+    await expectTreesVerify();
   });
 
   it('with --since, copies what was ingested before from the live generation and replays only the rest', async () => {
@@ -162,5 +216,6 @@ describe('ops replay projection', () => {
     }
     // What was copied from the live generation went through the new one's views too.
     for (const t of tenants) await expectFilterIndexExact(fx.ch, t, 3);
+    await expectTreesVerify();
   });
 });

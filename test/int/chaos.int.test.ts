@@ -1,9 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '@audit/shared';
 import { ingest, makeEvent } from '../support/events.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
+import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { expectFilterIndexExact } from '../support/filter-index.js';
+import { freshPostgres } from '../support/postgres.js';
+import { notaryService } from '../support/stack.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -21,9 +28,32 @@ const {
   topics,
 } = pipelineFixture('chaos', { PROJECTOR_SESSION_TIMEOUT_MS: '6000', PROJECTOR_BATCH_SIZE: '2000' });
 const auditTopic = topics.auditEvents.name;
+// The notary is killed with the projector: the tenant's tree must end with every event once, and verify against
+// the rebuilt rows (docs/integrity.md "Verify").
+const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
+const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
+let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let notary: ReturnType<typeof notaryService>;
+const ops = opsCli(names, () => postgres.url, integrityEnv);
 
-describe('projector killed with SIGKILL while events flow', () => {
-  it('ends with exactly the acknowledged set, no duplicate visible', async () => {
+beforeAll(async () => {
+  postgres = await freshPostgres(names);
+  notary = notaryService(names, postgres.url, {
+    ...integrityEnv,
+    INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
+    NOTARY_SESSION_TIMEOUT_MS: '6000',
+  });
+  await notary.start();
+  expect((await ops(['integrity', 'keys', 'create'])).code).toBe(0);
+});
+afterAll(async () => {
+  await notary?.stop();
+  await postgres?.drop();
+  rmSync(keyDir, { recursive: true, force: true });
+});
+
+describe('projector and notary killed with SIGKILL while events flow', () => {
+  it('ends with exactly the acknowledged set, no duplicate visible, and a tree of it that verifies', async () => {
     const acknowledged = new Set<string>();
     let sending = true;
 
@@ -41,9 +71,9 @@ describe('projector killed with SIGKILL while events flow', () => {
     let kills = 0;
     while (sending || kills < MIN_KILLS) {
       await sleep(300 + Math.random() * 1500);
-      await projectorProc.stop('SIGKILL');
+      await Promise.all([projectorProc.stop('SIGKILL'), notary.stop('SIGKILL')]);
       kills++;
-      await projectorProc.start();
+      await Promise.all([projectorProc.start(), notary.start()]);
     }
     await send;
 
@@ -58,5 +88,28 @@ describe('projector killed with SIGKILL while events flow', () => {
     expect(storedIds.length).toBe(TOTAL);
     expect(new Set(storedIds)).toEqual(acknowledged);
     await expectFilterIndexExact(ch, names.tenant);
+
+    // Every acknowledged event is a leaf once (event ids are unique per tree), and a checkpoint covers them all.
+    const db = new pg.Pool({ connectionString: postgres.url, max: 1 });
+    try {
+      await waitFor('a checkpoint of every event', async () => {
+        const { rows } = await db.query(
+          'SELECT max(tree_size) AS size FROM integrity_checkpoints WHERE tenant_id = $1',
+          [names.tenant],
+        );
+        return Number(rows[0]?.size) === TOTAL;
+      });
+      const { rows } = await db.query<{ id: string }>(
+        'SELECT event_id::text AS id FROM integrity_leaves WHERE tenant_id = $1',
+        [names.tenant],
+      );
+      expect(rows).toHaveLength(TOTAL);
+      expect(new Set(rows.map((r) => r.id))).toEqual(acknowledged);
+    } finally {
+      await db.end();
+    }
+    const verified = await ops(['integrity', 'verify', '--tenant', names.tenant, '--json']);
+    expect(verified.json()).toMatchObject({ ok: true, rows: TOTAL, leaves: TOTAL, findings: [] });
+    expect(verified.code).toBe(0);
   });
 });
