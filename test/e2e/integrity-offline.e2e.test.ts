@@ -17,7 +17,7 @@ import { gatewayFixture } from '../support/gateway-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
-import { notaryService } from '../support/stack.js';
+import { exportDir, exporterService, notaryService } from '../support/stack.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -26,7 +26,7 @@ import { waitFor } from '../support/wait-for.js';
 // reference of docs/integrity.md. The tampering is done to ClickHouse and Postgres directly, as by someone with
 // database access; both verifiers must name each change.
 const { names, ingest: ingestProc, ch } = pipelineFixture('ioffline');
-const gw = gatewayFixture(names);
+const gw = gatewayFixture(names, { env: { EXPORT_DIR: exportDir(names) } });
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const dir = mkdtempSync(join(tmpdir(), 'integrity-offline-'));
 const LOG = 'audit.example.test';
@@ -69,6 +69,7 @@ afterAll(async () => {
   await db?.end();
   rmSync(keyDir, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
+  rmSync(exportDir(names), { recursive: true, force: true });
 });
 
 async function getJson<T>(path: string): Promise<T> {
@@ -182,6 +183,53 @@ describe('offline verification of an export (TypeScript command and Python refer
     expect(report.links).toBe(report.checkpoints - 1);
     expect(code).toBe(0);
     expect(py).toEqual([]);
+  });
+
+  it("verifies an export job's file against the checkpoint its manifest names", async () => {
+    const exporter = exporterService(names, gw.databaseUrl());
+    await exporter.start();
+    try {
+      const created = await gw.send('POST', '/audit/exports', key, { format: 'ndjson', ...window });
+      expect(created.status, created.text).toBe(202);
+      const { id } = JSON.parse(created.text) as { id: string };
+      const job = await waitFor('the job done', async () => {
+        const view = JSON.parse((await gw.get(`/audit/exports/${id}`, key)).text) as {
+          status: string;
+          manifest: { integrity_tree_size: number | null } | null;
+        };
+        return view.status !== 'queued' && view.status !== 'running' && view;
+      });
+      expect(job.status).toBe('succeeded');
+      const size = job.manifest!.integrity_tree_size;
+      expect(size).toBeGreaterThanOrEqual(events.length);
+      const file = await fetch(`${gw.url()}/api/v2/public/audit/exports/${id}/download`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(file.status).toBe(200);
+      const b = await fetchBundle();
+      const proof = await getJson<WindowProof>(
+        `/audit/integrity/proofs/window?since=${window.since}&until=${window.until}&tree_size=${size}`,
+      );
+      writeFileSync(join(dir, 'job.ndjson.gz'), Buffer.from(await file.arrayBuffer()));
+      writeFileSync(join(dir, 'job-window.json'), JSON.stringify(proof));
+      let out = '';
+      const args = ['--keys', b.files.keys, ...b.files.checkpoints.flatMap((f) => ['--checkpoints', f])];
+      const more = [
+        '--proof',
+        join(dir, 'job-window.json'),
+        '--export',
+        join(dir, 'job.ndjson.gz'),
+        '--json',
+      ];
+      const code = await verifyCommand([...args, ...more], {
+        out: (t) => (out += t),
+        err: (t) => (out += t),
+      });
+      expect(JSON.parse(out)).toMatchObject({ ok: true, rows: 12, leaves: 12, findings: [] });
+      expect(code).toBe(0);
+    } finally {
+      await exporter.stop();
+    }
   });
 
   it('names a changed field, a deleted row, a forged row and two rows whose order was swapped', async () => {

@@ -143,6 +143,10 @@ export function trailCheck(input: TrailCheckInput) {
     /** One row of the export (a parsed JSON object), the `position`-th from 1. */
     row(value: unknown, position: number): void {
       rows += 1;
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        findings.push({ kind: 'row', row: position, problem: 'not a JSON object' });
+        return;
+      }
       let hash: Uint8Array;
       let id: string;
       let ts: number;

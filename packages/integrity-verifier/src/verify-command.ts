@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
 import { trailCheck, type Finding, type ListedCheckpoint, type WindowProof } from './trail-check.js';
@@ -17,7 +18,7 @@ export const USAGE = `usage: audit-trail-integrity --keys FILE --checkpoints FIL
   --keys         GET /audit/integrity/keys's answer, or verifier keys one per line
   --checkpoints  pages of GET /audit/integrity/checkpoints (each checked, and each link between them)
   --proof        pages of GET /audit/integrity/proofs/window for the export's window
-  --export       the export: POST /audit/export's JSON or NDJSON, or an export job's NDJSON file
+  --export       the export: POST /audit/export's JSON or NDJSON, or an export job's NDJSON file (gzip)
   --partial      the export was filtered: its rows are checked, but leaves without a row are not missing
   --truncated    an NDJSON export was truncated (a JSON export says so itself)
   --origin       the checkpoints' origin, <log name>/tenants/<tenant>
@@ -54,7 +55,10 @@ const pages = async <T>(paths: string[], field: string): Promise<T[]> =>
     return page as T;
   });
 
-/** The rows of a JSON export (its envelope) or an NDJSON one, streamed, and whether the export says it was cut. */
+/**
+ * The rows of a JSON export (its envelope) or an NDJSON one (an export job's file is gzipped), streamed, and
+ * whether the export says it was cut.
+ */
 async function readExport(path: string, row: (value: unknown, n: number) => void): Promise<boolean> {
   const file = await open(path).catch((err: Error) => {
     throw new InputError(`${path}: ${err.message}`);
@@ -67,16 +71,23 @@ async function readExport(path: string, row: (value: unknown, n: number) => void
     body.events.forEach((e, i) => row(e, i + 1));
     return body.truncated === true;
   }
+  const gzip = buffer[0] === 0x1f && buffer[1] === 0x8b;
+  const input = gzip ? createReadStream(path).pipe(createGunzip()) : createReadStream(path);
   let n = 0;
-  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    if (line.trim() === '') continue;
-    n += 1;
+  const parsed = (line: string) => {
     try {
-      row(JSON.parse(line), n);
-    } catch (err) {
-      if (err instanceof SyntaxError) row(null, n);
-      else throw err;
+      return JSON.parse(line) as unknown;
+    } catch {
+      return undefined;
     }
+  };
+  try {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      if (line.trim() !== '') row(parsed(line), ++n);
+    }
+  } catch (err) {
+    // The file itself could not be read to its end (a broken gzip stream): nothing about its rows is known.
+    throw new InputError(`${path}: ${(err as Error).message}`);
   }
   return false;
 }

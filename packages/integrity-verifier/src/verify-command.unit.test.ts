@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import { coverRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
@@ -37,7 +38,9 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 const note = signCheckpoint({ origin: 'o/tenants/acme', size: 3, root: rootOf(hashes), time: T0 }, key);
 const file = (name: string, content: unknown) => {
   const path = join(dir, name);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  const bytes =
+    typeof content === 'string' || content instanceof Uint8Array ? content : JSON.stringify(content);
+  writeFileSync(path, bytes);
   return path;
 };
 const keys = file('keys.json', { keys: [{ verifier_key: verifierKeyOf(key) }] });
@@ -86,6 +89,17 @@ describe('audit-trail-integrity', () => {
     });
   });
 
+  it("reads an export job's gzipped NDJSON, and refuses a broken one with exit status 2", async () => {
+    const lines = `${rows.map((r) => JSON.stringify(r)).join('\n')}\nnot json\n`;
+    const gz = file('job.ndjson.gz', gzipSync(lines));
+    const result = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', gz);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain('4 rows against 3 leaves');
+    expect(result.out).toContain('row 4: not a JSON object\n');
+    const broken = file('broken.ndjson.gz', gzipSync(lines).subarray(0, 40));
+    expect((await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', broken)).code).toBe(2);
+  });
+
   it("reads a JSON export's envelope, its truncation included, and names each finding with exit status 1", async () => {
     const cut = file('cut.json', { events: [rows[2], rows[1]], count: 2, truncated: true });
     expect((await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', cut)).code).toBe(0);
@@ -96,7 +110,7 @@ describe('audit-trail-integrity', () => {
     const result = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', whole);
     expect(result.code).toBe(1);
     expect(result.out).toContain(`altered: event ${rows[0]!.event_id} (leaf 0)\n`);
-    expect(result.out).toContain('row 3: timestamp: not an API timestamp\n');
+    expect(result.out).toContain('row 3: not a JSON object\n');
     expect(result.out).toContain(`missing: event ${rows[1]!.event_id} (leaf 1)\n`);
     expect(result.out).toContain('NOT VERIFIED: 3 findings\n');
   });

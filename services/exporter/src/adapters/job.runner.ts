@@ -3,6 +3,7 @@ import type pg from 'pg';
 import {
   exportJobsRepository as jobs,
   inTransaction,
+  integrityStore,
   loggableError,
   sleep,
   type AuditPublisher,
@@ -151,7 +152,7 @@ async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attemp
     });
   }, settings.progressMs);
   try {
-    const manifest = await writeFile(
+    const written = await writeFile(
       request.format,
       {
         rows: () => windowReads(reader.rows, chunks),
@@ -164,9 +165,13 @@ async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attemp
     await reporting;
     if (lost) throw lost;
     // The count and the read agree unless the window's rows changed in between (a replay of the projection).
-    if (manifest.rowCount !== rowsExpected) {
-      throw new WindowChangedError(`read ${manifest.rowCount} rows where ${rowsExpected} were counted`);
+    if (written.rowCount !== rowsExpected) {
+      throw new WindowChangedError(`read ${written.rowCount} rows where ${rowsExpected} were counted`);
     }
+    // The checkpoint an auditor checks the file against (docs/integrity.md "Offline verification"): the latest,
+    // read after the rows, so that it covers as many of them as any does yet.
+    const checkpoint = await integrityStore(deps.pool).checkpoint(request.tenantId, null);
+    const manifest = { ...written, integrityTreeSize: checkpoint?.tree_size ?? null };
     const now = deps.clock();
     await inTransaction(deps.pool, async (db) => {
       if (!(await jobs.lockOwned(db, request.jobId, attempt))) throw new LostJobError();

@@ -97,6 +97,11 @@ export const exportJobSchema = z
           .nullable()
           .meta({ description: 'The last row (the oldest event); `null` when empty.' }),
         expires_at: time('When the file is deleted and the job expires.', '2026-11-28T09:34:12.900+00:00'),
+        integrity_tree_size: z.int().min(1).nullable().meta({
+          description:
+            'The tenant\'s latest checkpoint when the file was published (`null` while it had none): the `tree_size` to ask the window proof of the job\'s window with, to check an NDJSON file offline (docs/integrity.md "Offline verification").',
+          example: 1_250_431,
+        }),
       })
       .nullable()
       .meta({
@@ -171,6 +176,7 @@ export function exportJobView(job: ExportJob, now: number) {
             first: position(manifest.first),
             last: position(manifest.last),
             expires_at: formatTimestamp(expiresAt),
+            integrity_tree_size: manifest.integrityTreeSize ?? null,
           },
     error: job.error,
     download_url: status === 'succeeded' ? `${exportJobPath(job.jobId)}/download` : null,

@@ -27,6 +27,8 @@ export interface ExportManifest {
   /** The file's first row (the newest event) and its last (the oldest); null for an empty window. */
   first: ExportPosition | null;
   last: ExportPosition | null;
+  /** The tenant's latest checkpoint when the file was published; absent in manifests written before it was kept. */
+  integrityTreeSize?: number | null;
 }
 
 export const exportManifestSchema = z.object({
@@ -35,6 +37,7 @@ export const exportManifestSchema = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   first: z.object({ ts: z.number().int(), eventId: z.string() }).nullable(),
   last: z.object({ ts: z.number().int(), eventId: z.string() }).nullable(),
+  integrityTreeSize: z.number().int().min(1).nullable().optional(),
 });
 
 /** The job as accepted: everything the exporter needs to write its file, fixed for good. */
