@@ -104,7 +104,7 @@ async function fetchBundle() {
   const checkpoints = await allPages<{
     checkpoints: ListedCheckpoint[];
     page: { next_cursor: string | null };
-  }>('/audit/integrity/checkpoints?limit=1000');
+  }>('/audit/integrity/checkpoints?limit=2');
   const keys = await getJson<{ keys: { verifier_key: string }[] }>('/audit/integrity/keys');
   const files = {
     export: join(dir, 'export.json'),
