@@ -16,6 +16,9 @@ import {
   verifyConsistency,
   verifyInclusion,
   signedNoteText,
+  trailCheck,
+  verifierKeyText,
+  type Finding,
   type LeafEvent,
 } from '../../packages/integrity-verifier/src/index.js';
 import {
@@ -31,6 +34,7 @@ import {
   type Subtree,
 } from '../../services/shared/src/integrity/proof-ranges.js';
 import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
+import { keys as trailKeys, ORIGIN, trailScenarios } from '../support/trail-fixture.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -183,6 +187,53 @@ describe('the integrity formats, checked by other implementations', () => {
       false,
     ]);
     expect(ours.formats.every((ok) => !ok)).toBe(true);
+  });
+
+  it("docs/integrity.md's Python reference names what the TypeScript names in every offline check", async () => {
+    writeReferenceModule(dir);
+    const scenarios = trailScenarios();
+    const ours = scenarios.map((s) => {
+      const check = trailCheck({
+        keys: trailKeys,
+        checkpoints: s.checkpoints,
+        proofs: s.proofs,
+        complete: s.complete,
+        origin: ORIGIN,
+      });
+      s.rows.forEach((r, i) => check.row(r, i + 1));
+      // The Python reference names what each finding is about, not the command's wording.
+      return check.finish(s.truncated).findings.map((f) => {
+        const { problem: _problem, ...named } = f as Finding & { problem?: string };
+        return named;
+      });
+    });
+    const verifierKeys = trailKeys.map((k) => verifierKeyText(k.name, k.publicKey));
+    const out = await runWith(
+      await referencePython(),
+      [join(ROOT, 'test/support/integrity-reference/check_trail.py'), dir],
+      JSON.stringify(scenarios.map((s) => ({ ...s, keys: verifierKeys }))),
+    );
+    const theirs = JSON.parse(out) as unknown[][];
+    scenarios.forEach((s, i) => {
+      expect(new Set(theirs[i]!.map((f) => JSON.stringify(f))), s.name).toEqual(
+        new Set(ours[i]!.map((f) => JSON.stringify(f))),
+      );
+      expect(theirs[i]!.length, s.name).toBe(ours[i]!.length);
+    });
+    // Every kind of finding was met.
+    expect(new Set(ours.flat().map((f) => f.kind))).toEqual(
+      new Set([
+        'altered',
+        'repeated',
+        'forged',
+        'outside',
+        'row',
+        'missing',
+        'uncovered',
+        'checkpoint',
+        'proof',
+      ]),
+    );
   });
 
   it("docs/integrity.md's Python reference agrees on leaves, roots, every proof and checkpoint", async () => {

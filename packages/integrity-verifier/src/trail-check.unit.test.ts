@@ -1,79 +1,19 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
+import { signCheckpoint } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import {
-  consistencyRanges,
-  coverRanges,
-  proofOf,
-} from '../../../services/shared/src/integrity/proof-ranges.js';
-import { parseVerifierKey } from './checkpoint.js';
-import { leafHashOf, leafEventOf } from './leaf.js';
+  hashes,
+  key,
+  keys,
+  listed,
+  note,
+  ORIGIN,
+  row,
+  rows,
+  T0,
+  windowProof,
+} from '../../../test/support/trail-fixture.js';
 import { rootOf } from './merkle.js';
 import { trailCheck, type ListedCheckpoint, type WindowProof } from './trail-check.js';
-
-// A tenant's trail in memory: 20 events one second apart, the tree over them, and what the API would answer.
-const ORIGIN = 'audit.example.test/tenants/acme';
-const key = { name: 'audit.example.test-1', privateKey: generateKeyPairSync('ed25519').privateKey };
-const keys = [parseVerifierKey(verifierKeyOf(key))!];
-const T0 = Date.UTC(2026, 10, 1);
-const iso = (ms: number) => new Date(ms).toISOString();
-const row = (i: number) => ({
-  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-  timestamp: iso(T0 + i * 1000),
-  tenant_id: 'acme',
-  action: 'phi.read',
-  user_id: `user-${i}`,
-  user_role: 'clinician',
-  resource_type: 'patient',
-  resource_id: `p-${i}`,
-  fields_accessed: '["dob"]',
-  phi_involved: true,
-  source_ip: '203.0.113.7',
-  user_agent: 'ua',
-  justification: '',
-  success: true,
-  details: '{}',
-});
-const rows = Array.from({ length: 20 }, (_, i) => row(i));
-const hashes = rows.map((r) => leafHashOf(leafEventOf(r)));
-const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-const subtree = (s: { level: number; index: number }) =>
-  rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level));
-
-const note = (size: number, root = rootOf(hashes.slice(0, size))) =>
-  signCheckpoint({ origin: ORIGIN, size, root, time: T0 }, key);
-function listed(sizes: number[]): ListedCheckpoint[] {
-  return sizes.map((size, i) => ({
-    tree_size: size,
-    note: note(size),
-    previous:
-      i === 0
-        ? null
-        : {
-            tree_size: sizes[i - 1]!,
-            hashes: proofOf(consistencyRanges(sizes[i - 1]!, size), subtree).map(b64),
-          },
-  }));
-}
-/** The window proof of the events with index in [from, to), in a checkpoint of `size`: the rest are later. */
-function windowProof(from: number, to: number, size: number): WindowProof {
-  const all = [...Array(to - from).keys()].map((i) => i + from);
-  const indices = all.filter((i) => i < size);
-  const later = all.filter((i) => i >= size).map((i) => rows[i]!.event_id);
-  return {
-    tree_size: size,
-    since: iso(T0 + from * 1000),
-    until: iso(T0 + to * 1000),
-    leaves: indices.map((i) => ({
-      event_id: rows[i]!.event_id,
-      leaf_index: i,
-      timestamp: rows[i]!.timestamp,
-      leaf_hash: b64(hashes[i]!),
-    })),
-    hashes: proofOf(coverRanges(indices, size), subtree).map(b64),
-    later,
-  };
-}
 
 function check(
   rowsGiven: unknown[],
