@@ -93,11 +93,20 @@ async function allPages<T extends { page: { next_cursor: string | null } }>(path
 
 /** What an auditor fetches for the window, as files: the export, its window proof, the checkpoints, the keys. */
 async function fetchBundle() {
+  // The export names a checkpoint made at least 10 s before it (docs/api.md): one of the whole window.
+  await waitFor('a checkpoint of the window that an export names', async () => {
+    const { rows } = await db.query(
+      'SELECT min(made_at) AS made FROM integrity_checkpoints WHERE tenant_id = $1 AND tree_size >= $2',
+      [tenant, events.length + 1],
+    );
+    return rows[0]?.made !== null && Date.now() - Number(rows[0]?.made) > 10_500;
+  });
   const exported = await gw.send('POST', '/audit/export', key, window);
   expect(exported.status, exported.text).toBe(200);
   const size = exported.headers.get('x-integrity-tree-size');
   expect(size).toMatch(/^\d+$/);
-  const query = `since=${window.since}&until=${window.until}&tree_size=${size}`;
+  // Pages of 5 leaves: each page a proof of its own; the cursor keeps the first page's checkpoint.
+  const query = `since=${window.since}&until=${window.until}&tree_size=${size}&limit=5`;
   const proofs = await allPages<WindowProof & { page: { next_cursor: string | null } }>(
     `/audit/integrity/proofs/window?${query}`,
   );
@@ -180,6 +189,20 @@ describe('offline verification of an export (TypeScript command and Python refer
     const { code, report, python: py } = await verifyBoth();
     expect(report).toMatchObject({ ok: true, rows: 12, leaves: 12, findings: [] });
     expect(report.checkpoints).toBeGreaterThanOrEqual(1);
+    // Without a tree size, later pages stay with the checkpoint of the first, even when a newer one is signed.
+    const first = await getJson<WindowProof & { page: { next_cursor: string } }>(
+      `/audit/integrity/proofs/window?since=${window.since}&until=${window.until}&limit=5`,
+    );
+    const cursor = encodeURIComponent(first.page.next_cursor);
+    const second = await getJson<WindowProof>(
+      `/audit/integrity/proofs/window?since=${window.since}&until=${window.until}&limit=5&cursor=${cursor}`,
+    );
+    expect(second.tree_size).toBe(first.tree_size);
+    const other = await gw.get(
+      `/audit/integrity/proofs/window?since=${window.since}&until=${window.until}&limit=5&cursor=${cursor}&tree_size=${first.tree_size + 1}`,
+      key,
+    );
+    expect(other.status).toBe(422);
     expect(report.links).toBe(report.checkpoints - 1);
     expect(code).toBe(0);
     expect(py).toEqual([]);

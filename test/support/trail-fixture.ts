@@ -1,5 +1,5 @@
-// A tenant's trail in memory, for the offline check's tests: 20 events one second apart, the tree over them, and
-// what the API would answer about them.
+// Tenants' trails in memory, for the offline check's tests: events, the tree over them, and what the API would
+// answer about them.
 import { generateKeyPairSync } from 'node:crypto';
 import { signCheckpoint, verifierKeyOf } from '../../services/shared/src/integrity/checkpoint-signer.js';
 import { consistencyRanges, coverRanges, proofOf } from '../../services/shared/src/integrity/proof-ranges.js';
@@ -17,9 +17,9 @@ export const key = { name: 'audit.example.test-1', privateKey: generateKeyPairSy
 export const keys = [parseVerifierKey(verifierKeyOf(key))!];
 export const T0 = Date.UTC(2026, 10, 1);
 const iso = (ms: number) => new Date(ms).toISOString();
-export const row = (i: number) => ({
+export const row = (i: number, ts = T0 + i * 1000) => ({
   event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-  timestamp: iso(T0 + i * 1000),
+  timestamp: iso(ts),
   tenant_id: 'acme',
   action: 'phi.read',
   user_id: `user-${i}`,
@@ -34,46 +34,52 @@ export const row = (i: number) => ({
   success: true,
   details: '{}',
 });
-export const rows = Array.from({ length: 20 }, (_, i) => row(i));
-export const hashes = rows.map((r) => leafHashOf(leafEventOf(r)));
 export const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-export const subtree = (s: { level: number; index: number }) =>
-  rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level));
 
-export const note = (size: number, root = rootOf(hashes.slice(0, size))) =>
-  signCheckpoint({ origin: ORIGIN, size, root, time: T0 }, key);
-export function listed(sizes: number[]): ListedCheckpoint[] {
-  return sizes.map((size, i) => ({
-    tree_size: size,
-    note: note(size),
-    previous:
-      i === 0
-        ? null
-        : {
-            tree_size: sizes[i - 1]!,
-            hashes: proofOf(consistencyRanges(sizes[i - 1]!, size), subtree).map(b64),
-          },
-  }));
-}
-/** The window proof of the events with index in [from, to), in a checkpoint of `size`: the rest are later. */
-export function windowProof(from: number, to: number, size: number): WindowProof {
-  const all = [...Array(to - from).keys()].map((i) => i + from);
-  const indices = all.filter((i) => i < size);
-  const later = all.filter((i) => i >= size).map((i) => rows[i]!.event_id);
-  return {
-    tree_size: size,
-    since: iso(T0 + from * 1000),
-    until: iso(T0 + to * 1000),
-    leaves: indices.map((i) => ({
-      event_id: rows[i]!.event_id,
-      leaf_index: i,
-      timestamp: rows[i]!.timestamp,
-      leaf_hash: b64(hashes[i]!),
-    })),
-    hashes: proofOf(coverRanges(indices, size), subtree).map(b64),
-    later,
+/** A trail of events at the given times, in leaf order, and the API's answers about it. */
+export function makeTrail(times: number[]) {
+  const rows = times.map((ts, i) => row(i, ts));
+  const hashes = rows.map((r) => leafHashOf(leafEventOf(r)));
+  const subtree = (s: { level: number; index: number }) =>
+    rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level));
+  const note = (size: number, root = rootOf(hashes.slice(0, size))) =>
+    signCheckpoint({ origin: ORIGIN, size, root, time: T0 }, key);
+  const listed = (sizes: number[]): ListedCheckpoint[] =>
+    sizes.map((size, i) => ({
+      tree_size: size,
+      note: note(size),
+      previous:
+        i === 0
+          ? null
+          : {
+              tree_size: sizes[i - 1]!,
+              hashes: proofOf(consistencyRanges(sizes[i - 1]!, size), subtree).map(b64),
+            },
+    }));
+  /** The window proof of the events with index in [from, to), in a checkpoint of `size`: the rest are later. */
+  const windowProof = (from: number, to: number, size: number): WindowProof => {
+    const all = [...Array(to - from).keys()].map((i) => i + from);
+    const indices = all.filter((i) => i < size);
+    return {
+      tree_size: size,
+      since: iso(times[from]!),
+      until: iso(to < times.length ? times[to]! : times.at(-1)! + 1),
+      leaves: indices.map((i) => ({
+        event_id: rows[i]!.event_id,
+        leaf_index: i,
+        timestamp: rows[i]!.timestamp,
+        leaf_hash: b64(hashes[i]!),
+      })),
+      hashes: proofOf(coverRanges(indices, size), subtree).map(b64),
+      later: all.filter((i) => i >= size).map((i) => rows[i]!.event_id),
+    };
   };
+  return { rows, hashes, note, listed, windowProof };
 }
+
+export const { rows, hashes, note, listed, windowProof } = makeTrail(
+  Array.from({ length: 20 }, (_, i) => T0 + i * 1000),
+);
 
 /** One offline check's input, as the API's answers would make it. */
 export interface TrailScenario {
@@ -99,6 +105,10 @@ export function trailScenarios(): TrailScenario[] {
   badSignature[0]!.note = badSignature[0]!.note.replace('\ntime 2026', '\ntime 2025');
   const fork = listed([5, 12, 20]);
   fork[1]!.note = note(12, rootOf([...hashes.slice(0, 11), hashes[0]!]));
+  const unlinked = listed([5, 12, 20]);
+  unlinked[2]!.previous = null;
+  const skipping = listed([5, 12, 20]);
+  skipping[2]!.previous = listed([5, 20])[1]!.previous;
   const dropped = windowProof(4, 10, 12);
   dropped.leaves.splice(2, 1);
   return [
@@ -118,10 +128,40 @@ export function trailScenarios(): TrailScenario[] {
       ...base,
     },
     { name: 'uncovered', rows: window, ...base, proofs: [windowProof(4, 10, 8)], checkpoints: listed([8]) },
-    { name: 'truncated', rows: rows.slice(7, 10).reverse(), ...base, truncated: true },
+    { name: 'truncated with no row', rows: [], ...base, truncated: true },
     { name: 'partial', rows: [rows[5]], ...base, complete: false },
     { name: 'bad signature', rows: window, ...base, checkpoints: badSignature },
     { name: 'fork', rows: window, ...base, checkpoints: fork },
     { name: 'proof without a leaf', rows: window, ...base, proofs: [dropped] },
+    { name: 'checkpoint without its link', rows: window, ...base, checkpoints: unlinked },
+    { name: 'link that skips a checkpoint', rows: window, ...base, checkpoints: skipping },
+    // The instant of rows[0] (T0, November 1), spelled as the 24th hour of October 31: not as the API writes it.
+    {
+      name: 'impossible date',
+      rows: [{ ...rows[0]!, timestamp: '2026-10-31T24:00:00.000Z' }, ...rows.slice(1, 6)],
+      ...base,
+      proofs: [windowProof(0, 6, 12)],
+    },
+    ...cutScenarios(),
+  ];
+}
+
+/**
+ * A window of 10,003 events, the oldest three in one millisecond, exported newest first to the cap: the 10,000
+ * newest, which is an honest cut (the next millisecond's three would not fit), and the same with its oldest row
+ * removed, which is not.
+ */
+function cutScenarios(): TrailScenario[] {
+  const trail = makeTrail(Array.from({ length: 10_003 }, (_, i) => T0 + Math.max(0, i - 2)));
+  const base = {
+    proofs: [trail.windowProof(0, 10_003, 10_003)],
+    checkpoints: trail.listed([10_003]),
+    complete: true,
+    truncated: true,
+  };
+  const newest = trail.rows.slice(3).reverse();
+  return [
+    { name: 'honest cut', rows: newest, ...base },
+    { name: 'cut with its oldest row removed', rows: newest.slice(0, -1), ...base },
   ];
 }

@@ -2,6 +2,7 @@
 // encoding of events, RFC 9162 Merkle proofs, and checkpoints signed as C2SP signed notes.
 export { EMPTY_ROOT, hashChildren, hashLeaf, rootOf, verifyConsistency, verifyInclusion } from './merkle.js';
 export {
+  apiMillis,
   encodeLeaf,
   LEAF_ENCODING_VERSION,
   LEAF_FIELDS,

@@ -96,16 +96,25 @@ export function leafHashOf(event: LeafEvent): Uint8Array {
 const API_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(?:\+00:00|Z)$/;
 
 /**
+ * An API timestamp in epoch milliseconds, or null for text the API does not write: read exactly, so that a date
+ * that does not exist (April 31, 24:00) is refused rather than rolled over into another.
+ */
+export function apiMillis(text: unknown): number | null {
+  if (typeof text !== 'string' || !API_TIME.test(text)) return null;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === text.replace('+00:00', 'Z') ? ms : null;
+}
+
+/**
  * An event as the API, the export and the export jobs' NDJSON give it (a parsed JSON object), as a LeafEvent.
  * Throws a TypeError naming the first field that is missing or not as the API writes it.
  */
 export function leafEventOf(row: Record<string, unknown>): LeafEvent {
-  const time = row.timestamp;
-  if (typeof time !== 'string' || !API_TIME.test(time))
-    throw new TypeError('timestamp: not an API timestamp');
+  const time = apiMillis(row.timestamp);
+  if (time === null) throw new TypeError('timestamp: not an API timestamp');
   const event: Record<string, unknown> = {};
   for (const { name, kind } of LEAF_FIELDS) {
-    const value = name === 'timestamp' ? Date.parse(time) : row[name];
+    const value = name === 'timestamp' ? time : row[name];
     const expected = kind === 'flag' ? 'boolean' : kind === 'millis' ? 'number' : 'string';
     if (typeof value !== expected) throw new TypeError(`${name}: missing or not a ${expected}`);
     event[name] = value;

@@ -47,6 +47,7 @@ describe('the published integrity verifier package', () => {
       'checkpoint',
       'cli',
       'index',
+      'input-shapes',
       'leaf',
       'merkle',
       'multiproof',

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { verifyCheckpoint, type Checkpoint, type VerifierKey } from './checkpoint.js';
-import { leafEventOf, leafHashOf } from './leaf.js';
+import { apiMillis, leafEventOf, leafHashOf } from './leaf.js';
 import { verifyConsistency } from './merkle.js';
 import { rootOfLeaves } from './multiproof.js';
 
@@ -55,9 +55,13 @@ const bytes = (b64: unknown) =>
     ? new Uint8Array(Buffer.from(b64, 'base64'))
     : null;
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-const time = (t: string | null, fallback: number) => (t === null ? fallback : Date.parse(t));
+/** A page's times as the API writes them; false for anything else. */
+const wellFormed = (page: WindowProof) =>
+  [page.since, page.until].every((t) => t === null || apiMillis(t) !== null) &&
+  page.leaves.every((l) => apiMillis(l.timestamp) !== null);
+const time = (t: string | null, fallback: number) => (t === null ? fallback : (apiMillis(t) ?? NaN));
 
-/** The checkpoints' own checks: signatures, one origin, one root per size, and each listed link's consistency. */
+/** The checkpoints' own checks: signatures, one origin, one root per size, and the consistency of each link. */
 function checkCheckpoints(input: TrailCheckInput, findings: Finding[]) {
   const verified = new Map<number, Checkpoint>();
   let origin = input.origin;
@@ -79,23 +83,44 @@ function checkCheckpoints(input: TrailCheckInput, findings: Finding[]) {
       else verified.set(listed.tree_size, check.checkpoint);
     }
   }
-  for (const listed of sorted) {
-    const cp = verified.get(listed.tree_size);
-    const before = listed.previous && verified.get(listed.previous.tree_size);
-    if (!cp || !before || !listed.previous) continue;
-    const proof = listed.previous.hashes.map(bytes);
-    const ok =
-      proof.every((h) => h !== null) &&
-      verifyConsistency(before.size, cp.size, proof as Uint8Array[], before.root, cp.root);
-    if (ok) links += 1;
-    else
-      findings.push({
-        kind: 'checkpoint',
-        tree_size: cp.size,
-        problem: `not consistent with the checkpoint of ${before.size} leaves: one of the two forks`,
-      });
-  }
+  // Each verified checkpoint must be linked to the verified one before it: a checkpoint with no link, or with a
+  // link that skips one, could be of another tree.
+  const bySize = new Map(sorted.map((l) => [l.tree_size, l]));
+  const sizes = [...verified.keys()].sort((a, b) => a - b);
+  sizes.forEach((size, i) => {
+    if (i === 0) return;
+    const before = verified.get(sizes[i - 1]!)!;
+    const cp = verified.get(size)!;
+    const link = bySize.get(size)!.previous;
+    const proof = link?.hashes.map(bytes) ?? [];
+    const problem = (p: string) => findings.push({ kind: 'checkpoint', tree_size: size, problem: p });
+    if (link?.tree_size !== before.size)
+      problem(`not linked to the checkpoint of ${before.size} leaves before it`);
+    else if (
+      !proof.every((h) => h !== null) ||
+      !verifyConsistency(before.size, cp.size, proof as Uint8Array[], before.root, cp.root)
+    )
+      problem(`not consistent with the checkpoint of ${before.size} leaves: one of the two forks`);
+    else links += 1;
+  });
   return { verified, links };
+}
+
+/** The most events one synchronous export gives (docs/api.md "POST /audit/export"). */
+const EXPORT_CAP = 10_000;
+
+/**
+ * Where a truncated export's reach begins: leaves older than the returned time are not missing. It gives the
+ * newest events first, up to the cap, and leaves out a whole millisecond that would not fit, so the cut holds only
+ * if the next older millisecond's leaves would have passed the cap; with more than the cap in one millisecond it
+ * gives the cap of them. A cut that does not hold exempts nothing: rows were removed.
+ */
+function cutOf(unseen: [string, { ts: number }][], rows: number, oldest: number, newest: number): number {
+  if (rows === EXPORT_CAP && oldest === newest) return oldest + 1;
+  const older = unseen.filter(([, leaf]) => leaf.ts < oldest);
+  const next = Math.max(...older.map(([, leaf]) => leaf.ts));
+  const run = older.filter(([, leaf]) => leaf.ts === next).length;
+  return rows > 0 && (older.length === 0 || rows + run > EXPORT_CAP) ? oldest : -Infinity;
 }
 
 /**
@@ -119,6 +144,7 @@ export function trailCheck(input: TrailCheckInput) {
     if (page.tree_size !== first!.tree_size || page.since !== first!.since || page.until !== first!.until)
       problem('its pages are of different windows or checkpoints');
     else if (!checkpoint) problem('no checkpoint of its size verified');
+    else if (!wellFormed(page)) problem('its times are not as the API writes them');
     else if (hashes.some((h) => h === null)) problem('a hash is not SHA-256 in base64');
     else {
       const proven = shown.map((l) => ({ index: l.leaf_index, hash: bytes(l.leaf_hash)! }));
@@ -133,12 +159,13 @@ export function trailCheck(input: TrailCheckInput) {
     for (const l of shown) {
       const hash = bytes(l.leaf_hash);
       if (hash)
-        leaves.set(l.event_id, { index: l.leaf_index, hash, ts: Date.parse(l.timestamp), seen: false });
+        leaves.set(l.event_id, { index: l.leaf_index, hash, ts: apiMillis(l.timestamp) ?? NaN, seen: false });
     }
     for (const id of page.later) later.add(id);
   }
   let rows = 0;
   let oldest = Infinity;
+  let newest = -Infinity;
   return {
     /** One row of the export (a parsed JSON object), the `position`-th from 1. */
     row(value: unknown, position: number): void {
@@ -158,6 +185,7 @@ export function trailCheck(input: TrailCheckInput) {
         return;
       }
       oldest = Math.min(oldest, ts);
+      newest = Math.max(newest, ts);
       const leaf = leaves.get(id);
       if (leaf?.seen) findings.push({ kind: 'repeated', event_id: id });
       else if (leaf) {
@@ -166,15 +194,13 @@ export function trailCheck(input: TrailCheckInput) {
       } else if (ts < since || ts >= until) findings.push({ kind: 'outside', event_id: id });
       else findings.push({ kind: later.has(id) ? 'uncovered' : 'forged', event_id: id });
     },
-    /**
-     * The result. `truncated`: the export stopped at its cap; it gives the newest events first and never splits a
-     * millisecond, so leaves older than its oldest row are not missing.
-     */
+    /** The result. `truncated`: the export says it stopped at its cap (see cutOf). */
     finish(truncated: boolean): TrailCheck {
       if (input.complete) {
-        for (const [id, leaf] of leaves) {
-          if (!leaf.seen && (!truncated || leaf.ts >= oldest))
-            findings.push({ kind: 'missing', event_id: id, leaf_index: leaf.index });
+        const unseen = [...leaves].filter(([, leaf]) => !leaf.seen);
+        const from = truncated ? cutOf(unseen, rows, oldest, newest) : -Infinity;
+        for (const [id, leaf] of unseen) {
+          if (leaf.ts >= from) findings.push({ kind: 'missing', event_id: id, leaf_index: leaf.index });
         }
       }
       return {

@@ -10,6 +10,7 @@ import {
   row,
   rows,
   T0,
+  trailScenarios,
   windowProof,
 } from '../../../test/support/trail-fixture.js';
 import { rootOf } from './merkle.js';
@@ -79,8 +80,46 @@ describe('trailCheck', () => {
       ],
     );
     // Newest first, cut at the cap: the leaves older than its oldest row are not missing.
-    expect(check(rows.slice(7, 10).reverse(), { truncated: true }).findings).toEqual([]);
+    // A truncated export with no row exempts nothing.
+    expect(check([], { truncated: true }).findings).toHaveLength(6);
     expect(check([rows[5]], { complete: false }).findings).toEqual([]);
+  });
+
+  it('finds nothing in an untouched export, and something in every tampered one of the shared scenarios', () => {
+    for (const s of trailScenarios()) {
+      const c = trailCheck({
+        keys,
+        checkpoints: s.checkpoints,
+        proofs: s.proofs,
+        complete: s.complete,
+        origin: ORIGIN,
+      });
+      s.rows.forEach((r, i) => c.row(r, i + 1));
+      const { findings } = c.finish(s.truncated);
+      const clean = ['untouched', 'partial', 'honest cut'].includes(s.name);
+      expect(findings.length === 0, `${s.name}: ${JSON.stringify(findings)}`).toBe(clean);
+    }
+  });
+
+  it('leaves out of a truncated export only what an honest cut at the cap leaves out', () => {
+    const cuts = trailScenarios().filter((s) => s.name.includes('cut'));
+    const run = (name: string) => {
+      const s = cuts.find((c) => c.name === name)!;
+      const c = trailCheck({
+        keys,
+        checkpoints: s.checkpoints,
+        proofs: s.proofs,
+        complete: true,
+        origin: ORIGIN,
+      });
+      s.rows.forEach((r, i) => c.row(r, i + 1));
+      return c.finish(true);
+    };
+    expect(run('honest cut')).toMatchObject({ ok: true, rows: 10_000, leaves: 10_003 });
+    // Its oldest row removed, the cut no longer holds: that row and the older ones are all missing.
+    expect(
+      run('cut with its oldest row removed').findings.map((f) => 'leaf_index' in f && f.leaf_index),
+    ).toEqual([0, 1, 2, 3]);
   });
 
   it('names a bad signature, another origin, a fork and a window proof that does not make the root', () => {

@@ -5,7 +5,8 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
-import { trailCheck, type Finding, type ListedCheckpoint, type WindowProof } from './trail-check.js';
+import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
+import { trailCheck, type Finding } from './trail-check.js';
 
 export interface CommandIo {
   out: (text: string) => void;
@@ -39,8 +40,9 @@ async function keysOf(path: string): Promise<VerifierKey[]> {
     throw new InputError(`${path}: ${err.message}`);
   });
   const lines = text.trimStart().startsWith('{')
-    ? ((JSON.parse(text) as { keys?: { verifier_key: string }[] }).keys ?? []).map((k) => k.verifier_key)
+    ? verifierKeysOf(await json(path))
     : text.split('\n').filter((l) => l.trim() !== '');
+  if (!lines) throw new InputError(`${path}: not an answer of GET /audit/integrity/keys`);
   return lines.map((line) => {
     const key = parseVerifierKey(line.trim());
     if (!key) throw new InputError(`${path}: not a verifier key: ${line}`);
@@ -48,12 +50,12 @@ async function keysOf(path: string): Promise<VerifierKey[]> {
   });
 }
 
-const pages = async <T>(paths: string[], field: string): Promise<T[]> =>
-  (await Promise.all(paths.map(json))).map((page, i) => {
-    if (typeof page !== 'object' || page === null || !(field in page))
-      throw new InputError(`${paths[i]}: not a page of ${field}`);
-    return page as T;
+async function pages<T>(paths: string[], is: (v: unknown) => v is T, what: string): Promise<T[]> {
+  return (await Promise.all(paths.map(json))).map((page, i) => {
+    if (!is(page)) throw new InputError(`${paths[i]}: not a page of ${what}`);
+    return page;
   });
+}
 
 /**
  * The rows of a JSON export (its envelope) or an NDJSON one (an export job's file is gzipped), streamed, and
@@ -64,14 +66,16 @@ async function readExport(path: string, row: (value: unknown, n: number) => void
     throw new InputError(`${path}: ${err.message}`);
   });
   const { buffer, bytesRead } = await file.read(Buffer.alloc(64), 0, 64, 0).finally(() => file.close());
-  const head = buffer.subarray(0, bytesRead).toString('utf8');
-  if (/^\s*\{\s*"events"/.test(head)) {
+  // A JSON export is one document (the API writes it on one line; a pretty-printed copy has `{` alone on its
+  // first); NDJSON has an event per line. The first line tells them apart.
+  const gzip = buffer[0] === 0x1f && buffer[1] === 0x8b;
+  const head = buffer.subarray(0, bytesRead).toString('utf8').trimStart();
+  if (!gzip && head.startsWith('{') && (await isJsonDocument(path))) {
     const body = (await json(path)) as { events?: unknown[]; truncated?: boolean };
-    if (!Array.isArray(body.events)) throw new InputError(`${path}: no events array`);
+    if (!Array.isArray(body?.events)) throw new InputError(`${path}: no events array`);
     body.events.forEach((e, i) => row(e, i + 1));
     return body.truncated === true;
   }
-  const gzip = buffer[0] === 0x1f && buffer[1] === 0x8b;
   const input = gzip ? createReadStream(path).pipe(createGunzip()) : createReadStream(path);
   let n = 0;
   const parsed = (line: string) => {
@@ -90,6 +94,29 @@ async function readExport(path: string, row: (value: unknown, n: number) => void
     throw new InputError(`${path}: ${(err as Error).message}`);
   }
   return false;
+}
+
+/**
+ * Whether the file is one JSON document rather than NDJSON: its first line is `{` alone (pretty-printed), or a
+ * whole object with an `events` array (as the API writes it). Any other first line is an NDJSON row, even one
+ * that does not parse (a finding of its own).
+ */
+async function isJsonDocument(path: string): Promise<boolean> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      if (line.trim() === '{') return true;
+      try {
+        return Array.isArray((JSON.parse(line) as { events?: unknown } | null)?.events);
+      } catch {
+        return false;
+      }
+    }
+    return false;
+  } finally {
+    lines.close();
+  }
 }
 
 const describe = (f: Finding): string =>
@@ -120,9 +147,9 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
     const check = trailCheck({
       keys: await keysOf(values.keys),
       checkpoints: (
-        await pages<{ checkpoints: ListedCheckpoint[] }>(values.checkpoints, 'checkpoints')
+        await pages(values.checkpoints, isCheckpointPage, 'GET /audit/integrity/checkpoints')
       ).flatMap((p) => p.checkpoints),
-      proofs: await pages<WindowProof>(values.proof ?? [], 'leaves'),
+      proofs: await pages(values.proof ?? [], isWindowProof, 'GET /audit/integrity/proofs/window'),
       complete: !values.partial,
       ...(values.origin ? { origin: values.origin } : {}),
     });

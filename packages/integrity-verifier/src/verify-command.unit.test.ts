@@ -101,8 +101,11 @@ describe('audit-trail-integrity', () => {
   });
 
   it("reads a JSON export's envelope, its truncation included, and names each finding with exit status 1", async () => {
+    // Truncated with two rows, far below the cap: the cut does not hold, so the older row is missing.
     const cut = file('cut.json', { events: [rows[2], rows[1]], count: 2, truncated: true });
-    expect((await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', cut)).code).toBe(0);
+    const cutResult = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', cut);
+    expect(cutResult.code).toBe(1);
+    expect(cutResult.out).toContain(`missing: event ${rows[0]!.event_id} (leaf 0)\n`);
     const whole = file('whole.json', {
       events: [rows[2], { ...rows[0], user_id: 'x' }, 'text'],
       truncated: false,
@@ -115,6 +118,12 @@ describe('audit-trail-integrity', () => {
     expect(result.out).toContain('NOT VERIFIED: 3 findings\n');
   });
 
+  it('reads a pretty-printed JSON export, whatever the order of its fields', async () => {
+    const pretty = file('pretty.json', JSON.stringify({ truncated: false, count: 3, events: rows }, null, 2));
+    const result = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', pretty);
+    expect(result).toMatchObject({ code: 0, out: expect.stringContaining('3 rows against 3 leaves') });
+  });
+
   it('refuses unusable input with exit status 2 and the usage', async () => {
     for (const argv of [
       [],
@@ -125,6 +134,30 @@ describe('audit-trail-integrity', () => {
       ['--keys', keys, '--checkpoints', file('not-json.json', '{')],
       ['--keys', keys, '--checkpoints', join(dir, 'absent.json')],
       [...base, '--proof', file('no-page.json', { x: 1 }), '--export', checkpoints],
+      ['--keys', file('keys-not-json.json', '{"keys": ['), '--checkpoints', checkpoints],
+      ['--keys', file('keys-wrong.json', { keys: [{ name: 'x' }] }), '--checkpoints', checkpoints],
+      ['--keys', keys, '--checkpoints', file('checkpoints-object.json', { checkpoints: {} })],
+      [
+        ...base,
+        '--proof',
+        file('no-later.json', { tree_size: 3, since: null, until: null, leaves: [], hashes: [] }),
+        '--export',
+        checkpoints,
+      ],
+      [
+        ...base,
+        '--proof',
+        file('null-leaves.json', {
+          tree_size: 3,
+          since: null,
+          until: null,
+          leaves: null,
+          hashes: [],
+          later: [],
+        }),
+        '--export',
+        checkpoints,
+      ],
     ]) {
       const result = await command(...argv);
       expect(result.code, argv.join(' ')).toBe(2);

@@ -168,9 +168,10 @@ async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attemp
     if (written.rowCount !== rowsExpected) {
       throw new WindowChangedError(`read ${written.rowCount} rows where ${rowsExpected} were counted`);
     }
-    // The checkpoint an auditor checks the file against (docs/integrity.md "Offline verification"): the latest,
-    // read after the rows, so that it covers as many of them as any does yet.
-    const checkpoint = await integrityStore(deps.pool).checkpoint(request.tenantId, null);
+    // The checkpoint an auditor checks the file against (docs/integrity.md "Offline verification"): the latest
+    // made by the job's acceptance, so that every event it covers was ingested by then (and so is in the file),
+    // and was projected before the reads began, which waited for the topic's end after the acceptance.
+    const checkpoint = await integrityStore(deps.pool).checkpointMadeBy(request.tenantId, request.acceptedAt);
     const manifest = { ...written, integrityTreeSize: checkpoint?.tree_size ?? null };
     const now = deps.clock();
     await inTransaction(deps.pool, async (db) => {

@@ -105,27 +105,35 @@ export const encodeCheckpointsCursor = (treeSize: number, tenantId: string, secr
 export const decodeCheckpointsCursor = (cursor: string, tenantId: string, secret: string) =>
   open(cursor, checkpointsBinding(tenantId), secret)?.ts ?? null;
 
-// Bound to the window and the checkpoint it pages: a cursor of another window, size or list is never one of it.
-const windowBinding = (tenantId: string, since: number | null, until: number | null, size: number) =>
-  `integrity-window ${JSON.stringify([tenantId, since, until, size])}`;
+// Bound to the tenant and the window it pages: a cursor of another window or list is never one of it.
+const windowBinding = (tenantId: string, since: number | null, until: number | null) =>
+  `integrity-window ${JSON.stringify([tenantId, since, until])}`;
 
-/** A window proof's cursor (position: the last leaf's event time and index), valid only for what it pages. */
+/** Where a window proof's page ended: its last leaf (event time, index), and the checkpoint's size it is of. */
+export interface WindowPosition {
+  ts: number;
+  leaf_index: number;
+  size: number;
+}
+
+/** A window proof's cursor, valid only for its tenant and window; it carries the checkpoint it pages. */
 export const encodeWindowCursor = (
-  last: { ts: number; leaf_index: number },
-  binding: { tenant: string; since: number | null; until: number | null; size: number },
+  at: WindowPosition,
+  binding: { tenant: string; since: number | null; until: number | null },
   secret: string,
 ) =>
   seal(
-    { ts: last.ts, id: String(last.leaf_index) },
-    windowBinding(binding.tenant, binding.since, binding.until, binding.size),
+    { ts: at.ts, id: `${at.leaf_index}:${at.size}` },
+    windowBinding(binding.tenant, binding.since, binding.until),
     secret,
   );
 
 export function decodeWindowCursor(
   cursor: string,
-  binding: { tenant: string; since: number | null; until: number | null; size: number },
+  binding: { tenant: string; since: number | null; until: number | null },
   secret: string,
-): { ts: number; leaf_index: number } | null {
-  const at = open(cursor, windowBinding(binding.tenant, binding.since, binding.until, binding.size), secret);
-  return at && /^\d{1,16}$/.test(at.id) ? { ts: at.ts, leaf_index: Number(at.id) } : null;
+): WindowPosition | null {
+  const at = open(cursor, windowBinding(binding.tenant, binding.since, binding.until), secret);
+  const id = at && /^(\d{1,16}):([1-9]\d{0,15})$/.exec(at.id);
+  return at && id ? { ts: at.ts, leaf_index: Number(id[1]), size: Number(id[2]) } : null;
 }

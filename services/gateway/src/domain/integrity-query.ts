@@ -41,7 +41,7 @@ export const consistencyQuerySchema = z
   })
   .refine((q) => q.from <= q.to, { path: ['from'], message: 'must not be larger than to' });
 
-/** Leaves per page of a window proof: as many as one synchronous export's rows, so one page proves one export. */
+/** Leaves per page of a window proof: as many as one synchronous export's rows. */
 export const MAX_WINDOW_LEAVES = 10_000;
 
 export const windowQuerySchema = z

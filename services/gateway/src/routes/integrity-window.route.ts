@@ -23,25 +23,27 @@ export function integrityWindowRoute(app: FastifyInstance, opts: IntegrityRoutes
       if (!parsed.ok) throw new ValidationError('Invalid query parameters.', parsed.errors);
       const { since, until, tree_size, limit = MAX_WINDOW_LEAVES, cursor } = parsed.query;
       const tenant = request.principal!.tenantId;
-      const checkpoint = await opts.integrity.checkpoint(tenant, tree_size ?? null).catch(postgres);
-      if (!checkpoint) {
-        throw new NotFoundError(
-          tree_size === undefined
-            ? 'The tenant has no checkpoint yet.'
-            : `The tenant has no checkpoint of size ${tree_size}.`,
-        );
-      }
-      const size = checkpoint.tree_size;
-      const binding = { tenant, since: since ?? null, until: until ?? null, size };
+      const binding = { tenant, since: since ?? null, until: until ?? null };
+      // Later pages are of the checkpoint the first page was: the cursor carries its size.
       const after = cursor === undefined ? null : decodeWindowCursor(cursor, binding, opts.cursorSecret);
-      if (cursor !== undefined && after === null) {
+      if (cursor !== undefined && (after === null || (tree_size !== undefined && tree_size !== after.size))) {
         throw new ValidationError('Invalid cursor.', [
           {
             field: 'cursor',
-            message: 'is malformed, was altered, or was issued for another tenant or window',
+            message: 'is malformed, was altered, or was issued for another tenant, window or tree size',
           },
         ]);
       }
+      const wanted = after?.size ?? tree_size;
+      const checkpoint = await opts.integrity.checkpoint(tenant, wanted ?? null).catch(postgres);
+      if (!checkpoint) {
+        throw new NotFoundError(
+          wanted === undefined
+            ? 'The tenant has no checkpoint yet.'
+            : `The tenant has no checkpoint of size ${wanted}.`,
+        );
+      }
+      const size = checkpoint.tree_size;
       const window = { since, until };
       const rows = await opts.integrity.windowLeaves(tenant, window, size, after, limit + 1).catch(postgres);
       const page = rows.slice(0, limit);
@@ -68,7 +70,8 @@ export function integrityWindowRoute(app: FastifyInstance, opts: IntegrityRoutes
         page: {
           limit,
           returned: page.length,
-          next_cursor: hasMore && last ? encodeWindowCursor(last, binding, opts.cursorSecret) : null,
+          next_cursor:
+            hasMore && last ? encodeWindowCursor({ ...last, size }, binding, opts.cursorSecret) : null,
           has_more: hasMore,
         },
       });

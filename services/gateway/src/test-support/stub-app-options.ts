@@ -33,6 +33,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     integrity: {
       checkpoints: async () => [],
       checkpoint: async () => null,
+      checkpointMadeBy: async () => null,
       leaf: async () => null,
       keys: async () => [],
       inclusionProof: unused,

@@ -136,6 +136,16 @@ export function integrityStore(db: Db) {
       return rows[0] ? checkpointOf(rows[0]) : null;
     },
 
+    /** The tenant's latest checkpoint made at or before `time` (epoch ms), or null. */
+    async checkpointMadeBy(tenant: string, time: number): Promise<StoredCheckpoint | null> {
+      const { rows } = await db.query(
+        `SELECT ${CHECKPOINT_COLUMNS} FROM integrity_checkpoints
+         WHERE tenant_id = $1 AND made_at <= $2 ORDER BY tree_size DESC LIMIT 1`,
+        [tenant, time],
+      );
+      return rows[0] ? checkpointOf(rows[0]) : null;
+    },
+
     /** The event's leaf in its tenant's tree, or null when it is none (yet). */
     async leaf(tenant: string, eventId: string): Promise<Leaf | null> {
       const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
