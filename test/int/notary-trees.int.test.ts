@@ -136,6 +136,10 @@ describe('the notary', () => {
     await waitFor('the notary in the middle of them', async () => (await treeSize(tenantA)) > 600);
     await killed.stop('SIGKILL');
     await sending;
+    // Leaves of before migration 0017 had no time: reading the topic again gives them their event's.
+    await db.query('UPDATE integrity_leaves SET ts = NULL WHERE tenant_id = $1 AND leaf_index < 700', [
+      tenantA,
+    ]);
     // A new group reads the whole topic again: every batch redone, none adding a leaf.
     const again = notary(`notary-${names.id}-2`);
     await again.start();
@@ -145,6 +149,11 @@ describe('the notary', () => {
     expect(treeA.leaves.map((l) => l.event_id)).toEqual(all.map((e) => e.event_id));
     expect(treeA.root).toBe(rootHex(all));
     expect(treeA.subtrees.filter((s) => s.level === 8)).toHaveLength(Math.floor(all.length / 256));
+    const times = await db.query<{ ts: string | null }>(
+      'SELECT ts FROM integrity_leaves WHERE tenant_id = $1 ORDER BY leaf_index',
+      [tenantA],
+    );
+    expect(times.rows.map((r) => Number(r.ts))).toEqual(all.map((e) => e.timestamp));
     expect((await stored(tenantB)).root).toBe(rootHex(b));
     expect(await again.stop()).toBe(0);
   });

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction, type AuditEventRecord, type Frontier } from '@audit/shared';
+import { inTransaction, leafHashOf, type AuditEventRecord, type Frontier } from '@audit/shared';
 import { eventKey, planAppend } from '../domain/append-plan.js';
 
 const HASH_BYTES = 32;
@@ -17,6 +17,28 @@ export interface AppendOutcome {
   appended: number;
   /** Events that were leaves already (a redelivery, a re-sent event, a batch redone after a crash). */
   known: number;
+}
+
+/**
+ * Gives leaves appended before they had a time (migration 0017) the time of their event, when this batch holds
+ * the very event the leaf is (its leaf hash): a notary of a new group reading the topic again fills them all.
+ */
+async function giveTimes(
+  db: Pick<pg.PoolClient, 'query'>,
+  events: readonly AuditEventRecord[],
+  found: readonly { tenant_id: string; event_id: string; untimed: Buffer | null }[],
+): Promise<void> {
+  const untimed = new Map(
+    found.filter((r) => r.untimed).map((r) => [eventKey(r.tenant_id, r.event_id), r.untimed!]),
+  );
+  if (untimed.size === 0) return;
+  const timed = events.filter((e) => untimed.get(eventKey(e.tenant_id, e.event_id))?.equals(leafHashOf(e)));
+  if (timed.length === 0) return;
+  await db.query(
+    `UPDATE integrity_leaves l SET ts = b.ts FROM unnest($1::text[], $2::uuid[], $3::bigint[]) AS b (tenant_id, event_id, ts)
+     WHERE l.tenant_id = b.tenant_id AND l.event_id = b.event_id AND l.ts IS NULL`,
+    [timed.map((e) => e.tenant_id), timed.map((e) => e.event_id), timed.map((e) => e.timestamp)],
+  );
 }
 
 /**
@@ -43,12 +65,14 @@ export async function appendToTrees(
       [tenants],
     );
     const trees = new Map(rows.rows.map((r) => [r.tenant_id, frontierOf(r.size, r.frontier)]));
-    const found = await db.query<{ tenant_id: string; event_id: string }>(
-      `SELECT l.tenant_id, l.event_id::text FROM unnest($1::text[], $2::uuid[]) AS b (tenant_id, event_id)
+    const found = await db.query<{ tenant_id: string; event_id: string; untimed: Buffer | null }>(
+      `SELECT l.tenant_id, l.event_id::text, CASE WHEN l.ts IS NULL THEN l.leaf_hash END AS untimed
+       FROM unnest($1::text[], $2::uuid[]) AS b (tenant_id, event_id)
        JOIN integrity_leaves l USING (tenant_id, event_id)`,
       [events.map((e) => e.tenant_id), events.map((e) => e.event_id)],
     );
     const known = new Set(found.rows.map((r) => eventKey(r.tenant_id, r.event_id)));
+    await giveTimes(db, events, found.rows);
     const plan = planAppend(events, trees, known);
     if (plan.leaves.length === 0) return { appended: 0, known: events.length };
     await db.query(
