@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSigningKey, rootOf, signCheckpoint, sqlValue } from '@audit/shared';
+import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared';
 import {
   verifyCommand,
   type Finding,
@@ -19,6 +19,7 @@ import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
 import { exportDir, exporterService, notaryService } from '../support/stack.js';
 import { countRows } from '../support/stored-events.js';
+import { tamperWithRows } from '../support/tampering.js';
 import { waitFor } from '../support/wait-for.js';
 
 // An auditor's check of an export with nothing but the API's answers: the export, the window proof it names, the
@@ -172,18 +173,6 @@ const named = (f: Finding) => {
   return rest;
 };
 
-/** A mutation, waited for: ClickHouse 18.16 runs them in the background and has no `mutations_sync`. */
-async function mutate(sql: string) {
-  await ch.command({ query: sql });
-  await waitFor('the mutation done', async () => {
-    const result = await ch.query({
-      query: `SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0`,
-      format: 'JSONEachRow',
-    });
-    return Number((await result.json<{ n: string }>())[0]!.n) === 0;
-  });
-}
-
 describe('offline verification of an export (TypeScript command and Python reference)', () => {
   it('verifies everything when nothing was touched (the negative control)', async () => {
     const { code, report, python: py } = await verifyBoth();
@@ -266,33 +255,15 @@ describe('offline verification of an export (TypeScript command and Python refer
           ])
         ).rows[0].leaf_index,
       );
-    await mutate(
-      `ALTER TABLE audit_events UPDATE user_id = 'mallory' WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(changed.event_id)}`,
-    );
-    await mutate(
-      `ALTER TABLE audit_events DELETE WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(deleted.event_id)}`,
-    );
-    // Swapped: each of the two rows takes the other's time (a key column, which a mutation cannot change).
-    const ids = `(${sqlValue(a.event_id)}, ${sqlValue(b.event_id)})`;
-    const pair = await (
-      await ch.query({ query: `SELECT * FROM audit_events WHERE event_id IN ${ids}`, format: 'JSONEachRow' })
-    ).json<Record<string, unknown>>();
-    expect(pair).toHaveLength(2);
-    await mutate(`ALTER TABLE audit_events DELETE WHERE event_id IN ${ids}`);
-    await ch.insert({
-      table: 'audit_events',
-      format: 'JSONEachRow',
-      values: [
-        { ...pair[0], ts: pair[1]!.ts },
-        { ...pair[1], ts: pair[0]!.ts },
-      ],
-    });
     const forged = '00000000-0000-4000-8000-000000000001';
-    await ch.command({
-      query: `INSERT INTO audit_events (tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id,
-        fields_accessed, phi_involved, source_ip, user_agent, justification, success, details, ingested_at)
-        VALUES (${sqlValue(tenant)}, ${BASE + 3}, ${sqlValue(forged)}, 'phi.read', 'u', 'r', 't', 'x', '[]', 1, '', '', '', 1, '{}', ${BASE + 3})`,
-    });
+    const ids = {
+      changed: changed.event_id,
+      deleted: deleted.event_id,
+      a: a.event_id,
+      b: b.event_id,
+      forged,
+    };
+    await tamperWithRows(ch, tenant, ids, BASE + 3);
     const expected = [
       { kind: 'altered', event_id: changed.event_id, leaf_index: await leafOf(changed.event_id) },
       { kind: 'missing', event_id: deleted.event_id, leaf_index: await leafOf(deleted.event_id) },

@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSigningKey, rootOf, signCheckpoint, sqlValue } from '@audit/shared';
+import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared';
 import { ingest, makeEvent } from '../support/events.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { freshPostgres } from '../support/postgres.js';
 import { notaryService } from '../support/stack.js';
 import { countRows } from '../support/stored-events.js';
+import { tamperWithRows } from '../support/tampering.js';
 import { waitFor } from '../support/wait-for.js';
 
 // Ingest, projector and notary as processes; the tampering done to ClickHouse and Postgres directly, as someone
@@ -35,18 +36,6 @@ const verify = async () => {
   const res = await ops(['integrity', 'verify', '--tenant', tenant, '--json']);
   return { code: res.code, report: res.json<Report>() };
 };
-/** A mutation, waited for: ClickHouse 18.16 runs them in the background and has no `mutations_sync`. */
-async function mutate(sql: string) {
-  await ch.command({ query: sql });
-  await waitFor('the mutation done', async () => {
-    const result = await ch.query({
-      query: `SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0`,
-      format: 'JSONEachRow',
-    });
-    return Number((await result.json<{ n: string }>())[0]!.n) === 0;
-  });
-}
-
 beforeAll(async () => {
   postgres = await freshPostgres(names);
   db = new pg.Pool({ connectionString: postgres.url, max: 2 });
@@ -85,34 +74,15 @@ describe('ops integrity verify', () => {
 
   it('names a changed field, a deleted row, a forged row and two rows whose order was swapped', async () => {
     const [changed, deleted, a, b] = [events[1]!, events[4]!, events[6]!, events[7]!];
-    await mutate(
-      `ALTER TABLE audit_events UPDATE user_id = 'mallory' WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(changed.event_id)}`,
-    );
-    await mutate(
-      `ALTER TABLE audit_events DELETE WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(deleted.event_id)}`,
-    );
-    // Swapped: each of the two rows takes the other's time, so the list shows them in each other's place. The time
-    // is a key column, which a mutation cannot change: the rows are read, deleted and written again.
-    const ids = `(${sqlValue(a.event_id)}, ${sqlValue(b.event_id)})`;
-    const pair = await (
-      await ch.query({ query: `SELECT * FROM audit_events WHERE event_id IN ${ids}`, format: 'JSONEachRow' })
-    ).json<Record<string, unknown>>();
-    expect(pair).toHaveLength(2);
-    await mutate(`ALTER TABLE audit_events DELETE WHERE event_id IN ${ids}`);
-    await ch.insert({
-      table: 'audit_events',
-      format: 'JSONEachRow',
-      values: [
-        { ...pair[0], ts: pair[1]!.ts },
-        { ...pair[1], ts: pair[0]!.ts },
-      ],
-    });
     const forged = '00000000-0000-4000-8000-000000000001';
-    await ch.command({
-      query: `INSERT INTO audit_events (tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id,
-        fields_accessed, phi_involved, source_ip, user_agent, justification, success, details, ingested_at)
-        VALUES (${sqlValue(tenant)}, 1790000000000, ${sqlValue(forged)}, 'phi.read', 'u', 'r', 't', 'x', '[]', 1, '', '', '', 1, '{}', 1790000000000)`,
-    });
+    const ids = {
+      changed: changed.event_id,
+      deleted: deleted.event_id,
+      a: a.event_id,
+      b: b.event_id,
+      forged,
+    };
+    await tamperWithRows(ch, tenant, ids, 1790000000000);
     const { code, report } = await verify();
     expect(code).toBe(1);
     expect(report.findings).toEqual(
