@@ -47,44 +47,61 @@ export const LEAF_FIELDS: readonly Field[] = [
 ];
 
 // A UTF-16 surrogate without its partner: text that has no UTF-8 encoding (the service refuses it at ingest).
+// String#isWellFormed says so natively where it exists (Node 20 and later), far faster than the pattern.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const wellFormed: (text: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (text) => (text as string & { isWellFormed(): boolean }).isWellFormed()
+    : (text) => !LONE_SURROGATE.test(text);
 const encoder = new TextEncoder();
+
+/** Checks the event's fields' kinds, and returns the most bytes its encoding can take (UTF-8: 3 per UTF-16 unit). */
+function encodedBound(event: LeafEvent): number {
+  let bound = 1;
+  for (const { name, kind } of LEAF_FIELDS) {
+    const value: unknown = event[name];
+    if (kind === 'text') {
+      if (typeof value !== 'string' || !wellFormed(value))
+        throw new TypeError(`${name}: not well-formed text`);
+      bound += 4 + value.length * 3;
+    } else if (kind === 'millis') {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value))
+        throw new TypeError(`${name}: not an integer number of milliseconds`);
+      bound += 8;
+    } else {
+      if (typeof value !== 'boolean') throw new TypeError(`${name}: not a boolean`);
+      bound += 1;
+    }
+  }
+  return bound;
+}
 
 /**
  * The canonical bytes of an event (docs/integrity.md "Leaves"): the version byte, then each field in
  * `LEAF_FIELDS` order, text as its UTF-8 byte length (4 bytes, big-endian) followed by those bytes, the
  * timestamp as a signed 8-byte big-endian integer, a flag as one byte 0 or 1. Throws a TypeError for a value
- * of the wrong kind.
+ * of the wrong kind. Written in one buffer: it is done for every event the notary appends and every row a
+ * verifier checks.
  */
 export function encodeLeaf(event: LeafEvent): Uint8Array {
-  const parts: Uint8Array[] = [Uint8Array.of(LEAF_ENCODING_VERSION)];
+  const out = new Uint8Array(encodedBound(event));
+  const view = new DataView(out.buffer);
+  out[0] = LEAF_ENCODING_VERSION;
+  let at = 1;
   for (const { name, kind } of LEAF_FIELDS) {
-    const value: unknown = event[name];
+    const value = event[name];
     if (kind === 'text') {
-      if (typeof value !== 'string' || LONE_SURROGATE.test(value))
-        throw new TypeError(`${name}: not well-formed text`);
-      const bytes = encoder.encode(value);
-      const length = new Uint8Array(4);
-      new DataView(length.buffer).setUint32(0, bytes.length);
-      parts.push(length, bytes);
+      const { written } = encoder.encodeInto(value as string, out.subarray(at + 4));
+      view.setUint32(at, written);
+      at += 4 + written;
     } else if (kind === 'millis') {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value))
-        throw new TypeError(`${name}: not an integer number of milliseconds`);
-      const bytes = new Uint8Array(8);
-      new DataView(bytes.buffer).setBigInt64(0, BigInt(value));
-      parts.push(bytes);
+      view.setBigInt64(at, BigInt(value as number));
+      at += 8;
     } else {
-      if (typeof value !== 'boolean') throw new TypeError(`${name}: not a boolean`);
-      parts.push(Uint8Array.of(value ? 1 : 0));
+      out[at++] = value ? 1 : 0;
     }
   }
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return out.subarray(0, at);
 }
 
 /** The event's leaf hash in its tenant's tree: SHA-256(0x00 || encodeLeaf(event)). */
