@@ -1,0 +1,423 @@
+// npm run bench:integrity — what the tenants' Merkle trees cost (docs/integrity.md): ingest → queryable with and
+// without a notary on the same topic, inclusion proofs on a tree of 10 million leaves, and the offline verifier,
+// each beside a baseline measured in the same run.
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import {
+  allTopics,
+  ensureTopics,
+  migrateClickHouse,
+  migratePostgres,
+  topics,
+  type ClickHouseClient,
+} from '@audit/shared';
+import { makeEvent } from '../test/support/events.js';
+import { uniqueNames } from '../test/support/names.js';
+import { mintKey, opsCli } from '../test/support/ops-cli.js';
+import { freshPostgres } from '../test/support/postgres.js';
+import type { ServiceProcess } from '../test/support/service-process.js';
+import {
+  cleanUp,
+  clickhouseSettings,
+  gatewayService,
+  ingestService,
+  notaryService,
+  projectorService,
+  testClickHouse,
+  testKafka,
+} from '../test/support/stack.js';
+import { cpuMeter } from './lib/cpu-meter.js';
+import { httpClient } from './lib/http-timing.js';
+import {
+  mergesSettled,
+  queryable,
+  reached,
+  startGroupAt,
+  topicEnds,
+  treeProgress,
+} from './lib/integrity-progress.js';
+import { clickhouseBytes, treeStoreBytes } from './lib/integrity-storage.js';
+import { runPool } from './lib/pool.js';
+import { proofLatency } from './lib/proof-latency.js';
+import { fmt, summarize } from './lib/stats.js';
+import { loadTreeStore } from './lib/tree-store-load.js';
+import { verifierDataset } from './lib/verifier-dataset.js';
+import { verifierRound, type VerifierRound } from './lib/verifier-throughput.js';
+
+const EVENTS = Number(process.env.BENCH_INTEGRITY_EVENTS ?? 600_000);
+const LEAVES = Number(process.env.BENCH_INTEGRITY_LEAVES ?? 10_000_000);
+const SAMPLES = Number(process.env.BENCH_INTEGRITY_SAMPLES ?? 2000);
+const ROWS = Number(process.env.BENCH_INTEGRITY_ROWS ?? 500_000);
+const ROUNDS = Number(process.env.BENCH_INTEGRITY_ROUNDS ?? 2);
+// Which parts to run (all by default), e.g. BENCH_INTEGRITY_PARTS=verifier after a change to the verifier alone.
+const PARTS = (process.env.BENCH_INTEGRITY_PARTS ?? 'pipeline,proofs,verifier').split(',');
+// bench:ingest's largest end-to-end case: 1000 events per request, 4 clients, 8 tenants spread over partitions.
+const BATCH = 1000;
+const CLIENTS = 4;
+const TENANTS_PER_RUN = 8;
+const RATIO_GOAL = 0.85;
+const P99_GOAL_MS = 20;
+const VERIFIER_GOAL = 200_000;
+// The rate at which a run's CPU per event would keep every core busy: no run doing that work here can exceed it.
+const CORES = availableParallelism();
+const LOG_NAME = 'bench.integrity.local';
+const PEPPER = 'bench-pepper-0123456789abcdef0123456789';
+const CURSOR_SECRET = 'bench-cursor-0123456789abcdef0123456789';
+// Per minute: no 429 interferes with the timings.
+const UNLIMITED = 100_000_000;
+
+const names = uniqueNames('benchintegrity');
+const kafka = testKafka();
+const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
+const groups = [names.groupId];
+const services: ServiceProcess[] = [];
+const scratch: string[] = [];
+const databases: { drop(): Promise<void> }[] = [];
+const pools: pg.Pool[] = [];
+const results: string[] = [];
+const report = (line: string) => {
+  results.push(line);
+  console.log(line);
+};
+const ms = (n: number) => fmt(n, 1);
+const us = (seconds: number, events: number) => fmt((seconds * 1e6) / events, 1);
+const mib = (bytes: number) => fmt(bytes / 2 ** 20, 1);
+const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+function started(service: ServiceProcess) {
+  services.push(service);
+  return service.start().then(() => service);
+}
+
+/** A tree store's bytes per million leaves: tables and indexes, each and in all. */
+function storageLine(what: string, bytes: Awaited<ReturnType<typeof treeStoreBytes>>) {
+  const perMillion = (n: number) => mib((n * 1e6) / bytes.leaves);
+  const each = bytes.parts.map((p) => `${p.name} ${perMillion(p.bytes)}`).join(', ');
+  report(
+    `${what}, ${fmt(bytes.leaves)} leaves, per million: tables ${perMillion(bytes.heap)} MiB + indexes ${perMillion(bytes.indexes)} MiB = ${perMillion(bytes.heap + bytes.indexes)} MiB (${each})`,
+  );
+}
+
+/** The run's request bodies, made before it starts so that making them is not measured. */
+function bodies(tenants: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < EVENTS; i += BATCH) {
+    const batch = Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, j) =>
+      makeEvent(tenants[(i + j) % tenants.length]!, i + j),
+    );
+    out.push(JSON.stringify(batch));
+  }
+  return out;
+}
+
+interface Pipeline {
+  ch: ClickHouseClient;
+  pool: pg.Pool;
+  databaseUrl: string;
+  keyDir: string;
+  ingest: ServiceProcess;
+  projector: ServiceProcess;
+}
+
+/**
+ * One run: EVENTS events sent to ingest until all are queryable, with a notary in a group of its own started at
+ * the topic's end (so that it appends this run's events only, as they come) when `notary` is set.
+ */
+async function pipelineRun(p: Pipeline, tag: string, notary: boolean) {
+  const tenants = Array.from({ length: TENANTS_PER_RUN }, (_, i) => `${names.tenant}-${tag}-${i}`);
+  const requests = bodies(tenants);
+  let notaryProcess: ServiceProcess | undefined;
+  if (notary) {
+    const group = `notary-${names.id}-${tag}`;
+    groups.push(group);
+    await startGroupAt(kafka, group, auditTopic, await topicEnds(kafka, auditTopic));
+    notaryProcess = await started(
+      notaryService(names, p.databaseUrl, {
+        NOTARY_GROUP_ID: group,
+        INTEGRITY_KEY_DIR: p.keyDir,
+        INTEGRITY_LOG_NAME: LOG_NAME,
+        LOG_LEVEL: 'warn',
+      }),
+    );
+  }
+  await mergesSettled(p.ch);
+  const meter = cpuMeter({
+    ingest: { pid: p.ingest.pid },
+    projector: { pid: p.projector.pid },
+    notary: { pid: notaryProcess?.pid },
+    postgres: { command: 'postgres' },
+    clickhouse: { command: 'clickhouse-serv' },
+    kafka: { command: 'java' },
+    bench: { pid: process.pid },
+  });
+  const t0 = performance.now();
+  const leaves = notary
+    ? reached(async () => (await treeProgress(p.pool, tenants)).leaves, EVENTS, 100)
+    : null;
+  const url = `${p.ingest.url}/internal/v1/events`;
+  await runPool(requests.length, CLIENTS, async (i) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${names.ingestToken}`, 'content-type': 'application/json' },
+      body: requests[i],
+    });
+    if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+  });
+  const acked = performance.now();
+  const visible = await reached(() => queryable(p.ch, tenants), EVENTS, 20);
+  const leaved = await leaves;
+  await mergesSettled(p.ch);
+  const cpu = meter.stop();
+  const tree = notary ? await treeProgress(p.pool, tenants) : null;
+  await notaryProcess?.stop();
+  const seconds = (visible.last - t0) / 1000;
+  const each = (Object.entries(cpu.seconds) as [string, number][])
+    .filter(([, s]) => s > 0)
+    .map(([name, s]) => `${name} ${us(s, EVENTS)}`)
+    .join(', ');
+  const allUs = (cpu.total * 1e6) / EVENTS;
+  report(
+    `pipeline ${tag.padEnd(6)} ${fmt(EVENTS)} events: ${fmt(EVENTS / seconds)} ev/s ingest→queryable (acks at ${fmt(EVENTS / ((acked - t0) / 1000))} ev/s); CPU µs/event ${each}; all ${fmt(allUs, 1)} (every core busy at ${fmt((CORES * 1e6) / allUs)} ev/s); machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
+  );
+  if (leaved && tree) {
+    const leafSeconds = (leaved.last - t0) / 1000;
+    const behind = (leaved.last - visible.last) / 1000;
+    const when = `${fmt(Math.abs(behind), 1)} s ${behind >= 0 ? 'after' : 'before'} the last was queryable`;
+    report(
+      `pipeline ${tag.padEnd(6)} notary: every event a leaf after ${fmt(leafSeconds, 1)} s = ${fmt(EVENTS / leafSeconds)} ev/s (${when}); ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`,
+    );
+  }
+  return { rate: EVENTS / seconds, allUs, cpu, tenants };
+}
+
+/** A notary alone on the last run's events as a backlog (a group started where that run began). */
+async function notaryCatchUp(p: Pipeline, from: { partition: number; offset: string }[], tenants: string[]) {
+  const group = `notary-${names.id}-catchup`;
+  groups.push(group);
+  await startGroupAt(kafka, group, auditTopic, from);
+  await mergesSettled(p.ch);
+  const notary = await started(
+    notaryService(names, p.databaseUrl, {
+      NOTARY_GROUP_ID: group,
+      INTEGRITY_KEY_DIR: p.keyDir,
+      INTEGRITY_LOG_NAME: LOG_NAME,
+      LOG_LEVEL: 'warn',
+    }),
+  );
+  const meter = cpuMeter({ notary: { pid: notary.pid }, postgres: { command: 'postgres' } });
+  const before = (await treeProgress(p.pool, tenants)).leaves;
+  const done = await reached(async () => (await treeProgress(p.pool, tenants)).leaves, EVENTS, 50);
+  const cpu = meter.stop();
+  await notary.stop();
+  const appended = EVENTS - before;
+  report(
+    `notary catch-up alone, ${fmt(EVENTS)} events of a backlog: ${fmt(EVENTS / ((done.last - done.first) / 1000))} ev/s (first leaf to last); CPU µs/event notary ${us(cpu.seconds.notary, appended)}, Postgres ${us(cpu.seconds.postgres, appended)}; machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
+  );
+}
+
+async function measurePipeline() {
+  await migrateClickHouse(clickhouseSettings(names));
+  await ensureTopics(kafka, allTopics(topics(names.topicPrefix, 1)), 1);
+  const postgres = await freshPostgres(names);
+  databases.push(postgres);
+  await migratePostgres(postgres.url);
+  const keyDir = mkdtempSync(join(tmpdir(), 'bench-integrity-keys-'));
+  scratch.push(keyDir);
+  // The checkpoints' signing key, made as an operator makes it: its private half in the notary's key directory.
+  const ops = opsCli(names, () => postgres.url, { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: LOG_NAME });
+  const created = await ops(['integrity', 'keys', 'create']);
+  if (created.code !== 0) throw new Error(`ops integrity keys create: ${created.err}`);
+  const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
+  pools.push(pool);
+  const ch = testClickHouse(names);
+  const p: Pipeline = {
+    ch,
+    pool,
+    databaseUrl: postgres.url,
+    keyDir,
+    ingest: await started(ingestService(names, { LOG_LEVEL: 'warn' })),
+    projector: await started(projectorService(names, { LOG_LEVEL: 'warn' })),
+  };
+  console.log(
+    `pipeline: ${fmt(EVENTS)} events a run, ${BATCH} per request, ${CLIENTS} clients, ${TENANTS_PER_RUN} tenants; integrity off, on, on, off`,
+  );
+  // Off, on, on, off: a drift of the machine over the four runs weighs on both sides alike.
+  const off = [await pipelineRun(p, 'off-1', false)];
+  const on = [await pipelineRun(p, 'on-1', true), await pipelineRun(p, 'on-2', true)];
+  const lastStart = await topicEnds(kafka, auditTopic);
+  off.push(await pipelineRun(p, 'off-2', false));
+  const mean = (runs: { rate: number }[]) => runs.reduce((n, r) => n + r.rate, 0) / runs.length;
+  const ratio = mean(on) / mean(off);
+  const meanUs = (runs: { allUs: number }[]) => runs.reduce((n, r) => n + r.allUs, 0) / runs.length;
+  report(
+    `pipeline integrity on ${on.map((r) => fmt(r.rate)).join(' and ')} ev/s, off ${off.map((r) => fmt(r.rate)).join(' and ')} ev/s: on/off ${fmt(100 * ratio, 1)} % (goal ≥ ${100 * RATIO_GOAL} %: ${verdict(ratio >= RATIO_GOAL)}); all processes ${fmt(meanUs(on), 1)} against ${fmt(meanUs(off), 1)} µs/event`,
+  );
+  await notaryCatchUp(p, lastStart, off[1]!.tenants);
+  storageLine('storage  tree store as the notary wrote it', await treeStoreBytes(pool));
+  await mergesSettled(ch);
+  const tables = await clickhouseBytes(ch, names.database);
+  const events = tables.find((t) => t.table === 'audit_events')?.rows ?? 0;
+  const perMillion = (bytes: number) => mib((bytes * 1e6) / events);
+  report(
+    `storage  ClickHouse per million events (${fmt(events)} rows, compressed, after merges): ${tables.map((t) => `${t.table} ${perMillion(t.bytes)}`).join(', ')}; all ${perMillion(tables.reduce((n, t) => n + t.bytes, 0))} MiB`,
+  );
+  await ch.close();
+  await p.ingest.stop();
+  await p.projector.stop();
+}
+
+async function measureProofs() {
+  const tenant = 'bench-tree';
+  const postgres = await freshPostgres({ ...names, database: `${names.database}_tree` });
+  databases.push(postgres);
+  await migratePostgres(postgres.url);
+  const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
+  pools.push(pool);
+  console.log(`proofs: building a tree of ${fmt(LEAVES)} leaves …`);
+  const key = { name: 'bench-tree-key', privateKey: generateKeyPairSync('ed25519').privateKey };
+  const tree = await loadTreeStore(pool, {
+    tenant,
+    size: LEAVES,
+    firstTs: Date.now() - 30 * 86_400_000,
+    key,
+    logName: LOG_NAME,
+    progress: (done) => {
+      if (done % 2_097_152 === 0 && done > 0) console.log(`  ${fmt(done)} leaves`);
+    },
+  });
+  // Autovacuum would otherwise visit the freshly written tables in the middle of the samples.
+  const vacuumed = performance.now();
+  await pool.query('VACUUM ANALYZE integrity_leaves, integrity_subtrees');
+  report(
+    `proofs   built ${fmt(LEAVES)} leaves in ${fmt(tree.seconds)} s (${fmt(LEAVES / tree.seconds)} leaves/s), VACUUM ANALYZE ${fmt((performance.now() - vacuumed) / 1000)} s`,
+  );
+  storageLine('storage  tree store written in bulk', await treeStoreBytes(pool));
+  const gateway = await started(
+    gatewayService(names, {
+      DATABASE_URL: postgres.url,
+      API_KEY_PEPPER: PEPPER,
+      CURSOR_SECRET,
+      RATE_LIMIT_READ_PER_MIN: String(UNLIMITED),
+      LOG_LEVEL: 'warn',
+    }),
+  );
+  const apiKey = await mintKey({
+    databaseUrl: postgres.url,
+    topicPrefix: names.topicPrefix,
+    pepper: PEPPER,
+    tenant,
+    scopes: 'audit:read',
+  });
+  const http = httpClient(gateway.url);
+  const meter = cpuMeter({
+    gateway: { pid: gateway.pid },
+    postgres: { command: 'postgres' },
+    bench: { pid: process.pid },
+  });
+  try {
+    const r = await proofLatency({
+      pool,
+      http,
+      key: apiKey,
+      tenant,
+      size: LEAVES,
+      root: tree.root,
+      samples: SAMPLES,
+      warmup: 20,
+    });
+    const timing = (s: ReturnType<typeof summarize>) =>
+      `p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  max ${ms(s.max)} ms`;
+    report(
+      `proofs   inclusion, ${fmt(r.store.n)} random leaves of ${fmt(LEAVES)}: gateway ${timing(r.gateway)} (goal p99 ≤ ${P99_GOAL_MS} ms: ${verdict(r.gateway.p99 <= P99_GOAL_MS)})`,
+    );
+    report(
+      `proofs   store call (integrityStore.inclusionProof) ${timing(r.store)}; ${r.proofHashes} hashes made from ${fmt(r.hashesRead)} stored hashes on average`,
+    );
+    report(`baseline one leaf by its primary key ${timing(r.primaryKey)}`);
+    report(
+      `baseline GET /audit/integrity/keys through the same gateway (auth, one small query) ${timing(r.keys)}`,
+    );
+    const cpu = meter.stop();
+    report(
+      `proofs   CPU per sample (a proof by each path, a key read, the baseline) gateway ${ms((cpu.seconds.gateway * 1000) / r.store.n)} ms, Postgres ${ms((cpu.seconds.postgres * 1000) / r.store.n)} ms, this process ${ms((cpu.seconds.bench * 1000) / r.store.n)} ms; machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
+    );
+  } finally {
+    http.close();
+    await gateway.stop();
+  }
+}
+
+async function measureVerifier() {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-integrity-verifier-'));
+  scratch.push(dir);
+  console.log(`verifier: making ${fmt(ROWS)} rows and their window proof …`);
+  const dataset = verifierDataset(dir, ROWS, { before: ROWS / 5, after: ROWS / 5 });
+  console.log(
+    `${fmt(ROWS)} rows, ${dataset.pages} window proof pages, a tree of ${fmt(dataset.treeSize)} leaves; ${ROUNDS} rounds, each measure in a process of its own`,
+  );
+  const rounds: VerifierRound[] = [];
+  const machine: string[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    // One measure runs at a time, on one core: any other busy core is another run on the machine.
+    const meter = cpuMeter({ measures: { childrenOf: process.pid }, bench: { pid: process.pid } });
+    rounds.push(await verifierRound(dataset));
+    const { busy, rest } = meter.stop().machine;
+    machine.push(`${fmt(busy)} % busy, other work ${fmt(rest)} %`);
+  }
+  const line = (what: string, key: keyof VerifierRound, goal = false) => {
+    const rates = rounds.map((r) => ROWS / r[key]);
+    const best = Math.max(...rates);
+    const cost = rounds.map((r) => us(r[key], ROWS)).join(' and ');
+    const judged = goal ? ` (goal ≥ ${fmt(VERIFIER_GOAL)} ev/s: ${verdict(best >= VERIFIER_GOAL)})` : '';
+    report(`${what.padEnd(62)} ${rates.map((r) => fmt(r)).join(' and ')} ev/s; ${cost} µs/event${judged}`);
+  };
+  line('verifier trailCheck (parsed rows, the pages, the checkpoint)', 'trailCheck', true);
+  line('verifier audit-trail-integrity command (the NDJSON file)', 'command', true);
+  line('baseline SHA-256 of the canonical encodings alone', 'sha256');
+  line('baseline encodeLeaf + SHA-256', 'encodeAndSha256');
+  line('baseline JSON.parse of the lines alone', 'parse');
+  line("baseline reading the file's lines alone (readline)", 'readLines');
+  report(`verifier the machine during each round: ${machine.join('; ')}`);
+}
+
+let cleaned: Promise<void> | undefined;
+// Everything the run made goes, also after a failure or an interrupt.
+const cleanup = () =>
+  (cleaned ??= (async () => {
+    for (const s of services.reverse()) await s.stop().catch(() => undefined);
+    for (const p of pools) await p.end().catch(() => undefined);
+    await cleanUp(names, groups).catch((err: unknown) => console.error(`clean-up: ${String(err)}`));
+    for (const d of databases)
+      await d.drop().catch((err: unknown) => console.error(`clean-up: ${String(err)}`));
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  })());
+
+async function main() {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`${signal}: cleaning up`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  console.log(`bench:integrity on ${names.id} at ${new Date().toISOString()}; load average ${load()}`);
+  try {
+    if (PARTS.includes('pipeline')) await measurePipeline();
+    if (PARTS.includes('proofs')) await measureProofs();
+    if (PARTS.includes('verifier')) await measureVerifier();
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+  console.log(`\nSummary (load average at the end ${load()})\n${results.map((l) => `  ${l}`).join('\n')}`);
+}
+
+await main();

@@ -1,0 +1,86 @@
+// What bench:integrity reads to know how far a run has come: its events queryable in ClickHouse, its events
+// leaves of the notary's trees in Postgres, and where a notary's consumer group starts.
+import type { Kafka } from 'kafkajs';
+import type pg from 'pg';
+import { sleep, sqlList, type ClickHouseClient } from '@audit/shared';
+
+/**
+ * The run's events that reads can see: in the by-id table and in the filter index, whose view writes last (as
+ * bench:ingest counts them).
+ */
+export async function queryable(ch: ClickHouseClient, tenants: readonly string[]): Promise<number> {
+  const ofRun = `tenant_id IN ${sqlList(tenants)}`;
+  const r = await ch.query({
+    query: `SELECT least((SELECT count() FROM audit_event_ids WHERE ${ofRun}),
+      (SELECT count() FROM audit_events_by WHERE ${ofRun} AND dim = 1)) AS n`,
+    format: 'JSONEachRow',
+  });
+  return Number((await r.json<{ n: string }>())[0]?.n ?? 0);
+}
+
+/** Leaves of the tenants' trees, and the checkpoints signed of them. */
+export async function treeProgress(pool: pg.Pool, tenants: readonly string[]) {
+  const { rows } = await pool.query<{ leaves: string; checkpoints: string; signed: string }>(
+    `SELECT coalesce(sum(size), 0) AS leaves, coalesce(sum(signed_size), 0) AS signed,
+       (SELECT count(*) FROM integrity_checkpoints WHERE tenant_id = ANY($1)) AS checkpoints
+     FROM integrity_trees WHERE tenant_id = ANY($1)`,
+    [tenants],
+  );
+  return {
+    leaves: Number(rows[0]!.leaves),
+    signed: Number(rows[0]!.signed),
+    checkpoints: Number(rows[0]!.checkpoints),
+  };
+}
+
+/** When `count()` first reaches `target` (performance.now()), and when it was first above zero. */
+export async function reached(count: () => Promise<number>, target: number, everyMs: number) {
+  let first: number | null = null;
+  for (;;) {
+    const n = await count();
+    const now = performance.now();
+    if (first === null && n > 0) first = now;
+    if (n >= target) return { first: first ?? now, last: now };
+    await sleep(everyMs);
+  }
+}
+
+/** The topic's end offset per partition: where the next record of each will be. */
+export async function topicEnds(kafka: Kafka, topic: string) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.map((o) => ({ partition: o.partition, offset: o.high }));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Commits a new consumer group's offsets before any member joins: a notary started in it reads from there, not
+ * from the topic's beginning (which holds the earlier runs' events).
+ */
+export async function startGroupAt(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  partitions: { partition: number; offset: string }[],
+) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.setOffsets({ groupId, topic, partitions });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Until ClickHouse has merged what a run wrote (no merge for 1.5 s), so that runs start alike and merges count. */
+export async function mergesSettled(ch: ClickHouseClient) {
+  for (let quiet = 0; quiet < 3;) {
+    const r = await ch.query({ query: 'SELECT count() AS n FROM system.merges', format: 'JSONEachRow' });
+    quiet = Number((await r.json<{ n: string }>())[0]?.n ?? 0) === 0 ? quiet + 1 : 0;
+    await sleep(500);
+  }
+}

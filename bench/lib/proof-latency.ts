@@ -1,0 +1,86 @@
+// bench:integrity's proof part: inclusion proofs of random leaves of one tenant's tree, through the store call
+// and through the gateway, each sample beside the least a proof can cost (one leaf read by its primary key) and
+// the least the gateway adds (an authenticated GET of the signing keys), interleaved so that any disturbance hits
+// them alike. Every proof is checked against the checkpoint's root.
+import { randomInt } from 'node:crypto';
+import type pg from 'pg';
+import { inclusionRanges, integrityStore, subtreesOf } from '@audit/shared';
+import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
+import type { HttpClient } from './http-timing.js';
+import { summarize } from './stats.js';
+
+const API = '/api/v2/public';
+const BAND = 8;
+
+export interface ProofCase {
+  pool: pg.Pool;
+  http: HttpClient;
+  key: string;
+  tenant: string;
+  size: number;
+  root: Uint8Array;
+  samples: number;
+  warmup: number;
+}
+
+/** Leaf hashes and subtree hashes a proof reads: each subtree is made from up to 2^8 stored hashes below it. */
+const hashesRead = (index: number, size: number) =>
+  inclusionRanges(index, size)
+    .flatMap((r) => subtreesOf(r))
+    .reduce((n, s) => n + 2 ** (s.level % BAND), 0);
+
+export async function proofLatency(c: ProofCase) {
+  const wanted = new Set<number>();
+  while (wanted.size < c.samples + c.warmup) wanted.add(randomInt(0, c.size));
+  const { rows } = await c.pool.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer }>(
+    `SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves
+     WHERE tenant_id = $1 AND leaf_index = ANY($2::bigint[])`,
+    [c.tenant, [...wanted]],
+  );
+  const store = integrityStore(c.pool);
+  const auth = { authorization: `Bearer ${c.key}` };
+  const times = {
+    primaryKey: [] as number[],
+    store: [] as number[],
+    gateway: [] as number[],
+    keys: [] as number[],
+  };
+  let read = 0;
+  for (const [i, leaf] of rows.entries()) {
+    const index = Number(leaf.leaf_index);
+    let t = performance.now();
+    await c.pool.query('SELECT leaf_hash FROM integrity_leaves WHERE tenant_id = $1 AND leaf_index = $2', [
+      c.tenant,
+      index,
+    ]);
+    const primaryKey = performance.now() - t;
+    t = performance.now();
+    const proof = await store.inclusionProof(c.tenant, index, c.size);
+    const storeMs = performance.now() - t;
+    const answer = await c.http.request(`${API}/audit/integrity/proofs/inclusion?event_id=${leaf.event_id}`, {
+      headers: auth,
+    });
+    const keys = await c.http.request(`${API}/audit/integrity/keys`, { headers: auth });
+    if (!verifyInclusion(leaf.leaf_hash, index, c.size, proof, c.root))
+      throw new Error(`the store's proof of leaf ${index} does not verify`);
+    const served = JSON.parse(answer.body) as { tree_size: number; hashes: string[] };
+    const same = served.hashes?.join() === proof.map((h) => Buffer.from(h).toString('base64')).join();
+    if (answer.status !== 200 || served.tree_size !== c.size || !same || keys.status !== 200)
+      throw new Error(`the gateway's proof of leaf ${index}: ${answer.status} ${answer.body.slice(0, 200)}`);
+    if (i < c.warmup) continue;
+    times.primaryKey.push(primaryKey);
+    times.store.push(storeMs);
+    times.gateway.push(answer.totalMs);
+    times.keys.push(keys.totalMs);
+    read += hashesRead(index, c.size);
+  }
+  return {
+    primaryKey: summarize(times.primaryKey),
+    store: summarize(times.store),
+    gateway: summarize(times.gateway),
+    keys: summarize(times.keys),
+    /** Stored hashes read per proof, on average; and the proof's own hashes. */
+    hashesRead: read / times.store.length,
+    proofHashes: inclusionRanges(0, c.size).length,
+  };
+}

@@ -1,0 +1,88 @@
+// One measure of bench:integrity's verifier part, run in a process of its own (verifier-throughput.ts): an
+// auditor's verifier holds nothing but its own input, and a heap that held the others' would make its collections
+// slower than they are. Prints {"seconds": …} for the timed work alone; what it needs first is made untimed.
+import { createHash } from 'node:crypto';
+import { createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import {
+  encodeLeaf,
+  leafEventOf,
+  parseVerifierKey,
+  trailCheck,
+  verifyCommand,
+  type ListedCheckpoint,
+  type TrailCheck,
+  type VerifierKey,
+  type WindowProof,
+} from '../../packages/integrity-verifier/src/index.js';
+import type { VerifierFiles } from './verifier-dataset.js';
+
+export const MEASURES = ['readLines', 'parse', 'sha256', 'encodeAndSha256', 'trailCheck', 'command'] as const;
+export type Measure = (typeof MEASURES)[number];
+
+const LEAF_PREFIX = Uint8Array.of(0);
+const json = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
+const lines = (files: VerifierFiles) => readFileSync(files.export, 'utf8').split('\n').filter(Boolean);
+const sha = (bytes: Uint8Array) => createHash('sha256').update(LEAF_PREFIX).update(bytes).digest();
+
+function verified(result: TrailCheck, rows: number) {
+  if (!result.ok || result.rows !== rows || result.leaves !== rows)
+    throw new Error(`not verified: ${JSON.stringify({ ...result, findings: result.findings.slice(0, 3) })}`);
+}
+
+/** The timed work of each measure, after its untimed preparation. */
+const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: number) => () => unknown> = {
+  readLines: (files) => async () => {
+    let n = 0;
+    for await (const line of createInterface({ input: createReadStream(files.export), crlfDelay: Infinity }))
+      n += line.length > 0 ? 1 : 0;
+    return n;
+  },
+  parse: (files) => {
+    const all = lines(files);
+    return () => all.map((l) => JSON.parse(l) as unknown).length;
+  },
+  sha256: (files) => {
+    const encodings = lines(files).map((l) =>
+      encodeLeaf(leafEventOf(JSON.parse(l) as Record<string, unknown>)),
+    );
+    return () => encodings.reduce((n, e) => n + sha(e)[0]!, 0);
+  },
+  encodeAndSha256: (files) => {
+    const events = lines(files).map((l) => leafEventOf(JSON.parse(l) as Record<string, unknown>));
+    return () => events.reduce((n, e) => n + sha(encodeLeaf(e))[0]!, 0);
+  },
+  trailCheck: (files, origin, rows) => {
+    const parsed = lines(files).map((l) => JSON.parse(l) as unknown);
+    const keys = json<{ keys: { verifier_key: string }[] }>(files.keys).keys.map((k) =>
+      parseVerifierKey(k.verifier_key),
+    ) as VerifierKey[];
+    const checkpoints = json<{ checkpoints: ListedCheckpoint[] }>(files.checkpoints).checkpoints;
+    const proofs = files.proofs.map((f) => json<WindowProof>(f));
+    return () => {
+      const check = trailCheck({ keys, checkpoints, proofs, complete: true, origin });
+      parsed.forEach((row, i) => check.row(row, i + 1));
+      verified(check.finish(false), rows);
+    };
+  },
+  command: (files, origin, rows) => async () => {
+    let out = '';
+    const argv = ['--keys', files.keys, '--checkpoints', files.checkpoints];
+    argv.push(...files.proofs.flatMap((f) => ['--proof', f]), '--export', files.export);
+    const code = await verifyCommand([...argv, '--origin', origin, '--json'], {
+      out: (t) => (out += t),
+      err: (t) => (out += t),
+    });
+    if (code !== 0) throw new Error(`exited with ${code}: ${out.slice(0, 500)}`);
+    verified(JSON.parse(out) as TrailCheck, rows);
+  },
+};
+
+if (process.argv[1] === new URL(import.meta.url).pathname) {
+  const [measure, input] = process.argv.slice(2) as [Measure, string];
+  const { files, origin, rows } = JSON.parse(input) as { files: VerifierFiles; origin: string; rows: number };
+  const work = measures[measure](files, origin, rows);
+  const started = performance.now();
+  await work();
+  console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000 }));
+}
