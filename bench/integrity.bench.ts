@@ -391,6 +391,9 @@ let cleaned: Promise<void> | undefined;
 // Everything the run made goes, also after a failure or an interrupt.
 const cleanup = () =>
   (cleaned ??= (async () => {
+    // Work still under way (a poll, a request) fails once its pools and services are gone: that must not end the
+    // process before the clean-up has.
+    process.on('unhandledRejection', () => undefined);
     for (const s of services.reverse()) await s.stop().catch(() => undefined);
     for (const p of pools) await p.end().catch(() => undefined);
     await cleanUp(names, groups).catch((err: unknown) => console.error(`clean-up: ${String(err)}`));
