@@ -8,7 +8,9 @@ import {
   leafHashOf,
   parseVerifierKey,
   rootOf,
+  trailCheck,
   type ListedCheckpoint,
+  type TrailCheck,
   type WindowProof,
 } from '../../packages/integrity-verifier/src/index.js';
 
@@ -89,6 +91,19 @@ export interface TrailScenario {
   checkpoints: ListedCheckpoint[];
   complete: boolean;
   truncated: boolean;
+}
+
+/** The TypeScript check of a scenario, its rows given one at a time as the command gives them. */
+export function checkScenario(s: TrailScenario): TrailCheck {
+  const check = trailCheck({
+    keys,
+    checkpoints: s.checkpoints,
+    proofs: s.proofs,
+    complete: s.complete,
+    origin: ORIGIN,
+  });
+  s.rows.forEach((r, i) => check.row(r, i + 1));
+  return check.finish(s.truncated);
 }
 
 /** Untouched, tampered and partial exports, and tampered checkpoints: every kind of finding there is. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signCheckpoint } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import {
+  checkScenario,
   hashes,
   key,
   keys,
@@ -87,15 +88,7 @@ describe('trailCheck', () => {
 
   it('finds nothing in an untouched export, and something in every tampered one of the shared scenarios', () => {
     for (const s of trailScenarios()) {
-      const c = trailCheck({
-        keys,
-        checkpoints: s.checkpoints,
-        proofs: s.proofs,
-        complete: s.complete,
-        origin: ORIGIN,
-      });
-      s.rows.forEach((r, i) => c.row(r, i + 1));
-      const { findings } = c.finish(s.truncated);
+      const { findings } = checkScenario(s);
       const clean = ['untouched', 'partial', 'honest cut'].includes(s.name);
       expect(findings.length === 0, `${s.name}: ${JSON.stringify(findings)}`).toBe(clean);
     }
@@ -103,18 +96,7 @@ describe('trailCheck', () => {
 
   it('leaves out of a truncated export only what an honest cut at the cap leaves out', () => {
     const cuts = trailScenarios().filter((s) => s.name.includes('cut'));
-    const run = (name: string) => {
-      const s = cuts.find((c) => c.name === name)!;
-      const c = trailCheck({
-        keys,
-        checkpoints: s.checkpoints,
-        proofs: s.proofs,
-        complete: true,
-        origin: ORIGIN,
-      });
-      s.rows.forEach((r, i) => c.row(r, i + 1));
-      return c.finish(true);
-    };
+    const run = (name: string) => checkScenario(cuts.find((c) => c.name === name)!);
     expect(run('honest cut')).toMatchObject({ ok: true, rows: 10_000, leaves: 10_003 });
     // Its oldest row removed, the cut no longer holds: that row and the older ones are all missing.
     expect(
