@@ -4,13 +4,12 @@
 // them alike. Every proof is checked against the checkpoint's root.
 import { randomInt } from 'node:crypto';
 import type pg from 'pg';
-import { inclusionRanges, integrityStore, subtreesOf } from '@audit/shared';
+import { inclusionRanges, integrityStore, STORED_LEVEL_STEP, subtreesOf } from '@audit/shared';
 import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import type { HttpClient } from './http-timing.js';
 import { summarize } from './stats.js';
 
 const API = '/api/v2/public';
-const BAND = 8;
 
 export interface ProofCase {
   pool: pg.Pool;
@@ -23,11 +22,11 @@ export interface ProofCase {
   warmup: number;
 }
 
-/** Leaf hashes and subtree hashes a proof reads: each subtree is made from up to 2^8 stored hashes below it. */
+/** Leaf hashes and subtree hashes a proof reads: each subtree is made from the stored hashes of the band below. */
 const hashesRead = (index: number, size: number) =>
   inclusionRanges(index, size)
     .flatMap((r) => subtreesOf(r))
-    .reduce((n, s) => n + 2 ** (s.level % BAND), 0);
+    .reduce((n, s) => n + 2 ** (s.level % STORED_LEVEL_STEP), 0);
 
 export async function proofLatency(c: ProofCase) {
   const wanted = new Set<number>();

@@ -14,12 +14,12 @@ import {
   signCheckpoint,
   verifierKeyOf,
   type CheckpointKey,
+  STORED_LEVEL_STEP,
   type Frontier,
 } from '@audit/shared';
-import { STORED_LEVEL_STEP } from '../../services/notary/src/domain/append-plan.js';
 import { originOf } from '../../services/notary/src/domain/checkpoint-of.js';
 
-/** Leaves per statement: a multiple of 256, so each statement completes whole level-8 subtrees. */
+/** Leaves per statement: a multiple of 256, so each statement completes whole subtrees of the levels stored. */
 const CHUNK = 65_536;
 const WRITERS = 2;
 

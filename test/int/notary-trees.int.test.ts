@@ -100,7 +100,7 @@ describe('the notary', () => {
   const a = events(tenantA, 600);
   const b = events(tenantB, 5);
 
-  it("appends each tenant's events in topic order, each once, and stores its 256-leaf subtrees", async () => {
+  it("appends each tenant's events in topic order, each once, and stores its subtrees of levels 4 and 8", async () => {
     const first = notary(`notary-${names.id}-1`);
     await first.start();
     // Interleaved tenants, an event sent twice, and a record the projector would dead-letter.
@@ -118,10 +118,12 @@ describe('the notary', () => {
     expect(treeA.leaves[7]!.leaf_hash).toEqual(Buffer.from(leafHashOf(a[7]!)));
     expect(treeA.root).toBe(rootHex(a));
     expect(treeA.subtrees.map((s) => [s.level, s.index])).toEqual([
+      ...Array.from({ length: 37 }, (_, i) => [4, i]),
       [8, 0],
       [8, 1],
     ]);
-    expect(treeA.subtrees[1]!.hash.toString('hex')).toBe(rootHex(a.slice(256, 512)));
+    expect(treeA.subtrees[38]!.hash.toString('hex')).toBe(rootHex(a.slice(256, 512)));
+    expect(treeA.subtrees[36]!.hash.toString('hex')).toBe(rootHex(a.slice(576, 592)));
     expect((await stored(tenantB)).root).toBe(rootHex(b));
     expect(await first.stop()).toBe(0);
   });
@@ -149,6 +151,7 @@ describe('the notary', () => {
     expect(treeA.leaves.map((l) => l.event_id)).toEqual(all.map((e) => e.event_id));
     expect(treeA.root).toBe(rootHex(all));
     expect(treeA.subtrees.filter((s) => s.level === 8)).toHaveLength(Math.floor(all.length / 256));
+    expect(treeA.subtrees.filter((s) => s.level === 4)).toHaveLength(Math.floor(all.length / 16));
     const times = await db.query<{ ts: string | null }>(
       'SELECT ts FROM integrity_leaves WHERE tenant_id = $1 ORDER BY leaf_index',
       [tenantA],

@@ -1,21 +1,38 @@
-import { createHash } from 'node:crypto';
+import { Buffer } from 'node:buffer';
+import * as crypto from 'node:crypto';
 
 // RFC 9162 section 2.1.1: SHA-256, with a one-byte prefix that keeps leaves and interior nodes apart.
-const LEAF_PREFIX = Uint8Array.of(0x00);
-const NODE_PREFIX = Uint8Array.of(0x01);
+const LEAF_PREFIX = 0x00;
+const NODE_PREFIX = 0x01;
+
+// A proof, a tree or a verifier folds hundreds of thousands of nodes, so each hash's allocations count more than
+// the hashing: crypto.hash (Node 20.12 and later) makes no Hash object, and its digest as latin1 text, turned
+// back into bytes, lands in Node's pooled buffers rather than in an ArrayBuffer of its own (three times faster
+// than createHash here, and far less for the garbage collector; docs/benchmarks.md "bench:integrity").
+const sha256: (data: Uint8Array) => Uint8Array =
+  typeof crypto.hash === 'function'
+    ? (data) => Buffer.from(crypto.hash('sha256', data, 'latin1'), 'latin1')
+    : (data) => crypto.createHash('sha256').update(data).digest();
 
 /** The hash of a leaf: SHA-256(0x00 || data). */
 export function hashLeaf(data: Uint8Array): Uint8Array {
-  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+  const input = Buffer.allocUnsafe(data.length + 1);
+  input[0] = LEAF_PREFIX;
+  input.set(data, 1);
+  return sha256(input);
 }
 
 /** The hash of an interior node: SHA-256(0x01 || left || right). */
 export function hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
-  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+  const input = Buffer.allocUnsafe(1 + left.length + right.length);
+  input[0] = NODE_PREFIX;
+  input.set(left, 1);
+  input.set(right, 1 + left.length);
+  return sha256(input);
 }
 
 /** The root of an empty tree: SHA-256 of nothing. */
-export const EMPTY_ROOT: Uint8Array = createHash('sha256').digest();
+export const EMPTY_ROOT: Uint8Array = sha256(new Uint8Array(0));
 
 /**
  * The Merkle Tree Hash (RFC 9162 section 2.1.1) of the leaves whose hashes are given, in one pass: complete

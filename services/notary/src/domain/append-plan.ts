@@ -1,13 +1,11 @@
 import {
   appendLeaves,
   leafHashOf,
+  STORED_LEVEL_STEP,
   type AuditEventRecord,
   type CompletedSubtree,
   type Frontier,
 } from '@audit/shared';
-
-/** Subtrees of every STORED_LEVEL_STEP-th level are stored: a proof reads at most 2^8 hashes per level band. */
-export const STORED_LEVEL_STEP = 8;
 
 export interface NewLeaf {
   tenant_id: string;

@@ -26,7 +26,7 @@ describe('planAppend', () => {
     expect(plan.trees.get('a')!.size).toBe(7);
   });
 
-  it('grows the same tree batch by batch as at once, storing the hash of every complete 256-leaf subtree', () => {
+  it('grows the same tree batch by batch as at once, storing every complete subtree of every fourth level', () => {
     const all = events('t', 700);
     let frontier: Frontier = EMPTY_FRONTIER;
     const stored: { level: number; index: number; hash: Uint8Array }[] = [];
@@ -39,11 +39,14 @@ describe('planAppend', () => {
     const hashes = all.map((e) => leafHashOf(e));
     expect(frontier.size).toBe(700);
     expect(frontierRoot(frontier)).toEqual(rootOf(hashes));
-    expect(stored.map((s) => [s.level, s.index])).toEqual([
-      [8, 0],
-      [8, 1],
-    ]);
-    expect(stored[1]!.hash).toEqual(rootOf(hashes.slice(256, 512)));
+    const indexes = (level: number) => stored.filter((s) => s.level === level).map((s) => s.index);
+    expect(indexes(4)).toEqual([...Array(43).keys()]);
+    expect(indexes(8)).toEqual([0, 1]);
+    expect(stored).toHaveLength(45);
+    const hashOf = (level: number, index: number) =>
+      stored.find((s) => s.level === level && s.index === index)!.hash;
+    expect(hashOf(8, 1)).toEqual(rootOf(hashes.slice(256, 512)));
+    expect(hashOf(4, 42)).toEqual(rootOf(hashes.slice(672, 688)));
   });
 
   it('adds nothing for a batch whose events are all leaves already', () => {

@@ -7,12 +7,10 @@ import {
   inclusionRanges,
   hashOfSubtrees,
   subtreesOf,
+  STORED_LEVEL_STEP,
   type LeafRange,
   type Subtree,
 } from './proof-ranges.js';
-
-/** Levels whose complete subtrees the notary stores (every eighth; docs/integrity.md "The tree store"). */
-const BAND = 8;
 
 export interface StoredCheckpoint {
   tree_size: number;
@@ -61,12 +59,12 @@ const checkpointOf = (
 
 /**
  * The hashes of complete subtrees of a tenant's tree, each made from the stored band at or below its level: a
- * subtree of level L is the root of the 2^(L mod 8) stored hashes of level L - L mod 8 under it (leaf hashes for
- * the lowest band). Returned in the order asked.
+ * subtree of level L is the root of the 2^(L mod STORED_LEVEL_STEP) stored hashes of level L - L mod
+ * STORED_LEVEL_STEP under it (leaf hashes for the lowest band). Returned in the order asked.
  */
 async function subtreeHashes(db: Db, tenant: string, subtrees: readonly Subtree[]): Promise<Uint8Array[]> {
   const plans = subtrees.map((s) => {
-    const base = s.level - (s.level % BAND);
+    const base = s.level - (s.level % STORED_LEVEL_STEP);
     const span = 2 ** (s.level - base);
     return { base, first: s.index * span, span };
   });

@@ -1,5 +1,11 @@
 import { hashChildren } from '../../../../packages/integrity-verifier/src/index.js';
 
+/**
+ * A tree's store keeps the hashes of the complete subtrees of every fourth level (docs/integrity.md "The tree
+ * store"): any subtree's hash is then made from at most 2^3 stored hashes of the band below it.
+ */
+export const STORED_LEVEL_STEP = 4;
+
 /** The leaves [start, end) of a tree. */
 export interface LeafRange {
   start: number;

@@ -1,0 +1,107 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  appendLeaves,
+  EMPTY_FRONTIER,
+  frontierRoot,
+  integrityStore,
+  migratePostgres,
+  MIGRATIONS_DIR,
+} from '@audit/shared';
+import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
+import { uniqueNames } from '../support/names.js';
+import { freshPostgres } from '../support/postgres.js';
+
+// Migration 0018 stores every fourth level's subtrees: the trees appended before it, when only every eighth was
+// stored, get theirs made from the bands below (docs/integrity.md "The tree store").
+const names = uniqueNames('subtreemigration');
+let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
+let pool: pg.Pool | undefined;
+
+afterAll(async () => {
+  await pool?.end();
+  await postgres?.drop();
+});
+
+/** The Postgres migrations up to `last`, in a directory of their own. */
+function migrationsUpTo(last: number): URL {
+  const from = fileURLToPath(new URL('postgres/', MIGRATIONS_DIR));
+  const dir = mkdtempSync(join(tmpdir(), 'pg-migrations-'));
+  for (const file of readdirSync(from).filter((f) => /^\d{4}_/.test(f) && Number(f.slice(0, 4)) <= last))
+    copyFileSync(join(from, file), join(dir, file));
+  return pathToFileURL(`${dir}/`);
+}
+
+/** A tree of `size` random leaves as a notary of before 0018 stored it (every eighth level). */
+async function oldTree(db: pg.Pool, tenant: string, size: number) {
+  const hashes = Array.from({ length: size }, () => new Uint8Array(randomBytes(32)));
+  const { frontier, completed } = appendLeaves(EMPTY_FRONTIER, hashes);
+  await db.query(
+    `INSERT INTO integrity_leaves (tenant_id, leaf_index, event_id, leaf_hash, ts)
+     SELECT $1, i - 1, e, h, i FROM unnest($2::uuid[], $3::bytea[]) WITH ORDINALITY AS x (e, h, i)`,
+    [tenant, hashes.map(() => randomUUID()), hashes.map((h) => Buffer.from(h))],
+  );
+  const old = completed.filter((s) => s.level > 0 && s.level % 8 === 0);
+  await db.query(
+    `INSERT INTO integrity_subtrees (tenant_id, level, node_index, hash)
+     SELECT $1, * FROM unnest($2::smallint[], $3::bigint[], $4::bytea[])`,
+    [tenant, old.map((s) => s.level), old.map((s) => s.index), old.map((s) => Buffer.from(s.hash))],
+  );
+  await db.query('INSERT INTO integrity_trees (tenant_id, size, frontier) VALUES ($1, $2, $3)', [
+    tenant,
+    size,
+    Buffer.concat(frontier.hashes),
+  ]);
+  const expected = completed.filter((s) => s.level > 0 && s.level % 4 === 0);
+  return { root: frontierRoot(frontier), hashes, expected };
+}
+
+const stored = async (db: pg.Pool, tenant: string) =>
+  (
+    await db.query<{ level: number; node_index: string; hash: Buffer }>(
+      'SELECT level, node_index, hash FROM integrity_subtrees WHERE tenant_id = $1 ORDER BY level, node_index',
+      [tenant],
+    )
+  ).rows.map((r) => `${r.level}:${r.node_index}:${r.hash.toString('hex')}`);
+
+describe('migration 0018: subtrees of every fourth level', () => {
+  it("makes every fourth level's subtrees of the trees before it, and proofs read them", async () => {
+    postgres = await freshPostgres(names);
+    expect((await migratePostgres(postgres.url, migrationsUpTo(17))).applied.at(-1)).toBe(
+      '17_integrity_leaf_times',
+    );
+    pool = new pg.Pool({ connectionString: postgres.url });
+    // 70,000 leaves reach level 16 (so level 12 is made from the stored level 8, and 20 is not yet complete);
+    // the others are a tree with one level-4 subtree and one with none.
+    const trees = {
+      big: await oldTree(pool, 'big', 70_000),
+      small: await oldTree(pool, 'small', 17),
+      tiny: await oldTree(pool, 'tiny', 15),
+    };
+
+    expect((await migratePostgres(postgres.url)).applied).toEqual([
+      '18_integrity_subtrees_every_fourth_level',
+    ]);
+
+    for (const [tenant, tree] of Object.entries(trees)) {
+      const expected = tree.expected
+        .sort((a, b) => a.level - b.level || a.index - b.index)
+        .map((s) => `${s.level}:${s.index}:${Buffer.from(s.hash).toString('hex')}`);
+      expect(await stored(pool, tenant)).toEqual(expected);
+    }
+    expect(trees.big.expected.filter((s) => s.level === 12)).toHaveLength(17);
+    const store = integrityStore(pool);
+    for (const index of [0, 15, 16, 4095, 4096, 65_535, 65_536, 69_999]) {
+      const proof = await store.inclusionProof('big', index, 70_000);
+      expect(verifyInclusion(trees.big.hashes[index]!, index, 70_000, proof, trees.big.root)).toBe(true);
+    }
+    await expect(
+      pool.query("INSERT INTO integrity_subtrees VALUES ('big', 6, 0, $1)", [randomBytes(32)]),
+    ).rejects.toThrow(/integrity_subtrees_level_check/);
+  });
+});
