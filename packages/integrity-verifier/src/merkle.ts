@@ -2,16 +2,16 @@ import { Buffer } from 'node:buffer';
 import * as crypto from 'node:crypto';
 
 // RFC 9162 section 2.1.1: SHA-256, with a one-byte prefix that keeps leaves and interior nodes apart.
-const LEAF_PREFIX = 0x00;
+export const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
 
 // A proof, a tree or a verifier folds hundreds of thousands of nodes, so each hash's allocations count more than
-// the hashing: crypto.hash (Node 20.12 and later) makes no Hash object, and its digest as latin1 text, turned
-// back into bytes, lands in Node's pooled buffers rather than in an ArrayBuffer of its own (three times faster
+// the hashing: crypto.hash (Node 20.12 and later) makes no Hash object, and its digest as 'binary' (latin1) text,
+// turned back into bytes, lands in Node's pooled buffers rather than in an ArrayBuffer of its own (three times faster
 // than createHash here, and far less for the garbage collector; docs/benchmarks.md "bench:integrity").
-const sha256: (data: Uint8Array) => Uint8Array =
+export const sha256: (data: Uint8Array) => Uint8Array =
   typeof crypto.hash === 'function'
-    ? (data) => Buffer.from(crypto.hash('sha256', data, 'latin1'), 'latin1')
+    ? (data) => Buffer.from(crypto.hash('sha256', data, 'binary'), 'binary')
     : (data) => crypto.createHash('sha256').update(data).digest();
 
 /** The hash of a leaf: SHA-256(0x00 || data). */
