@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { encodeLeaf, leafEventOf, leafHashOf, type LeafEvent } from './leaf.js';
+import { encodeLeaf, LEAF_FIELDS, leafEventOf, leafHashOf, type LeafEvent } from './leaf.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
@@ -42,6 +43,36 @@ describe('the leaf encoding', () => {
       hex(leafHashOf({ ...EVENT, details: '{"reason": "review","note":"é"}' })),
     ]);
     expect(hashes.size).toBe(5);
+  });
+
+  it('writes text of any length and script as UTF-8, before and after an event that needs a larger buffer', () => {
+    // The encoding spelled out field by field with Node's own UTF-8 encoder: what encodeLeaf's copying of short
+    // ASCII text and its reused buffer must give.
+    const plain = (e: LeafEvent) =>
+      Buffer.concat([
+        Buffer.of(1),
+        ...LEAF_FIELDS.map(({ name, kind }) => {
+          const value = e[name];
+          if (kind === 'flag') return Buffer.of(value ? 1 : 0);
+          const out = Buffer.alloc(kind === 'millis' ? 8 : 4);
+          if (kind === 'millis') return (out.writeBigInt64BE(BigInt(value as number)), out);
+          const text = Buffer.from(value as string, 'utf8');
+          out.writeUInt32BE(text.length);
+          return Buffer.concat([out, text]);
+        }),
+      ]);
+    const events: LeafEvent[] = [
+      { ...EVENT, user_id: 'a'.repeat(64), user_role: 'b'.repeat(65), resource_id: 'é', action: 'x\u007f' },
+      { ...EVENT, details: JSON.stringify({ note: '🧾ü\u0000'.repeat(30_000) }), justification: 'ok🧾' },
+      EVENT,
+      { ...EVENT, user_agent: '', source_ip: 'a'.repeat(63) + 'ü' },
+    ];
+    for (const e of events) {
+      expect(hex(encodeLeaf(e))).toBe(plain(e).toString('hex'));
+      const hash = createHash('sha256').update(Buffer.of(0)).update(plain(e)).digest('hex');
+      expect(hex(leafHashOf(e))).toBe(hash);
+    }
+    expect(hex(encodeLeaf(EVENT))).toBe(BYTES);
   });
 
   it('refuses values it cannot encode exactly', () => {

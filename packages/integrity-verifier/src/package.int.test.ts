@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import { inclusionRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
 import { installPackage, packVerifier, typecheckConsumer } from '../../../test/support/verifier-package.js';
+import { key as trailKey, listed, rows, windowProof } from '../../../test/support/trail-fixture.js';
 import { hashLeaf, rootOf } from './index.js';
 
 const run = promisify(execFile);
@@ -49,8 +50,12 @@ describe('the published integrity verifier package', () => {
       'index',
       'input-shapes',
       'leaf',
+      'line-reader',
       'merkle',
       'multiproof',
+      'row-hasher',
+      'row-leaf',
+      'row-threads',
       'trail-check',
       'verify-command',
     ].flatMap((m) => [`dist/${m}.d.ts`, `dist/${m}.js`]);
@@ -108,5 +113,32 @@ describe('the published integrity verifier package', () => {
       stdout: expect.stringContaining('checkpoint of 11 leaves: bad signature'),
     });
     expect((await command(note, '--export', 'x.json')).code).toBe(2);
+
+    // An export's rows read on the built package's worker threads, one changed row among them named.
+    const file = (name: string, body: string) => (
+      writeFileSync(join(project, name), body),
+      join(project, name)
+    );
+    const exportArgs = (lines: object[]) => [
+      ...['--keys', file('trail-keys.txt', `${verifierKeyOf(trailKey)}\n`)],
+      ...['--checkpoints', file('trail-checkpoints.json', JSON.stringify({ checkpoints: listed([20]) }))],
+      ...['--proof', file('proof.json', JSON.stringify(windowProof(0, 20, 20)))],
+      ...['--export', file('export.ndjson', lines.map((l) => JSON.stringify(l)).join('\n'))],
+      ...['--threads', '2', '--json'],
+    ];
+    const threaded = (lines: object[]) =>
+      run(bin, exportArgs(lines)).then(
+        ({ stdout }) => ({ code: 0, report: JSON.parse(stdout) as object }),
+        (err: { code: number; stdout: string }) => ({
+          code: err.code,
+          report: JSON.parse(err.stdout) as object,
+        }),
+      );
+    expect(await threaded(rows)).toMatchObject({ code: 0, report: { ok: true, rows: 20, leaves: 20 } });
+    const changed = rows.map((r, i) => (i === 7 ? { ...r, user_id: 'someone-else' } : r));
+    expect(await threaded(changed)).toMatchObject({
+      code: 1,
+      report: { findings: [{ kind: 'altered', event_id: rows[7]!.event_id, leaf_index: 7 }] },
+    });
   });
 });

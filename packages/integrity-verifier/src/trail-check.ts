@@ -1,8 +1,9 @@
 import { Buffer } from 'node:buffer';
 import { verifyCheckpoint, type Checkpoint, type VerifierKey } from './checkpoint.js';
-import { apiMillis, leafEventOf, leafHashOf } from './leaf.js';
+import { apiMillis } from './leaf.js';
 import { verifyConsistency } from './merkle.js';
 import { rootOfLeaves } from './multiproof.js';
+import { rowLeaf } from './row-leaf.js';
 
 /** A checkpoint as GET /audit/integrity/checkpoints lists it: what the trail check reads of it. */
 export interface ListedCheckpoint {
@@ -50,15 +51,26 @@ export interface TrailCheckInput {
   origin?: string;
 }
 
-const bytes = (b64: unknown) =>
-  typeof b64 === 'string' && /^[A-Za-z0-9+/]{43}=$/.test(b64)
-    ? new Uint8Array(Buffer.from(b64, 'base64'))
-    : null;
-const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-/** A page's times as the API writes them; false for anything else. */
-const wellFormed = (page: WindowProof) =>
-  [page.since, page.until].every((t) => t === null || apiMillis(t) !== null) &&
-  page.leaves.every((l) => apiMillis(l.timestamp) !== null);
+// The characters of base64, by character code.
+const BASE64 = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')
+  BASE64[c.charCodeAt(0)] = 1;
+/** Whether the text is a SHA-256 as the API writes it: 43 characters of base64 and one `=`. */
+function isSha256Base64(text: unknown): text is string {
+  if (typeof text !== 'string' || text.length !== 44 || text.charCodeAt(43) !== 0x3d) return false;
+  for (let i = 0; i < 43; i++) if (BASE64[text.charCodeAt(i)] !== 1) return false;
+  return true;
+}
+const bytes = (b64: unknown): Uint8Array | null => (isSha256Base64(b64) ? Buffer.from(b64, 'base64') : null);
+/** Whether the `length` bytes of `a` from `i` are those of `b` from `j`. */
+function sameBytes(a: Uint8Array, i: number, b: Uint8Array, j: number, length: number): boolean {
+  for (let n = 0; n < length; n++) if (a[i + n] !== b[j + n]) return false;
+  return true;
+}
+const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && sameBytes(a, 0, b, 0, a.length);
+/** A page's window as the API writes times; false for anything else. */
+const wellFormedWindow = (page: WindowProof) =>
+  [page.since, page.until].every((t) => t === null || apiMillis(t) !== null);
 const time = (t: string | null, fallback: number) => (t === null ? fallback : (apiMillis(t) ?? NaN));
 
 /** The checkpoints' own checks: signatures, one origin, one root per size, and the consistency of each link. */
@@ -131,73 +143,97 @@ function cutOf(unseen: [string, { ts: number }][], rows: number, oldest: number,
 export function trailCheck(input: TrailCheckInput) {
   const findings: Finding[] = [];
   const { verified, links } = checkCheckpoints(input, findings);
-  const leaves = new Map<string, { index: number; hash: Uint8Array; ts: number; seen: boolean }>();
+  // The window's leaves, by event id: the k-th leaf the pages show has its index, time and whether a row had it
+  // at k, and its hash at 32 × k of one buffer. Kept in arrays rather than an object each: a verifier of a large
+  // export holds hundreds of thousands, and the collector would mark them all again and again.
+  const leaves = new Map<string, number>();
+  const shownCount = input.proofs.reduce((n, page) => n + page.leaves.length, 0);
+  const leafIndex: number[] = [];
+  const leafTime = new Float64Array(shownCount);
+  const leafSeen = new Uint8Array(shownCount);
+  const leafHashes = Buffer.alloc(32 * shownCount);
   const later = new Set<string>();
   const first = input.proofs[0];
   const since = time(first?.since ?? null, -Infinity);
   const until = time(first?.until ?? null, Infinity);
+  let k = 0;
   for (const page of input.proofs) {
     const problem = (p: string) => findings.push({ kind: 'proof', tree_size: page.tree_size, problem: p });
     const checkpoint = verified.get(page.tree_size);
     const shown = [...page.leaves].sort((a, b) => a.leaf_index - b.leaf_index);
-    const hashes = [...shown.map((l) => bytes(l.leaf_hash)), ...page.hashes.map(bytes)];
+    const times = shown.map((l) => apiMillis(l.timestamp));
+    const slots = shown.map((l, i) => {
+      if (!isSha256Base64(l.leaf_hash)) return -1;
+      leafHashes.write(l.leaf_hash, 32 * k, 32, 'base64');
+      leafIndex[k] = l.leaf_index;
+      leafTime[k] = times[i] ?? NaN;
+      return k++;
+    });
+    const cover = page.hashes.map(bytes);
     if (page.tree_size !== first!.tree_size || page.since !== first!.since || page.until !== first!.until)
       problem('its pages are of different windows or checkpoints');
     else if (!checkpoint) problem('no checkpoint of its size verified');
-    else if (!wellFormed(page)) problem('its times are not as the API writes them');
-    else if (hashes.some((h) => h === null)) problem('a hash is not SHA-256 in base64');
+    else if (!wellFormedWindow(page) || times.includes(null))
+      problem('its times are not as the API writes them');
+    else if (slots.includes(-1) || cover.includes(null)) problem('a hash is not SHA-256 in base64');
     else {
-      const proven = shown.map((l) => ({ index: l.leaf_index, hash: bytes(l.leaf_hash)! }));
-      const root = rootOfLeaves(
-        checkpoint.size,
-        proven,
-        page.hashes.map((h) => bytes(h)!),
-      );
+      const proven = shown.map((l, i) => ({
+        index: l.leaf_index,
+        hash: leafHashes.subarray(32 * slots[i]!, 32 * slots[i]! + 32),
+      }));
+      const root = rootOfLeaves(checkpoint.size, proven, cover as Uint8Array[]);
       if (!root || !same(root, checkpoint.root))
         problem("its leaves and hashes do not make the checkpoint's root");
     }
-    for (const l of shown) {
-      const hash = bytes(l.leaf_hash);
-      if (hash)
-        leaves.set(l.event_id, { index: l.leaf_index, hash, ts: apiMillis(l.timestamp) ?? NaN, seen: false });
-    }
+    shown.forEach((l, i) => {
+      if (slots[i] !== -1) leaves.set(l.event_id, slots[i]!);
+    });
     for (const id of page.later) later.add(id);
   }
+  // Nothing after this holds the input: the window proof's pages, parsed, are garbage once their leaves are kept.
+  const complete = input.complete;
   let rows = 0;
   let oldest = Infinity;
   let newest = -Infinity;
+  /**
+   * A row whose leaf was found elsewhere (the verifier command's worker threads): its event's id, time and leaf
+   * hash, the 32 bytes of `hashes` from `at`, as rowLeaf gives them.
+   */
+  const hashed = (id: string, ts: number, hashes: Uint8Array, at = 0): void => {
+    rows += 1;
+    if (ts < oldest) oldest = ts;
+    if (ts > newest) newest = ts;
+    const leaf = leaves.get(id);
+    if (leaf === undefined) {
+      if (ts < since || ts >= until) findings.push({ kind: 'outside', event_id: id });
+      else findings.push({ kind: later.has(id) ? 'uncovered' : 'forged', event_id: id });
+    } else if (leafSeen[leaf] === 1) findings.push({ kind: 'repeated', event_id: id });
+    else {
+      leafSeen[leaf] = 1;
+      if (!sameBytes(hashes, at, leafHashes, 32 * leaf, 32))
+        findings.push({ kind: 'altered', event_id: id, leaf_index: leafIndex[leaf]! });
+    }
+  };
+  /** A row that is not an event, the `position`-th from 1, and why (rowLeaf's answer). */
+  const refused = (position: number, problem: string): void => {
+    rows += 1;
+    findings.push({ kind: 'row', row: position, problem });
+  };
   return {
     /** One row of the export (a parsed JSON object), the `position`-th from 1. */
     row(value: unknown, position: number): void {
-      rows += 1;
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        findings.push({ kind: 'row', row: position, problem: 'not a JSON object' });
-        return;
-      }
-      let hash: Uint8Array;
-      let id: string;
-      let ts: number;
-      try {
-        const event = leafEventOf(value as Record<string, unknown>);
-        [hash, id, ts] = [leafHashOf(event), event.event_id, event.timestamp];
-      } catch (err) {
-        findings.push({ kind: 'row', row: position, problem: (err as Error).message });
-        return;
-      }
-      oldest = Math.min(oldest, ts);
-      newest = Math.max(newest, ts);
-      const leaf = leaves.get(id);
-      if (leaf?.seen) findings.push({ kind: 'repeated', event_id: id });
-      else if (leaf) {
-        leaf.seen = true;
-        if (!same(leaf.hash, hash)) findings.push({ kind: 'altered', event_id: id, leaf_index: leaf.index });
-      } else if (ts < since || ts >= until) findings.push({ kind: 'outside', event_id: id });
-      else findings.push({ kind: later.has(id) ? 'uncovered' : 'forged', event_id: id });
+      const leaf = rowLeaf(value);
+      if (typeof leaf === 'string') refused(position, leaf);
+      else hashed(leaf.id, leaf.ts, leaf.hash);
     },
+    hashed,
+    refused,
     /** The result. `truncated`: the export says it stopped at its cap (see cutOf). */
     finish(truncated: boolean): TrailCheck {
-      if (input.complete) {
-        const unseen = [...leaves].filter(([, leaf]) => !leaf.seen);
+      if (complete) {
+        const unseen: [string, { ts: number; index: number }][] = [];
+        for (const [id, leaf] of leaves)
+          if (leafSeen[leaf] === 0) unseen.push([id, { ts: leafTime[leaf]!, index: leafIndex[leaf]! }]);
         const from = truncated ? cutOf(unseen, rows, oldest, newest) : -Infinity;
         for (const [id, leaf] of unseen) {
           if (leaf.ts >= from) findings.push({ kind: 'missing', event_id: id, leaf_index: leaf.index });

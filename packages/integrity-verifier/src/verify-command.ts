@@ -1,12 +1,14 @@
 import { Buffer } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { open, readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { createGunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
 import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
-import { trailCheck, type Finding } from './trail-check.js';
+import { eachLine, lineBlocks } from './line-reader.js';
+import { rowThreads } from './row-threads.js';
+import { trailCheck, type Finding, type TrailCheck } from './trail-check.js';
 
 export interface CommandIo {
   out: (text: string) => void;
@@ -14,7 +16,7 @@ export interface CommandIo {
 }
 
 export const USAGE = `usage: audit-trail-integrity --keys FILE --checkpoints FILE... [--proof FILE... --export FILE]
-                             [--partial] [--truncated] [--origin ORIGIN] [--json]
+                             [--partial] [--truncated] [--origin ORIGIN] [--threads N] [--json]
 
   --keys         GET /audit/integrity/keys's answer, or verifier keys one per line
   --checkpoints  pages of GET /audit/integrity/checkpoints (each checked, and each link between them)
@@ -23,13 +25,16 @@ export const USAGE = `usage: audit-trail-integrity --keys FILE --checkpoints FIL
   --partial      the export was filtered: its rows are checked, but leaves without a row are not missing
   --truncated    an NDJSON export was truncated (a JSON export says so itself)
   --origin       the checkpoints' origin, <log name>/tenants/<tenant>
+  --threads      worker threads that read an NDJSON export's rows, 0 for none (by default one per core for an
+                 export of 64 MiB or more)
 Exit status: 0 everything verified, 1 something did not (each finding is printed), 2 unusable input.`;
 
 class InputError extends Error {}
 
 async function json(path: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(path, 'utf8'));
+    // Decoded whole: readFile's decoding as it reads costs more than JSON.parse of a window proof's page.
+    return JSON.parse((await readFile(path)).toString('utf8'));
   } catch (err) {
     throw new InputError(`${path}: ${(err as Error).message}`);
   }
@@ -57,11 +62,45 @@ async function pages<T>(paths: string[], is: (v: unknown) => v is T, what: strin
   });
 }
 
+type TrailChecker = ReturnType<typeof trailCheck>;
+
+// The export is read in blocks of this many bytes of whole lines: a worker thread's task, of about 2,000 rows.
+const BLOCK = 1 << 20;
+// The size of an NDJSON export (or its gzip file) from which its rows are read on worker threads, one per core,
+// by default: below it starting them costs more than they save (docs/benchmarks.md "bench:integrity").
+const THREADS_FROM = 64 << 20;
+
+/** A line's JSON value, or undefined for a line that is not JSON (rowLeaf names it). */
+function parsed(line: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The blocks, with a failure to read them (a broken gzip stream) as unusable input. */
+async function* readable(path: string, blocks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* blocks;
+  } catch (err) {
+    // The file itself could not be read to its end: nothing about its rows is known.
+    throw new InputError(`${path}: ${(err as Error).message}`);
+  }
+}
+
+/** The rows of an export, given to the trail check: `read` gives them, and says whether the export says it was cut. */
+interface ExportRows {
+  read(check: TrailChecker): Promise<boolean>;
+  /** Ends what reading them started (the worker threads), whether they were read or not. */
+  close(): Promise<void>;
+}
+
 /**
- * The rows of a JSON export (its envelope) or an NDJSON one (an export job's file is gzipped), streamed, and
- * whether the export says it was cut.
+ * The rows of a JSON export (its envelope) or an NDJSON one (an export job's file is gzipped), streamed. Worker
+ * threads, if any, start on the rows at once: they work while this thread reads the window proof.
  */
-async function readExport(path: string, row: (value: unknown, n: number) => void): Promise<boolean> {
+async function exportRows(path: string, threads: number | undefined): Promise<ExportRows> {
   const file = await open(path).catch((err: Error) => {
     throw new InputError(`${path}: ${err.message}`);
   });
@@ -73,27 +112,41 @@ async function readExport(path: string, row: (value: unknown, n: number) => void
   if (!gzip && head.startsWith('{') && (await isJsonDocument(path))) {
     const body = (await json(path)) as { events?: unknown[]; truncated?: boolean };
     if (!Array.isArray(body?.events)) throw new InputError(`${path}: no events array`);
-    body.events.forEach((e, i) => row(e, i + 1));
-    return body.truncated === true;
+    const events = body.events;
+    return {
+      read: async (check) => {
+        events.forEach((e, i) => check.row(e, i + 1));
+        return body.truncated === true;
+      },
+      close: async () => undefined,
+    };
   }
-  const input = gzip ? createReadStream(path).pipe(createGunzip()) : createReadStream(path);
-  let n = 0;
-  const parsed = (line: string) => {
-    try {
-      return JSON.parse(line) as unknown;
-    } catch {
-      return undefined;
-    }
+  // Piped only once read: a gzip stream's error must find its reader listening.
+  const input = createReadStream(path, { highWaterMark: BLOCK });
+  const blocks = () =>
+    readable(path, lineBlocks(gzip ? input.pipe(createGunzip({ chunkSize: BLOCK })) : input, BLOCK));
+  const count = threads ?? ((await stat(path)).size >= THREADS_FROM ? availableParallelism() : 0);
+  if (count > 0) {
+    const rows = rowThreads(blocks(), count);
+    return {
+      read: async (check) => {
+        await rows.take(check);
+        return false;
+      },
+      close: async () => {
+        input.destroy();
+        await rows.stop();
+      },
+    };
+  }
+  return {
+    read: async (check) => {
+      let n = 0;
+      for await (const block of blocks()) eachLine(block, (line) => check.row(parsed(line), ++n));
+      return false;
+    },
+    close: async () => void input.destroy(),
   };
-  try {
-    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-      if (line.trim() !== '') row(parsed(line), ++n);
-    }
-  } catch (err) {
-    // The file itself could not be read to its end (a broken gzip stream): nothing about its rows is known.
-    throw new InputError(`${path}: ${(err as Error).message}`);
-  }
-  return false;
 }
 
 /**
@@ -102,20 +155,22 @@ async function readExport(path: string, row: (value: unknown, n: number) => void
  * that does not parse (a finding of its own).
  */
 async function isJsonDocument(path: string): Promise<boolean> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  const input = createReadStream(path);
   try {
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
-      if (line.trim() === '{') return true;
+    for await (const block of lineBlocks(input, 1)) {
+      let first: string | undefined;
+      eachLine(block, (line) => (first ??= line));
+      if (first === undefined) continue;
+      if (first.trim() === '{') return true;
       try {
-        return Array.isArray((JSON.parse(line) as { events?: unknown } | null)?.events);
+        return Array.isArray((JSON.parse(first) as { events?: unknown } | null)?.events);
       } catch {
         return false;
       }
     }
     return false;
   } finally {
-    lines.close();
+    input.destroy();
   }
 }
 
@@ -139,22 +194,36 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
         partial: { type: 'boolean', default: false },
         truncated: { type: 'boolean', default: false },
         origin: { type: 'string' },
+        threads: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
     if (!values.keys || !values.checkpoints || Boolean(values.proof) !== Boolean(values.export))
       throw new InputError('--keys and --checkpoints are needed, and --proof goes with --export');
-    const check = trailCheck({
-      keys: await keysOf(values.keys),
-      checkpoints: (
-        await pages(values.checkpoints, isCheckpointPage, 'GET /audit/integrity/checkpoints')
-      ).flatMap((p) => p.checkpoints),
-      proofs: await pages(values.proof ?? [], isWindowProof, 'GET /audit/integrity/proofs/window'),
-      complete: !values.partial,
-      ...(values.origin ? { origin: values.origin } : {}),
-    });
-    const cut = values.export ? await readExport(values.export, check.row) : false;
-    const result = check.finish(cut || values.truncated);
+    const threads = values.threads === undefined ? undefined : Number(values.threads);
+    if (threads !== undefined && !(/^\d+$/.test(values.threads!) && Number.isSafeInteger(threads)))
+      throw new InputError(`--threads: not a number of threads: ${values.threads}`);
+    // The export is opened first, so that its worker threads start while the window proof is read and checked;
+    // an unusable export is still reported after any other unusable file.
+    const opening = values.export ? exportRows(values.export, threads) : Promise.resolve(null);
+    opening.catch(() => undefined);
+    let result: TrailCheck;
+    try {
+      const check = trailCheck({
+        keys: await keysOf(values.keys),
+        checkpoints: (
+          await pages(values.checkpoints, isCheckpointPage, 'GET /audit/integrity/checkpoints')
+        ).flatMap((p) => p.checkpoints),
+        proofs: await pages(values.proof ?? [], isWindowProof, 'GET /audit/integrity/proofs/window'),
+        complete: !values.partial,
+        ...(values.origin ? { origin: values.origin } : {}),
+      });
+      const rows = await opening;
+      const cut = rows ? await rows.read(check) : false;
+      result = check.finish(cut || values.truncated);
+    } finally {
+      await (await opening.catch(() => null))?.close();
+    }
     if (values.json) io.out(`${JSON.stringify(result)}\n`);
     else {
       io.out(
