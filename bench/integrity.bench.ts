@@ -372,7 +372,8 @@ async function measureVerifier() {
   const rounds: VerifierRound[] = [];
   const machine: string[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    // One measure runs at a time, on one core: any other busy core is another run on the machine.
+    // One measure runs at a time (the command's worker threads are in its process): any other busy core is
+    // another run on the machine.
     const meter = cpuMeter({ measures: { childrenOf: process.pid }, bench: { pid: process.pid } });
     rounds.push(await verifierRound(dataset));
     const { busy, rest } = meter.stop().machine;
@@ -387,10 +388,11 @@ async function measureVerifier() {
   };
   line('verifier trailCheck (parsed rows, the pages, the checkpoint)', 'trailCheck', true);
   line('verifier audit-trail-integrity command (the NDJSON file)', 'command', true);
-  line('baseline SHA-256 of the canonical encodings alone', 'sha256');
-  line('baseline encodeLeaf + SHA-256', 'encodeAndSha256');
+  line('verifier the same command on one thread (--threads 0)', 'commandOneThread');
+  line('baseline the leaf hash of the canonical encodings alone', 'sha256');
+  line('baseline the leaf encoding and its hash (leafHashOf)', 'encodeAndSha256');
   line('baseline JSON.parse of the lines alone', 'parse');
-  line("baseline reading the file's lines alone (readline)", 'readLines');
+  line("baseline reading the file's lines alone (the command's reader)", 'readLines');
   report(`verifier the machine during each round: ${machine.join('; ')}`);
 }
 

@@ -1,12 +1,12 @@
 // One measure of bench:integrity's verifier part, run in a process of its own (verifier-throughput.ts): an
 // auditor's verifier holds nothing but its own input, and a heap that held the others' would make its collections
 // slower than they are. Prints {"seconds": …} for the timed work alone; what it needs first is made untimed.
-import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import {
   encodeLeaf,
+  hashLeaf,
   leafEventOf,
+  leafHashOf,
   parseVerifierKey,
   trailCheck,
   verifyCommand,
@@ -15,27 +15,38 @@ import {
   type VerifierKey,
   type WindowProof,
 } from '../../packages/integrity-verifier/src/index.js';
+import { eachLine, lineBlocks } from '../../packages/integrity-verifier/src/line-reader.js';
 import type { VerifierFiles } from './verifier-dataset.js';
 
-export const MEASURES = ['readLines', 'parse', 'sha256', 'encodeAndSha256', 'trailCheck', 'command'] as const;
+export const MEASURES = [
+  'readLines',
+  'parse',
+  'sha256',
+  'encodeAndSha256',
+  'trailCheck',
+  'command',
+  'commandOneThread',
+] as const;
 export type Measure = (typeof MEASURES)[number];
 
-const LEAF_PREFIX = Uint8Array.of(0);
 const json = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
 const lines = (files: VerifierFiles) => readFileSync(files.export, 'utf8').split('\n').filter(Boolean);
-const sha = (bytes: Uint8Array) => createHash('sha256').update(LEAF_PREFIX).update(bytes).digest();
 
 function verified(result: TrailCheck, rows: number) {
   if (!result.ok || result.rows !== rows || result.leaves !== rows)
     throw new Error(`not verified: ${JSON.stringify({ ...result, findings: result.findings.slice(0, 3) })}`);
 }
 
-/** The timed work of each measure, after its untimed preparation. */
+/**
+ * The timed work of each measure, after its untimed preparation. The floors do what the command does, each
+ * alone: reading the lines as it reads them, JSON.parse, the leaf hash of encodings made beforehand, and the
+ * encoding and hash together.
+ */
 const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: number) => () => unknown> = {
   readLines: (files) => async () => {
     let n = 0;
-    for await (const line of createInterface({ input: createReadStream(files.export), crlfDelay: Infinity }))
-      n += line.length > 0 ? 1 : 0;
+    for await (const block of lineBlocks(createReadStream(files.export, { highWaterMark: 1 << 20 })))
+      eachLine(block, () => (n += 1));
     return n;
   },
   parse: (files) => {
@@ -46,11 +57,11 @@ const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: num
     const encodings = lines(files).map((l) =>
       encodeLeaf(leafEventOf(JSON.parse(l) as Record<string, unknown>)),
     );
-    return () => encodings.reduce((n, e) => n + sha(e)[0]!, 0);
+    return () => encodings.reduce((n, e) => n + hashLeaf(e)[0]!, 0);
   },
   encodeAndSha256: (files) => {
     const events = lines(files).map((l) => leafEventOf(JSON.parse(l) as Record<string, unknown>));
-    return () => events.reduce((n, e) => n + sha(encodeLeaf(e))[0]!, 0);
+    return () => events.reduce((n, e) => n + leafHashOf(e)[0]!, 0);
   },
   trailCheck: (files, origin, rows) => {
     const parsed = lines(files).map((l) => JSON.parse(l) as unknown);
@@ -65,18 +76,22 @@ const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: num
       verified(check.finish(false), rows);
     };
   },
-  command: (files, origin, rows) => async () => {
-    let out = '';
-    const argv = ['--keys', files.keys, '--checkpoints', files.checkpoints];
-    argv.push(...files.proofs.flatMap((f) => ['--proof', f]), '--export', files.export);
-    const code = await verifyCommand([...argv, '--origin', origin, '--json'], {
-      out: (t) => (out += t),
-      err: (t) => (out += t),
-    });
-    if (code !== 0) throw new Error(`exited with ${code}: ${out.slice(0, 500)}`);
-    verified(JSON.parse(out) as TrailCheck, rows);
-  },
+  command: (files, origin, rows) => () => command(files, origin, rows, []),
+  commandOneThread: (files, origin, rows) => () => command(files, origin, rows, ['--threads', '0']),
 };
+
+/** The verifier command over the files, as an auditor runs it (with `extra` options), checked to verify. */
+async function command(files: VerifierFiles, origin: string, rows: number, extra: string[]) {
+  let out = '';
+  const argv = ['--keys', files.keys, '--checkpoints', files.checkpoints];
+  argv.push(...files.proofs.flatMap((f) => ['--proof', f]), '--export', files.export);
+  const code = await verifyCommand([...argv, '--origin', origin, '--json', ...extra], {
+    out: (t) => (out += t),
+    err: (t) => (out += t),
+  });
+  if (code !== 0) throw new Error(`exited with ${code}: ${out.slice(0, 500)}`);
+  verified(JSON.parse(out) as TrailCheck, rows);
+}
 
 if (process.argv[1] === new URL(import.meta.url).pathname) {
   const [measure, input] = process.argv.slice(2) as [Measure, string];
