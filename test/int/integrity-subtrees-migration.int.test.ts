@@ -12,6 +12,7 @@ import {
   integrityStore,
   migratePostgres,
   MIGRATIONS_DIR,
+  TreeStoreDamagedError,
 } from '@audit/shared';
 import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import { uniqueNames } from '../support/names.js';
@@ -103,5 +104,18 @@ describe('migration 0018: subtrees of every fourth level', () => {
     await expect(
       pool.query("INSERT INTO integrity_subtrees VALUES ('big', 6, 0, $1)", [randomBytes(32)]),
     ).rejects.toThrow(/integrity_subtrees_level_check/);
+
+    // A notary of before it, appending after it, leaves out levels 4, 12, 20: proofs over those leaves are made
+    // from the band below; a leaf missing is still a damaged store.
+    await pool.query(
+      'DELETE FROM integrity_subtrees WHERE tenant_id = $1 AND level % 8 = 4 AND node_index * 2 ^ level >= 40000',
+      ['big'],
+    );
+    for (const index of [40_000, 45_055, 65_536, 69_999]) {
+      const proof = await store.inclusionProof('big', index, 70_000);
+      expect(verifyInclusion(trees.big.hashes[index]!, index, 70_000, proof, trees.big.root)).toBe(true);
+    }
+    await pool.query('DELETE FROM integrity_leaves WHERE tenant_id = $1 AND leaf_index = 69990', ['big']);
+    await expect(store.inclusionProof('big', 69_999, 70_000)).rejects.toThrow(TreeStoreDamagedError);
   });
 });

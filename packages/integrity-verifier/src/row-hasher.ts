@@ -34,8 +34,9 @@ export function hashBlock(block: Uint8Array): HashedBlock {
       problems.push(leaf);
       return;
     }
+    // Refused rows take their place too: after many of them the buffer may need to more than double.
     if (hashes.length < 32 * (i + 1)) {
-      const more = new Uint8Array(hashes.length * 2);
+      const more = new Uint8Array(Math.max(hashes.length * 2, 64 * (i + 1)));
       more.set(hashes);
       hashes = more;
     }

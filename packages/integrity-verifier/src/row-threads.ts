@@ -9,7 +9,7 @@ export interface RowSink {
 }
 
 // Blocks read and not yet taken, answered or not: the threads work ahead while this thread is busy (it reads and
-// checks the window proof as they start), up to this many MiB of the export.
+// checks the window proof as they start), up to this many blocks (about a MiB each) of the export.
 const AHEAD = 128;
 
 /** A worker thread (row-hasher.ts) and the answers it owes, in the order of the blocks it was sent. */

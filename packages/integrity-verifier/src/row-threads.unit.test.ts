@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import { key, ORIGIN, trailScenarios } from '../../../test/support/trail-fixture.js';
+import { leafEventOf, leafHashOf } from './leaf.js';
 import { hashBlock } from './row-hasher.js';
 import { verifyCommand } from './verify-command.js';
 
@@ -105,6 +106,15 @@ describe('the row threads', () => {
   }, 60_000);
 
   it('read a block of lines as the trail check reads each row', () => {
+    // Thousands of refused rows before an event: their places in the block's hashes come first.
+    const row = trailScenarios()[0]!.rows[0]!;
+    const many = hashBlock(Buffer.from(`${'{}\n'.repeat(5000)}${JSON.stringify(row)}\n`));
+    expect(many.problems.slice(0, 5000).every((p) => p !== null)).toBe(true);
+    expect(many.ids[5000]).toBe((row as { event_id: string }).event_id);
+    expect(many.hashes.subarray(32 * 5000, 32 * 5001)).toEqual(
+      new Uint8Array(leafHashOf(leafEventOf(row as Record<string, unknown>))),
+    );
+
     const rows = trailScenarios()[1]!.rows;
     const hashed = hashBlock(Buffer.from(`${rows.map((r) => JSON.stringify(r)).join('\n')}\nnot json`));
     expect(hashed.ids).toHaveLength(rows.length + 1);

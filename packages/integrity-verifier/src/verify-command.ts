@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import * as os from 'node:os';
 import { createGunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
@@ -70,6 +70,10 @@ const BLOCK = 1 << 20;
 // by default: below it starting them costs more than they save (docs/benchmarks.md "bench:integrity").
 const THREADS_FROM = 64 << 20;
 
+// os.availableParallelism is Node 18.14's; the package runs from 18.3 (package.json "engines").
+const cores = () =>
+  typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+
 /** A line's JSON value, or undefined for a line that is not JSON (rowLeaf names it). */
 function parsed(line: string): unknown {
   try {
@@ -121,11 +125,17 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
       close: async () => undefined,
     };
   }
-  // Piped only once read: a gzip stream's error must find its reader listening.
   const input = createReadStream(path, { highWaterMark: BLOCK });
-  const blocks = () =>
-    readable(path, lineBlocks(gzip ? input.pipe(createGunzip({ chunkSize: BLOCK })) : input, BLOCK));
-  const count = threads ?? ((await stat(path)).size >= THREADS_FROM ? availableParallelism() : 0);
+  const gunzip = gzip ? createGunzip({ chunkSize: BLOCK }) : null;
+  // pipe passes on the file's bytes, not its failure: the gzip reader must fail with it.
+  input.on('error', (err) => gunzip?.destroy(err));
+  // Piped only once read: a gzip stream's error must find its reader listening.
+  const blocks = () => readable(path, lineBlocks(gunzip ? input.pipe(gunzip) : input, BLOCK));
+  const stop = () => {
+    input.destroy();
+    gunzip?.destroy();
+  };
+  const count = threads ?? ((await stat(path)).size >= THREADS_FROM ? cores() : 0);
   if (count > 0) {
     const rows = rowThreads(blocks(), count);
     return {
@@ -134,7 +144,7 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
         return false;
       },
       close: async () => {
-        input.destroy();
+        stop();
         await rows.stop();
       },
     };
@@ -145,7 +155,7 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
       for await (const block of blocks()) eachLine(block, (line) => check.row(parsed(line), ++n));
       return false;
     },
-    close: async () => void input.destroy(),
+    close: async () => stop(),
   };
 }
 

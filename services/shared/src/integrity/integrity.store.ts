@@ -60,11 +60,17 @@ const checkpointOf = (
 /**
  * The hashes of complete subtrees of a tenant's tree, each made from the stored band at or below its level: a
  * subtree of level L is the root of the 2^(L mod STORED_LEVEL_STEP) stored hashes of level L - L mod
- * STORED_LEVEL_STEP under it (leaf hashes for the lowest band). Returned in the order asked.
+ * STORED_LEVEL_STEP under it (leaf hashes for the lowest band), or with `below`, of the 2^STORED_LEVEL_STEP of
+ * the band under that. Returned in the order asked.
  */
-async function subtreeHashes(db: Db, tenant: string, subtrees: readonly Subtree[]): Promise<Uint8Array[]> {
+async function subtreeHashes(
+  db: Db,
+  tenant: string,
+  subtrees: readonly Subtree[],
+  below = false,
+): Promise<Uint8Array[]> {
   const plans = subtrees.map((s) => {
-    const base = s.level - (s.level % STORED_LEVEL_STEP);
+    const base = below ? s.level - STORED_LEVEL_STEP : s.level - (s.level % STORED_LEVEL_STEP);
     const span = 2 ** (s.level - base);
     return { base, first: s.index * span, span };
   });
@@ -92,6 +98,19 @@ async function subtreeHashes(db: Db, tenant: string, subtrees: readonly Subtree[
       [tenant, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     );
     for (const r of rows) found.set(`${r.level}:${r.node_index}`, r.hash);
+    // A notary of before migration 0018 appending after it stores only every eighth level: a stored node it left
+    // out is made from the band below (docs/operations.md "Upgrading past migration 0018"); only leaves missing
+    // mean a damaged store.
+    const missing = pairs.filter(([level, index]) => !found.has(`${level}:${index}`));
+    if (missing.length > 0) {
+      const made = await subtreeHashes(
+        db,
+        tenant,
+        missing.map(([level, index]) => ({ level, index })),
+        true,
+      );
+      missing.forEach(([level, index], i) => found.set(`${level}:${index}`, made[i]!));
+    }
   }
   return plans.map((p) => {
     const hashes = Array.from({ length: p.span }, (_, k) => found.get(`${p.base}:${p.first + k}`));
