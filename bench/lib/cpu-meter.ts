@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { commandCpuSeconds, procTicks, TICKS_PER_SECOND } from './command-cpu.js';
 import { cpuSeconds } from './process-cpu.js';
 import { machineShare, systemTicks } from './system-cpu.js';
 
@@ -9,40 +9,10 @@ import { machineShare, systemTicks } from './system-cpu.js';
  */
 export type CpuSource = { pid: number | undefined } | { command: string } | { childrenOf: number };
 
-const TICKS_PER_SECOND = 100;
-
-/** A process's command name, its own CPU (utime + stime) and its reaped children's (cutime + cstime), in ticks. */
-function procStat(pid: number | string) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-  return {
-    comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-    own: fields[11]! + fields[12]!,
-    children: fields[13]! + fields[14]!,
-  };
-}
-
-function serverCpuSeconds(comm: string): number {
-  let sum = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const p = procStat(entry);
-      if (p.comm === comm) sum += p.own + p.children;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return sum / TICKS_PER_SECOND;
-}
-
 const read = (source: CpuSource) => {
   try {
-    if ('command' in source) return serverCpuSeconds(source.command);
-    if ('childrenOf' in source) return procStat(source.childrenOf).children / TICKS_PER_SECOND;
+    if ('command' in source) return commandCpuSeconds(source.command, true);
+    if ('childrenOf' in source) return procTicks(source.childrenOf).children / TICKS_PER_SECOND;
     return source.pid === undefined ? 0 : cpuSeconds(source.pid);
   } catch {
     return 0; // not started, or gone

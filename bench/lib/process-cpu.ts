@@ -1,13 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { commandCpuSeconds } from './command-cpu.js';
-
-const TICKS_PER_SECOND = 100;
+import { commandCpuSeconds, procTicks, TICKS_PER_SECOND } from './command-cpu.js';
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return procTicks(pid).own / TICKS_PER_SECOND;
 }
 
 /**
