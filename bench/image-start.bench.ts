@@ -5,14 +5,14 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { composeProject } from '../test/support/compose.js';
+import { composeProject, ownedProjectName } from '../test/support/compose.js';
 import { unusedPort } from '../test/support/tcp-forwarder.js';
 import { fmt, summarize } from './lib/stats.js';
 
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_IMAGE_START_ROUNDS ?? 5);
 const hex = (n: number) => randomBytes(n).toString('hex');
-const project = `audit-bench-${hex(3)}`;
+const project = ownedProjectName('audit-bench');
 const gatewayPort = await unusedPort();
 const compose = composeProject(project, {
   INGEST_TOKEN: hex(24),

@@ -41,12 +41,36 @@ components_mode() {
   esac
 }
 
+# remove_test_leftovers: what test runs that were killed left behind, so that it neither runs beside this run nor
+# fills the disk: component containers whose holder process (label audit-trail.test-owner) has ended, and the
+# compose projects of the smoke test and the image bench (audit-smoke-PID-…, audit-bench-PID-…) whose process has
+# ended. A process id is only looked up on this machine: runs sharing one engine from several machines or PID
+# namespaces at once are not supported.
+remove_test_leftovers() {
+  local engine id owner project
+  engine="$(command -v podman || command -v docker)" || return 0
+  for id in $("$engine" ps -a -q --filter label=audit-trail.test-run); do
+    owner="$("$engine" inspect --format '{{index .Config.Labels "audit-trail.test-owner"}}' "$id" 2>/dev/null)" || continue
+    [[ "$owner" =~ ^[0-9]+$ ]] && kill -0 "$owner" 2>/dev/null && continue
+    "$engine" rm -f -v "$id" >/dev/null && echo "components: removed ${id:0:12}, left by a test run that ended"
+  done
+  [ "${engine##*/}" = podman ] || return 0
+  for project in $(podman ps -a --filter label=com.docker.compose.project \
+    --format '{{index .Labels "com.docker.compose.project"}}' | sort -u); do
+    [[ "$project" =~ ^audit-(smoke|bench)-([0-9]+)- ]] || continue
+    kill -0 "${BASH_REMATCH[2]}" 2>/dev/null && continue
+    COMPOSE_PROJECT_NAME="$project" bash infra/containers/compose.sh down >/dev/null &&
+      echo "components: removed compose project $project, left by a test run that ended"
+  done
+}
+
 # start_component_containers: runs scripts/test-components.ts in the background until
 # stop_component_containers, and exports the variables that point the tests at its containers.
 start_component_containers() {
   local env_file=.data/test-components.env log=.data/logs/test-components.log i
   mkdir -p .data/logs
   rm -f "$env_file"
+  remove_test_leftovers
   echo "Starting Kafka, ClickHouse, Postgres and S3Proxy in containers (log: $log)..."
   node --disable-warning=TimeoutNegativeWarning --import tsx scripts/test-components.ts "$env_file" >"$log" 2>&1 &
   COMPONENTS_HOLDER=$!

@@ -17,6 +17,8 @@ eval "$(bash infra/containers/build-images.sh env)"
 export DOCKER_HOST KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE S3PROXY_IMAGE AUDIT_IMAGE PYTHON_IMAGE
 # No registry to pull testcontainers' reaper image from: scripts/test-components.ts removes its containers itself.
 export TESTCONTAINERS_RYUK_DISABLED=true
+source scripts/components.sh
+remove_test_leftovers
 failed=0
 
 # path_without PATTERN...: a PATH with every command of this one but those whose names match a PATTERN, as links
@@ -43,7 +45,6 @@ npx vitest run --project containers "${reporters[@]}" --outputFile.json="$result
 echo "containers: docker-compose.yml smoke test in $((SECONDS - started)) s"
 
 started=$SECONDS
-source scripts/components.sh
 trap stop_component_containers EXIT
 start_component_containers
 echo "containers: components ready in $((SECONDS - started)) s"

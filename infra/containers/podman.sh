@@ -3,8 +3,9 @@
 # Podman with the runc runtime, ulimits within the machine's hard limits, and its Docker-compatible API socket,
 # which docker-compose and testcontainers drive.
 #   podman.sh install   apt packages and /etc/containers/containers.conf (root)
-#   podman.sh socket    install if needed, start the API socket if it does not answer, print `export DOCKER_HOST=…`
-#   podman.sh stop      stop the API socket this script started
+#   podman.sh socket    install if needed, start the API socket if it does not answer, finish removals cut short,
+#                       print `export DOCKER_HOST=…`
+#   podman.sh stop      stop the API socket this script started, once it has finished what it was doing
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 STATE="${DATA_DIR:-$ROOT/.data}/podman"
@@ -42,6 +43,20 @@ install() {
 
 answers() { curl -fsS --max-time 5 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
 
+# A container whose removal was cut short (the service stopped half-way through it) stays in Podman's list with its
+# storage gone, and from then on every listing through the API fails with "getting container from store …: container
+# not known": docker-compose and testcontainers both stop working. `podman rm -f` finishes such a removal.
+repair() {
+  local i body id
+  for ((i = 0; i < 20; i++)); do
+    body="$(curl -sS --max-time 60 --unix-socket "$SOCKET" 'http://d/containers/json?all=1')" || return 0
+    id="$(sed -n 's/.*getting container from store \\"\([0-9a-f]\{64\}\)\\".*/\1/p' <<<"$body")"
+    [[ -n "$id" ]] || return 0
+    log "removing container ${id:0:12}: its storage is gone (a removal cut short)"
+    podman rm -f "$id" >/dev/null
+  done
+}
+
 socket() {
   install
   if ! answers; then
@@ -53,13 +68,19 @@ socket() {
     for ((i = 0; i < 100; i++)); do answers && break; sleep 0.2; done
     answers || { log "the API socket $SOCKET does not answer (log: $STATE/service.log)"; exit 1; }
   fi
+  repair
   echo "export DOCKER_HOST=unix://$SOCKET"
 }
 
+# SIGTERM lets the service finish the requests it is serving (a removal killed half-way leaves a broken container:
+# repair above); it is waited for, so that the next start finds the socket free.
 stop() {
-  local pid
-  pid="$(cat "$STATE/service.pid" 2>/dev/null || true)"
-  [[ -n "$pid" ]] && kill "$pid" 2>/dev/null || true
+  local pid i
+  pid="$(read_pid "$STATE/service.pid")" || true
+  if pid_alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 300; i++)); do pid_alive "$pid" || break; sleep 0.2; done
+  fi
   rm -f "$STATE/service.pid"
 }
 

@@ -9,7 +9,7 @@ import {
   verifyCheckpoint,
   verifyInclusion,
 } from '../../packages/integrity-verifier/src/index.js';
-import { composeProject } from '../support/compose.js';
+import { composeProject, ownedProjectName } from '../support/compose.js';
 import { unusedPort } from '../support/tcp-forwarder.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { waitFor } from '../support/wait-for.js';
@@ -29,7 +29,7 @@ const secrets = {
 };
 const gatewayPort = await unusedPort();
 const ingestPort = await unusedPort();
-const project = `audit-smoke-${hex(3)}`;
+const project = ownedProjectName('audit-smoke');
 const compose = composeProject(project, {
   ...secrets,
   GATEWAY_PUBLISH_PORT: String(gatewayPort),

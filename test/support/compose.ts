@@ -1,9 +1,18 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
+
+/**
+ * A project name that carries this process's id, so that a later test run can take down what this one left if it
+ * is killed (scripts/components.sh `remove_test_leftovers`, which knows the prefixes audit-smoke and audit-bench).
+ */
+export function ownedProjectName(prefix: 'audit-smoke' | 'audit-bench'): string {
+  return `${prefix}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
 
 /** docker-compose.yml through infra/containers/compose.sh (Podman, the images built here), as one project. */
 export function composeProject(project: string, env: Record<string, string>) {

@@ -81,6 +81,7 @@ const CLICKHOUSE_USERS = readFileSync(
 );
 
 const RUN_LABEL = 'audit-trail.test-run';
+const OWNER_LABEL = 'audit-trail.test-owner';
 
 const SERVED_PORT: Record<Component, number> = { kafka: 9092, clickhouse: 8123, postgres: 5432, s3proxy: 80 };
 
@@ -100,7 +101,12 @@ async function publishedPorts(component: Component, image: string, port: number)
 
 async function definition(component: Component, image: string, port: number, run: string) {
   const container = new GenericContainer(image)
-    .withLabels({ [RUN_LABEL]: run, 'audit-trail.test-component': component })
+    // The owner's process id lets a later run remove what a killed one left (scripts/components.sh).
+    .withLabels({
+      [RUN_LABEL]: run,
+      [OWNER_LABEL]: String(process.pid),
+      'audit-trail.test-component': component,
+    })
     .withStartupTimeout(READY_TIMEOUT_MS)
     .withExposedPorts(...(await publishedPorts(component, image, port)));
   switch (component) {
