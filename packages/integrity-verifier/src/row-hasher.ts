@@ -4,21 +4,30 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { eachLine } from './line-reader.js';
 import { rowLeaf } from './row-leaf.js';
 
-/** A block's rows: the i-th is refused with `problems[i]` if that is a string, or else has the i-th id and time. */
+/**
+ * A block's rows, in order. Row i's event id is the text of `ids` from `idEnds[i - 1]` (0 for the first) to
+ * `idEnds[i]`, its time `times[i]`, its leaf hash the 32 bytes of `hashes` from 32 × i; a refused row has an
+ * empty id and is listed in `refused`. The ids travel as one string: an answer is copied between threads, and
+ * one string is copied at once where thousands would each be made again.
+ */
 export interface HashedBlock {
-  ids: string[];
+  count: number;
+  ids: string;
+  idEnds: Int32Array;
   times: Float64Array;
-  /** The rows' leaf hashes, 32 bytes each, at 32 × i. */
   hashes: Uint8Array;
-  problems: (string | null)[];
+  /** The refused rows: their places in the block, from 0, in order, and why. */
+  refused: { at: number; problem: string }[];
 }
 
 /** The rows of a block of whole lines (line-reader.ts), as the verifier command reads them on its own thread. */
 export function hashBlock(block: Uint8Array): HashedBlock {
   const ids: string[] = [];
+  const idEnds: number[] = [];
   const times: number[] = [];
-  const problems: (string | null)[] = [];
+  const refused: HashedBlock['refused'] = [];
   let hashes = new Uint8Array(32 * 1024);
+  let end = 0;
   eachLine(block, (line) => {
     let value: unknown;
     try {
@@ -27,11 +36,11 @@ export function hashBlock(block: Uint8Array): HashedBlock {
       value = undefined;
     }
     const leaf = rowLeaf(value);
-    const i = ids.length;
+    const i = times.length;
     if (typeof leaf === 'string') {
-      ids.push('');
+      idEnds.push(end);
       times.push(0);
-      problems.push(leaf);
+      refused.push({ at: i, problem: leaf });
       return;
     }
     // Refused rows take their place too: after many of them the buffer may need to more than double.
@@ -42,10 +51,18 @@ export function hashBlock(block: Uint8Array): HashedBlock {
     }
     hashes.set(leaf.hash, 32 * i);
     ids.push(leaf.id);
+    end += leaf.id.length;
+    idEnds.push(end);
     times.push(leaf.ts);
-    problems.push(null);
   });
-  return { ids, times: Float64Array.from(times), hashes, problems };
+  return {
+    count: times.length,
+    ids: ids.join(''),
+    idEnds: Int32Array.from(idEnds),
+    times: Float64Array.from(times),
+    hashes,
+    refused,
+  };
 }
 
 // Only on a thread row-threads.ts started: imported anywhere else, it only exports hashBlock.
@@ -53,6 +70,7 @@ if (workerData === 'row-hasher')
   parentPort!.on('message', (block: Uint8Array) => {
     const hashed = hashBlock(block);
     parentPort!.postMessage(hashed, [
+      hashed.idEnds.buffer as ArrayBuffer,
       hashed.times.buffer as ArrayBuffer,
       hashed.hashes.buffer as ArrayBuffer,
     ]);

@@ -2,15 +2,18 @@ import type { Buffer } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
 import type { HashedBlock } from './row-hasher.js';
 
-/** What receives the rows, in their order: the trail check's `hashed` and `refused`. */
+/** What receives the rows, a block at a time, in their order: the trail check's `block`. */
 export interface RowSink {
-  hashed(id: string, ts: number, hashes: Uint8Array, at: number): void;
-  refused(position: number, problem: string): void;
+  block(rows: HashedBlock): void;
 }
 
+// Blocks sent to a thread and not yet answered, per thread: enough to keep it busy, few, since each holds its
+// MiB or so of the export until it is answered.
+const IN_FLIGHT_EACH = 16;
 // Blocks read and not yet taken, answered or not: the threads work ahead while this thread is busy (it reads and
-// checks the window proof as they start), up to this many blocks (about a MiB each) of the export.
-const AHEAD = 128;
+// checks the window proof as they start). An answer holds about a sixth of its block (ids, times and hashes), so
+// these hold at most about 100 MiB.
+const AHEAD = 640;
 
 /** A worker thread (row-hasher.ts) and the answers it owes, in the order of the blocks it was sent. */
 function hasher() {
@@ -43,15 +46,21 @@ function signal() {
 }
 
 /**
- * Starts reading the rows of lineBlocks' blocks on `threads` worker threads, at once: `take` gives each row to a
- * sink, in the blocks' order, as eachLine gives them, so with the same findings in the same order as reading them
- * on this thread. `stop` ends the threads; call it also when the rows are not taken.
+ * Starts reading the rows of lineBlocks' blocks on `threads` worker threads, at once: `take` gives each block's
+ * rows to a sink, in the blocks' order, as eachLine gives them, so with the same findings in the same order as
+ * reading them on this thread. `stop` ends the threads; call it also when the rows are not taken.
  */
 export function rowThreads(blocks: AsyncIterable<Buffer>, threads: number) {
   const hashers = Array.from({ length: threads }, hasher);
   const answers: Promise<HashedBlock>[] = [];
   const sent = signal();
-  const taken = signal();
+  // An answer came, or one was taken: the reader may send more.
+  const progress = signal();
+  let inFlight = 0;
+  const answered = () => {
+    inFlight -= 1;
+    progress.settle();
+  };
   let stopped = false;
   let read = false;
   const reading = (async () => {
@@ -59,9 +68,13 @@ export function rowThreads(blocks: AsyncIterable<Buffer>, threads: number) {
       let n = 0;
       for await (const block of blocks) {
         if (stopped) break;
-        answers.push(hashers[n++ % threads]!.send(block));
+        const answer = hashers[n++ % threads]!.send(block);
+        inFlight += 1;
+        answer.then(answered, answered);
+        answers.push(answer);
         sent.settle();
-        while (answers.length >= AHEAD && !stopped) await taken.wait();
+        while ((inFlight >= IN_FLIGHT_EACH * threads || answers.length >= AHEAD) && !stopped)
+          await progress.wait();
       }
     } finally {
       read = true;
@@ -71,25 +84,18 @@ export function rowThreads(blocks: AsyncIterable<Buffer>, threads: number) {
   reading.catch(() => undefined);
   return {
     async take(sink: RowSink): Promise<void> {
-      let position = 0;
       for (;;) {
         while (answers.length === 0 && !read) await sent.wait();
         const answer = answers.shift();
         if (!answer) break;
-        taken.settle();
-        const { ids, times, hashes, problems } = await answer;
-        for (let i = 0; i < ids.length; i++) {
-          position += 1;
-          const problem = problems[i];
-          if (typeof problem === 'string') sink.refused(position, problem);
-          else sink.hashed(ids[i]!, times[i]!, hashes, 32 * i);
-        }
+        progress.settle();
+        sink.block(await answer);
       }
       await reading;
     },
     async stop(): Promise<void> {
       stopped = true;
-      taken.settle();
+      progress.settle();
       await Promise.all(hashers.map((h) => h.stop()));
     },
   };

@@ -109,17 +109,21 @@ describe('the row threads', () => {
     // Thousands of refused rows before an event: their places in the block's hashes come first.
     const row = trailScenarios()[0]!.rows[0]!;
     const many = hashBlock(Buffer.from(`${'{}\n'.repeat(5000)}${JSON.stringify(row)}\n`));
-    expect(many.problems.slice(0, 5000).every((p) => p !== null)).toBe(true);
-    expect(many.ids[5000]).toBe((row as { event_id: string }).event_id);
+    expect(many.refused.map((r) => r.at)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+    expect(many.ids).toBe((row as { event_id: string }).event_id);
+    expect(many.idEnds[4999]).toBe(0);
+    expect(many.idEnds[5000]).toBe(many.ids.length);
     expect(many.hashes.subarray(32 * 5000, 32 * 5001)).toEqual(
       new Uint8Array(leafHashOf(leafEventOf(row as Record<string, unknown>))),
     );
 
-    const rows = trailScenarios()[1]!.rows;
+    // The scenario's last row is not an object.
+    const rows = trailScenarios()[1]!.rows as { event_id?: string }[];
     const hashed = hashBlock(Buffer.from(`${rows.map((r) => JSON.stringify(r)).join('\n')}\nnot json`));
-    expect(hashed.ids).toHaveLength(rows.length + 1);
-    expect(hashed.problems.at(-1)).toBe('not a JSON object');
-    expect(hashed.problems.at(-2)).toBe('not a JSON object');
-    expect(hashed.problems.slice(0, -2).every((p) => p === null)).toBe(true);
+    expect(hashed.count).toBe(rows.length + 1);
+    expect(hashed.ids).toBe(rows.map((r) => r.event_id ?? '').join(''));
+    expect(hashed.refused).toEqual(
+      [rows.length - 1, rows.length].map((at) => ({ at, problem: 'not a JSON object' })),
+    );
   });
 });

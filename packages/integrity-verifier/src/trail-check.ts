@@ -3,6 +3,7 @@ import { verifyCheckpoint, type Checkpoint, type VerifierKey } from './checkpoin
 import { apiMillis } from './leaf.js';
 import { verifyConsistency } from './merkle.js';
 import { rootOfLeaves } from './multiproof.js';
+import type { HashedBlock } from './row-hasher.js';
 import { rowLeaf } from './row-leaf.js';
 
 /** A checkpoint as GET /audit/integrity/checkpoints lists it: what the trail check reads of it. */
@@ -135,12 +136,8 @@ function cutOf(unseen: [string, { ts: number }][], rows: number, oldest: number,
   return rows > 0 && (older.length === 0 || rows + run > EXPORT_CAP) ? oldest : -Infinity;
 }
 
-/**
- * The offline check of an export (docs/integrity.md "Offline verification"): the checkpoints, the window proof's
- * leaves against a verified checkpoint's root, and each row of the export against its leaf. Rows are given one at
- * a time (`row`), so that an export of any size streams through; `finish` names what is left.
- */
-export function trailCheck(input: TrailCheckInput) {
+/** The trail check, a step (yield) after each page of the window proof, at the end its checker of rows. */
+function* checking(input: TrailCheckInput) {
   const findings: Finding[] = [];
   const { verified, links } = checkCheckpoints(input, findings);
   // The window's leaves, by event id: the k-th leaf the pages show has its index, time and whether a row had it
@@ -189,16 +186,14 @@ export function trailCheck(input: TrailCheckInput) {
       if (slots[i] !== -1) leaves.set(l.event_id, slots[i]!);
     });
     for (const id of page.later) later.add(id);
+    yield;
   }
   // Nothing after this holds the input: the window proof's pages, parsed, are garbage once their leaves are kept.
   const complete = input.complete;
   let rows = 0;
   let oldest = Infinity;
   let newest = -Infinity;
-  /**
-   * A row whose leaf was found elsewhere (the verifier command's worker threads): its event's id, time and leaf
-   * hash, the 32 bytes of `hashes` from `at`, as rowLeaf gives them.
-   */
+  /** A row with its event's id, time and leaf hash (the 32 bytes of `hashes` from `at`), as rowLeaf gives them. */
   const hashed = (id: string, ts: number, hashes: Uint8Array, at = 0): void => {
     rows += 1;
     if (ts < oldest) oldest = ts;
@@ -226,8 +221,17 @@ export function trailCheck(input: TrailCheckInput) {
       if (typeof leaf === 'string') refused(position, leaf);
       else hashed(leaf.id, leaf.ts, leaf.hash);
     },
-    hashed,
-    refused,
+    /** A block of rows read elsewhere (the verifier command's worker threads), in order. */
+    block(b: HashedBlock): void {
+      let next = 0;
+      for (let i = 0, start = 0; i < b.count; start = b.idEnds[i]!, i++) {
+        const refusal = b.refused[next];
+        if (refusal?.at === i) {
+          next += 1;
+          refused(rows + 1, refusal.problem);
+        } else hashed(b.ids.slice(start, b.idEnds[i]), b.times[i]!, b.hashes, 32 * i);
+      }
+    },
     /** The result. `truncated`: the export says it stopped at its cap (see cutOf). */
     finish(truncated: boolean): TrailCheck {
       if (complete) {
@@ -249,4 +253,32 @@ export function trailCheck(input: TrailCheckInput) {
       };
     },
   };
+}
+
+export type TrailChecker = ReturnType<typeof trailCheck>;
+
+/**
+ * The offline check of an export (docs/integrity.md "Offline verification"): the checkpoints, the window proof's
+ * leaves against a verified checkpoint's root, and each row of the export against its leaf. Rows are given one at
+ * a time (`row`), so that an export of any size streams through; `finish` names what is left.
+ */
+export function trailCheck(input: TrailCheckInput) {
+  const steps = checking(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * trailCheck, with a turn of the event loop after each page of the window proof: the verifier command's reader
+ * then keeps its worker threads fed while the proof is checked, instead of waiting for the whole of it.
+ */
+export async function trailCheckInTurns(input: TrailCheckInput): Promise<TrailChecker> {
+  const steps = checking(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }

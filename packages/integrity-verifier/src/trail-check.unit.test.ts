@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { signCheckpoint } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import {
@@ -13,8 +14,10 @@ import {
   T0,
   trailScenarios,
   windowProof,
+  type TrailScenario,
 } from '../../../test/support/trail-fixture.js';
 import { rootOf } from './merkle.js';
+import { hashBlock } from './row-hasher.js';
 import { trailCheck, type ListedCheckpoint, type WindowProof } from './trail-check.js';
 
 function check(
@@ -144,5 +147,34 @@ describe('trailCheck', () => {
       { kind: 'proof', tree_size: 12, problem: "its leaves and hashes do not make the checkpoint's root" },
       { kind: 'forged', event_id: rows[6]!.event_id },
     ]);
+  });
+
+  it('finds in blocks of rows what it finds row by row, also in window proofs that lie about ids', () => {
+    // The scenario's rows as the worker threads give them: in blocks of `size`, each hashed as a thread does.
+    const inBlocks = (sc: TrailScenario, size: number) => {
+      const c = trailCheck({ keys, ...sc, origin: ORIGIN });
+      for (let i = 0; i < sc.rows.length; i += size) {
+        const lines = sc.rows.slice(i, i + size).map((r) => JSON.stringify(r) ?? 'undefined');
+        c.block(hashBlock(Buffer.from(lines.join('\n'))));
+      }
+      return c.finish(sc.truncated);
+    };
+    const base = trailScenarios()[0]!;
+    // One leaf shown with another's hash, and one with another's id.
+    const hashOfAnother = windowProof(4, 10, 12);
+    hashOfAnother.leaves[1]!.leaf_hash = hashOfAnother.leaves[0]!.leaf_hash;
+    const idOfAnother = windowProof(4, 10, 12);
+    idOfAnother.leaves[1]!.event_id = idOfAnother.leaves[0]!.event_id;
+    const lying = [hashOfAnother, idOfAnother].map((proof, n) => ({
+      ...base,
+      name: `lying proof ${n}`,
+      proofs: [proof],
+      rows: [...windowRows, rows[4], rows[5]],
+    }));
+    for (const sc of [...trailScenarios(), ...lying]) {
+      const expected = checkScenario(sc);
+      for (const size of [1, 3, 1000]) expect(inBlocks(sc, size), `${sc.name}, ${size}`).toEqual(expected);
+    }
+    expect(checkScenario(lying[1]!).findings).toContainEqual({ kind: 'forged', event_id: rows[5]!.event_id });
   });
 });

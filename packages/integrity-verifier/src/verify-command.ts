@@ -8,7 +8,7 @@ import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
 import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
 import { eachLine, lineBlocks } from './line-reader.js';
 import { rowThreads } from './row-threads.js';
-import { trailCheck, type Finding, type TrailCheck } from './trail-check.js';
+import { trailCheckInTurns, type Finding, type TrailCheck, type TrailChecker } from './trail-check.js';
 
 export interface CommandIo {
   out: (text: string) => void;
@@ -61,8 +61,6 @@ async function pages<T>(paths: string[], is: (v: unknown) => v is T, what: strin
     return page;
   });
 }
-
-type TrailChecker = ReturnType<typeof trailCheck>;
 
 // The export is read in blocks of this many bytes of whole lines: a worker thread's task, of about 2,000 rows.
 const BLOCK = 1 << 20;
@@ -219,7 +217,7 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
     opening.catch(() => undefined);
     let result: TrailCheck;
     try {
-      const check = trailCheck({
+      const check = await trailCheckInTurns({
         keys: await keysOf(values.keys),
         checkpoints: (
           await pages(values.checkpoints, isCheckpointPage, 'GET /audit/integrity/checkpoints')
