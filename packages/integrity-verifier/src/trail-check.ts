@@ -45,7 +45,8 @@ export interface TrailCheck {
 export interface TrailCheckInput {
   keys: readonly VerifierKey[];
   checkpoints: readonly ListedCheckpoint[];
-  proofs: readonly WindowProof[];
+  /** Its pages, taken one at a time (the verifier command parses each as it is taken). */
+  proofs: Iterable<WindowProof>;
   /** The export holds every event of the window (no filter but the window): leaves without a row are missing. */
   complete: boolean;
   /** The origin the checkpoints must have; otherwise they must all have one. */
@@ -136,7 +137,7 @@ function cutOf(unseen: [string, { ts: number }][], rows: number, oldest: number,
   return rows > 0 && (older.length === 0 || rows + run > EXPORT_CAP) ? oldest : -Infinity;
 }
 
-/** The trail check, a step (yield) after each page of the window proof, at the end its checker of rows. */
+/** The trail check, in steps (yield) of a part of a page of the window proof, at the end its checker of rows. */
 function* checking(input: TrailCheckInput) {
   const findings: Finding[] = [];
   const { verified, links } = checkCheckpoints(input, findings);
@@ -144,30 +145,32 @@ function* checking(input: TrailCheckInput) {
   // at k, and its hash at 32 × k of one buffer. Kept in arrays rather than an object each: a verifier of a large
   // export holds hundreds of thousands, and the collector would mark them all again and again.
   const leaves = new Map<string, number>();
-  const shownCount = input.proofs.reduce((n, page) => n + page.leaves.length, 0);
   const leafIndex: number[] = [];
-  const leafTime = new Float64Array(shownCount);
-  const leafSeen = new Uint8Array(shownCount);
-  const leafHashes = Buffer.alloc(32 * shownCount);
+  const leafTimes: number[] = [];
+  const hashParts: Buffer[] = [];
   const later = new Set<string>();
-  const first = input.proofs[0];
-  const since = time(first?.since ?? null, -Infinity);
-  const until = time(first?.until ?? null, Infinity);
+  let first: WindowProof | undefined;
   let k = 0;
   for (const page of input.proofs) {
+    first ??= page;
     const problem = (p: string) => findings.push({ kind: 'proof', tree_size: page.tree_size, problem: p });
     const checkpoint = verified.get(page.tree_size);
     const shown = [...page.leaves].sort((a, b) => a.leaf_index - b.leaf_index);
     const times = shown.map((l) => apiMillis(l.timestamp));
+    // This page's leaf hashes: its first shown leaf is the k-th, at 0.
+    const base = k;
+    const pageHashes = Buffer.alloc(32 * shown.length);
     const slots = shown.map((l, i) => {
       if (!isSha256Base64(l.leaf_hash)) return -1;
-      leafHashes.write(l.leaf_hash, 32 * k, 32, 'base64');
+      pageHashes.write(l.leaf_hash, 32 * (k - base), 32, 'base64');
       leafIndex[k] = l.leaf_index;
-      leafTime[k] = times[i] ?? NaN;
+      leafTimes[k] = times[i] ?? NaN;
       return k++;
     });
+    hashParts.push(pageHashes.subarray(0, 32 * (k - base)));
+    yield;
     const cover = page.hashes.map(bytes);
-    if (page.tree_size !== first!.tree_size || page.since !== first!.since || page.until !== first!.until)
+    if (page.tree_size !== first.tree_size || page.since !== first.since || page.until !== first.until)
       problem('its pages are of different windows or checkpoints');
     else if (!checkpoint) problem('no checkpoint of its size verified');
     else if (!wellFormedWindow(page) || times.includes(null))
@@ -176,18 +179,24 @@ function* checking(input: TrailCheckInput) {
     else {
       const proven = shown.map((l, i) => ({
         index: l.leaf_index,
-        hash: leafHashes.subarray(32 * slots[i]!, 32 * slots[i]! + 32),
+        hash: pageHashes.subarray(32 * (slots[i]! - base), 32 * (slots[i]! - base) + 32),
       }));
       const root = rootOfLeaves(checkpoint.size, proven, cover as Uint8Array[]);
       if (!root || !same(root, checkpoint.root))
         problem("its leaves and hashes do not make the checkpoint's root");
     }
+    yield;
     shown.forEach((l, i) => {
       if (slots[i] !== -1) leaves.set(l.event_id, slots[i]!);
     });
     for (const id of page.later) later.add(id);
     yield;
   }
+  const leafHashes = Buffer.concat(hashParts, 32 * k);
+  const leafTime = Float64Array.from(leafTimes);
+  const leafSeen = new Uint8Array(k);
+  const since = time(first?.since ?? null, -Infinity);
+  const until = time(first?.until ?? null, Infinity);
   // Nothing after this holds the input: the window proof's pages, parsed, are garbage once their leaves are kept.
   const complete = input.complete;
   let rows = 0;
@@ -271,8 +280,8 @@ export function trailCheck(input: TrailCheckInput) {
 }
 
 /**
- * trailCheck, with a turn of the event loop after each page of the window proof: the verifier command's reader
- * then keeps its worker threads fed while the proof is checked, instead of waiting for the whole of it.
+ * trailCheck, with a turn of the event loop after each step, a few milliseconds: the verifier command's reader then
+ * keeps its worker threads fed while the window proof is checked, instead of waiting for the whole of it.
  */
 export async function trailCheckInTurns(input: TrailCheckInput): Promise<TrailChecker> {
   const steps = checking(input);

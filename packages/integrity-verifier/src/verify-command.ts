@@ -8,7 +8,13 @@ import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
 import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
 import { eachLine, lineBlocks } from './line-reader.js';
 import { rowThreads } from './row-threads.js';
-import { trailCheckInTurns, type Finding, type TrailCheck, type TrailChecker } from './trail-check.js';
+import {
+  trailCheckInTurns,
+  type Finding,
+  type TrailCheck,
+  type TrailChecker,
+  type WindowProof,
+} from './trail-check.js';
 
 export interface CommandIo {
   out: (text: string) => void;
@@ -31,14 +37,24 @@ Exit status: 0 everything verified, 1 something did not (each finding is printed
 
 class InputError extends Error {}
 
-async function json(path: string): Promise<unknown> {
+async function bytesOf(path: string): Promise<Buffer> {
   try {
-    // Decoded whole: readFile's decoding as it reads costs more than JSON.parse of a window proof's page.
-    return JSON.parse((await readFile(path)).toString('utf8'));
+    return await readFile(path);
   } catch (err) {
     throw new InputError(`${path}: ${(err as Error).message}`);
   }
 }
+
+/** The JSON value of a file's bytes, decoded whole: readFile's decoding as it reads costs more than JSON.parse. */
+function parsedFile(path: string, bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new InputError(`${path}: ${(err as Error).message}`);
+  }
+}
+
+const json = async (path: string): Promise<unknown> => parsedFile(path, await bytesOf(path));
 
 async function keysOf(path: string): Promise<VerifierKey[]> {
   const text = await readFile(path, 'utf8').catch((err: Error) => {
@@ -53,6 +69,24 @@ async function keysOf(path: string): Promise<VerifierKey[]> {
     if (!key) throw new InputError(`${path}: not a verifier key: ${line}`);
     return key;
   });
+}
+
+/**
+ * The window proof's pages, read at once but each parsed only as the trail check takes it: a page parsed is
+ * garbage once its leaves are kept, where all of them parsed together would fill the heap for the collector to go
+ * over again and again.
+ */
+async function windowProofs(paths: string[]): Promise<Iterable<WindowProof>> {
+  const files: (Buffer | undefined)[] = await Promise.all(paths.map(bytesOf));
+  return (function* () {
+    for (const [i, path] of paths.entries()) {
+      const page = parsedFile(path, files[i]!);
+      files[i] = undefined;
+      if (!isWindowProof(page))
+        throw new InputError(`${path}: not a page of GET /audit/integrity/proofs/window`);
+      yield page;
+    }
+  })();
 }
 
 async function pages<T>(paths: string[], is: (v: unknown) => v is T, what: string): Promise<T[]> {
@@ -222,7 +256,7 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
         checkpoints: (
           await pages(values.checkpoints, isCheckpointPage, 'GET /audit/integrity/checkpoints')
         ).flatMap((p) => p.checkpoints),
-        proofs: await pages(values.proof ?? [], isWindowProof, 'GET /audit/integrity/proofs/window'),
+        proofs: await windowProofs(values.proof ?? []),
         complete: !values.partial,
         ...(values.origin ? { origin: values.origin } : {}),
       });

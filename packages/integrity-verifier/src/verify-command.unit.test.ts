@@ -134,6 +134,17 @@ describe('audit-trail-integrity', () => {
       ['--keys', keys, '--checkpoints', file('not-json.json', '{')],
       ['--keys', keys, '--checkpoints', join(dir, 'absent.json')],
       [...base, '--proof', file('no-page.json', { x: 1 }), '--export', checkpoints],
+      [...base, '--proof', file('proof-not-json.json', '{'), '--export', checkpoints],
+      // Pages are parsed as they are checked: the second is refused after the first was checked.
+      [
+        ...base,
+        '--proof',
+        proofOfLeaves([0, 1, 2]),
+        '--proof',
+        file('second.json', { x: 1 }),
+        '--export',
+        checkpoints,
+      ],
       ['--keys', file('keys-not-json.json', '{"keys": ['), '--checkpoints', checkpoints],
       ['--keys', file('keys-wrong.json', { keys: [{ name: 'x' }] }), '--checkpoints', checkpoints],
       ['--keys', keys, '--checkpoints', file('checkpoints-object.json', { checkpoints: {} })],
