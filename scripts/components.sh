@@ -42,26 +42,44 @@ components_mode() {
 }
 
 # remove_test_leftovers: what test runs that were killed left behind, so that it neither runs beside this run nor
-# fills the disk: component containers whose holder process (label audit-trail.test-owner) has ended, and the
-# compose projects of the smoke test and the image bench (audit-smoke-PID-…, audit-bench-PID-…) whose process has
-# ended. A process id is only looked up on this machine: runs sharing one engine from several machines or PID
-# namespaces at once are not supported.
+# fills the disk: component containers whose holder process (label audit-trail.test-owner) has ended, stopped ones
+# of runs from before that label, and the compose projects of the smoke test and the image bench
+# (audit-smoke-PID-…, audit-bench-PID-…) whose process has ended. A process is looked up on this machine only:
+# runs sharing one engine from several machines or PID namespaces at once are not supported. Once per script; it
+# never fails the run (what it cannot remove, it names).
 remove_test_leftovers() {
-  local engine id owner project
+  local engine id owner running project
+  [ -z "${TEST_LEFTOVERS_REMOVED:-}" ] || return 0
+  TEST_LEFTOVERS_REMOVED=1
   engine="$(command -v podman || command -v docker)" || return 0
   for id in $("$engine" ps -a -q --filter label=audit-trail.test-run); do
-    owner="$("$engine" inspect --format '{{index .Config.Labels "audit-trail.test-owner"}}' "$id" 2>/dev/null)" || continue
-    [[ "$owner" =~ ^[0-9]+$ ]] && kill -0 "$owner" 2>/dev/null && continue
-    "$engine" rm -f -v "$id" >/dev/null && echo "components: removed ${id:0:12}, left by a test run that ended"
+    read -r running owner < <("$engine" inspect \
+      --format '{{.State.Running}} {{index .Config.Labels "audit-trail.test-owner"}}' "$id" 2>/dev/null) || continue
+    if [[ "$owner" =~ ^[0-9]+$ ]]; then
+      ps -p "$owner" >/dev/null 2>&1 && continue
+    elif [ "$running" = true ]; then
+      continue
+    fi
+    if "$engine" rm -f -v "$id" >/dev/null; then
+      echo "components: removed ${id:0:12}, left by a test run that ended"
+    else
+      echo "components: could not remove ${id:0:12}, left by a test run that ended" >&2
+    fi
   done
   [ "${engine##*/}" = podman ] || return 0
   for project in $(podman ps -a --filter label=com.docker.compose.project \
     --format '{{index .Labels "com.docker.compose.project"}}' | sort -u); do
     [[ "$project" =~ ^audit-(smoke|bench)-([0-9]+)- ]] || continue
-    kill -0 "${BASH_REMATCH[2]}" 2>/dev/null && continue
-    COMPOSE_PROJECT_NAME="$project" bash infra/containers/compose.sh down >/dev/null &&
+    ps -p "${BASH_REMATCH[2]}" >/dev/null 2>&1 && continue
+    # docker-compose reads the whole file also to take a project down: its mandatory secrets need values.
+    if INGEST_TOKEN=x API_KEY_PEPPER=x CURSOR_SECRET=x WEBHOOK_SECRET_KEY=x COMPOSE_PROJECT_NAME="$project" \
+      bash infra/containers/compose.sh down >/dev/null; then
       echo "components: removed compose project $project, left by a test run that ended"
+    else
+      echo "components: could not remove compose project $project, left by a test run that ended" >&2
+    fi
   done
+  return 0
 }
 
 # start_component_containers: runs scripts/test-components.ts in the background until

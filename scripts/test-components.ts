@@ -1,6 +1,6 @@
 // Holds Kafka, ClickHouse and Postgres in containers for one `npm test` run on the containers path (docs/testing.md
 // "Components"): starts them, writes the variables that point the tests at them to the file given, and removes
-// them on SIGTERM or SIGINT. scripts/test.sh and scripts/test-containers.sh run it in the background.
+// them on SIGTERM or SIGINT, or when the script that started it has gone. scripts/test.sh and scripts/test-containers.sh run it in the background.
 // Usage: tsx scripts/test-components.ts <env file>
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { containerImages, startComponentContainers } from '../test/support/container-stack.js';
@@ -30,5 +30,17 @@ const stop = async () => {
 };
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
-// Keeps the process alive until a signal comes.
-setInterval(() => undefined, 60_000);
+// Keeps the process alive until a signal comes, or until the script that started it is gone without sending one
+// (killed alone): an orphaned holder would keep its containers for good.
+const parent = process.ppid;
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+setInterval(() => {
+  if (parent > 1 && !alive(parent)) void stop();
+}, 1_000);

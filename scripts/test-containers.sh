@@ -12,8 +12,11 @@ reporters=(--reporter=default --reporter=json)
 started=$SECONDS
 bash infra/containers/build-images.sh
 echo "containers: images built or reused in $((SECONDS - started)) s"
-eval "$(bash infra/containers/podman.sh socket)"
-eval "$(bash infra/containers/build-images.sh env)"
+# Assigned first, each alone: `eval "$(…)"` would go on without the variables when the script fails.
+engine="$(bash infra/containers/podman.sh socket)"
+eval "$engine"
+images="$(bash infra/containers/build-images.sh env)"
+eval "$images"
 export DOCKER_HOST KAFKA_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE S3PROXY_IMAGE AUDIT_IMAGE PYTHON_IMAGE
 # No registry to pull testcontainers' reaper image from: scripts/test-components.ts removes its containers itself.
 export TESTCONTAINERS_RYUK_DISABLED=true

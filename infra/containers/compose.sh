@@ -101,8 +101,11 @@ down() {
 }
 
 mkdir -p "$STATE"
-eval "$(bash infra/containers/podman.sh socket)"
-eval "$(bash infra/containers/build-images.sh env)"
+# Assigned first, each alone: `eval "$(…)"` would go on without the variables when the script fails.
+engine="$(bash infra/containers/podman.sh socket)"
+eval "$engine"
+images="$(bash infra/containers/build-images.sh env)"
+eval "$images"
 export DOCKER_HOST KAFKA_IMAGE S3PROXY_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE
 # ClickHouse's ulimits in compose may not exceed this machine's: below ClickHouse's advice, the ones podman.sh
 # gives every container.

@@ -5,7 +5,7 @@
 #   podman.sh install   apt packages and /etc/containers/containers.conf (root)
 #   podman.sh socket    install if needed, start the API socket if it does not answer, finish removals cut short,
 #                       print `export DOCKER_HOST=…`
-#   podman.sh stop      stop the API socket this script started, once it has finished what it was doing
+#   podman.sh stop      stop the API socket this script started, and wait until it has exited
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 STATE="${DATA_DIR:-$ROOT/.data}/podman"
@@ -45,15 +45,17 @@ answers() { curl -fsS --max-time 5 --unix-socket "$SOCKET" http://d/_ping >/dev/
 
 # A container whose removal was cut short (the service stopped half-way through it) stays in Podman's list with its
 # storage gone, and from then on every listing through the API fails with "getting container from store …: container
-# not known": docker-compose and testcontainers both stop working. `podman rm -f` finishes such a removal.
+# not known": docker-compose and testcontainers both stop working. `podman rm -f` finishes such a removal. A removal
+# that fails is left for whatever lists next to report: this script still prints DOCKER_HOST.
 repair() {
-  local i body id
+  local i body id last=
   for ((i = 0; i < 20; i++)); do
     body="$(curl -sS --max-time 60 --unix-socket "$SOCKET" 'http://d/containers/json?all=1')" || return 0
     id="$(sed -n 's/.*getting container from store \\"\([0-9a-f]\{64\}\)\\".*/\1/p' <<<"$body")"
-    [[ -n "$id" ]] || return 0
+    [[ -n "$id" && "$id" != "$last" ]] || return 0
+    last="$id"
     log "removing container ${id:0:12}: its storage is gone (a removal cut short)"
-    podman rm -f "$id" >/dev/null
+    podman rm -f "$id" >/dev/null || log "could not remove container ${id:0:12}"
   done
 }
 
@@ -72,15 +74,12 @@ socket() {
   echo "export DOCKER_HOST=unix://$SOCKET"
 }
 
-# SIGTERM lets the service finish the requests it is serving (a removal killed half-way leaves a broken container:
-# repair above); it is waited for, so that the next start finds the socket free.
+# Stopped with SIGTERM (then SIGKILL, as the stack's processes) and waited for, so that the next start finds the
+# socket free. A removal the service was doing may still be cut short: the next `socket` repairs it.
 stop() {
-  local pid i
+  local pid
   pid="$(read_pid "$STATE/service.pid")" || true
-  if pid_alive "$pid"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 300; i++)); do pid_alive "$pid" || break; sleep 0.2; done
-  fi
+  if pid_matches "$pid" "system service"; then stop_pid podman "$pid"; fi
   rm -f "$STATE/service.pid"
 }
 

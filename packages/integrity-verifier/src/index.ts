@@ -26,12 +26,14 @@ export {
   type VerifierKey,
 } from './checkpoint.js';
 export { rootOfLeaves, type ProvenLeaf } from './multiproof.js';
+export { hashBlock, type HashedBlock } from './row-hasher.js';
 export {
   trailCheck,
   type Finding,
   type ListedCheckpoint,
   type TrailCheck,
   type TrailCheckInput,
+  type TrailChecker,
   type WindowProof,
 } from './trail-check.js';
 export { verifyCommand, type CommandIo } from './verify-command.js';

@@ -5,8 +5,8 @@ const LF = 0x0a;
 /**
  * An input's bytes in blocks of whole lines, of about `least` bytes: a block ends just after the last line feed
  * of the chunk that brought it to `least` bytes, or where the input ends. A character is never split between two
- * blocks, since no byte of a UTF-8 character but the line feed itself is 0x0A. Each block's ArrayBuffer is its own (it may be longer than the
- * block), so that it can be moved to a worker thread rather than copied.
+ * blocks, since no byte of a UTF-8 character but the line feed itself is 0x0A. Each block's ArrayBuffer is its own
+ * (it may be longer than the block), so that it can be moved to a worker thread rather than copied.
  */
 export async function* lineBlocks(
   chunks: AsyncIterable<Uint8Array>,

@@ -7,17 +7,19 @@ import { rowLeaf } from './row-leaf.js';
 /**
  * A block's rows, in order. Row i's event id is the text of `ids` from `idEnds[i - 1]` (0 for the first) to
  * `idEnds[i]`, its time `times[i]`, its leaf hash the 32 bytes of `hashes` from 32 × i; a refused row has an
- * empty id and is listed in `refused`. The ids travel as one string: an answer is copied between threads, and
- * one string is copied at once where thousands would each be made again.
+ * empty id, and is the j-th of `refusedAt` (its place in the block), refused for `problems[refusedProblem[j]]`.
+ * Ids and refusals travel in a few strings and typed arrays: an answer is copied between threads, and thousands
+ * of strings or objects would each be made again.
  */
 export interface HashedBlock {
-  count: number;
   ids: string;
   idEnds: Int32Array;
   times: Float64Array;
   hashes: Uint8Array;
-  /** The refused rows: their places in the block, from 0, in order, and why. */
-  refused: { at: number; problem: string }[];
+  refusedAt: Int32Array;
+  refusedProblem: Int32Array;
+  /** The block's distinct problems. */
+  problems: string[];
 }
 
 /** The rows of a block of whole lines (line-reader.ts), as the verifier command reads them on its own thread. */
@@ -25,7 +27,9 @@ export function hashBlock(block: Uint8Array): HashedBlock {
   const ids: string[] = [];
   const idEnds: number[] = [];
   const times: number[] = [];
-  const refused: HashedBlock['refused'] = [];
+  const refusedAt: number[] = [];
+  const refusedProblem: number[] = [];
+  const problems = new Map<string, number>();
   let hashes = new Uint8Array(32 * 1024);
   let end = 0;
   eachLine(block, (line) => {
@@ -40,7 +44,9 @@ export function hashBlock(block: Uint8Array): HashedBlock {
     if (typeof leaf === 'string') {
       idEnds.push(end);
       times.push(0);
-      refused.push({ at: i, problem: leaf });
+      refusedAt.push(i);
+      if (!problems.has(leaf)) problems.set(leaf, problems.size);
+      refusedProblem.push(problems.get(leaf)!);
       return;
     }
     // Refused rows take their place too: after many of them the buffer may need to more than double.
@@ -56,12 +62,13 @@ export function hashBlock(block: Uint8Array): HashedBlock {
     times.push(leaf.ts);
   });
   return {
-    count: times.length,
     ids: ids.join(''),
     idEnds: Int32Array.from(idEnds),
     times: Float64Array.from(times),
     hashes,
-    refused,
+    refusedAt: Int32Array.from(refusedAt),
+    refusedProblem: Int32Array.from(refusedProblem),
+    problems: [...problems.keys()],
   };
 }
 
@@ -72,6 +79,8 @@ if (workerData === 'row-hasher')
     parentPort!.postMessage(hashed, [
       hashed.idEnds.buffer as ArrayBuffer,
       hashed.times.buffer as ArrayBuffer,
+      hashed.refusedAt.buffer as ArrayBuffer,
+      hashed.refusedProblem.buffer as ArrayBuffer,
       hashed.hashes.buffer as ArrayBuffer,
     ]);
   });

@@ -7,13 +7,12 @@ export interface RowSink {
   block(rows: HashedBlock): void;
 }
 
-// Blocks sent to a thread and not yet answered, per thread: enough to keep it busy, few, since each holds its
-// MiB or so of the export until it is answered.
-const IN_FLIGHT_EACH = 16;
-// Blocks read and not yet taken, answered or not: the threads work ahead while this thread is busy (it reads and
-// checks the window proof as they start). An answer holds about a sixth of its block (ids, times and hashes), so
-// these hold at most about 100 MiB.
-const AHEAD = 640;
+// Blocks sent to the threads and not yet answered, 16 a thread up to 64 in all: enough to keep them busy while
+// this thread checks the window proof, and no more, since each holds its MiB or so of the export until answered.
+const inFlightOf = (threads: number) => Math.min(16 * threads, 64);
+// Blocks read and not yet taken, answered or not: the threads work ahead while this thread is busy. An answer of
+// rows of the usual size holds about a sixth of its block (ids, times, hashes).
+const AHEAD = 256;
 
 /** A worker thread (row-hasher.ts) and the answers it owes, in the order of the blocks it was sent. */
 function hasher() {
@@ -22,14 +21,17 @@ function hasher() {
   const fail = (err: unknown) => {
     for (const { reject } of owed.splice(0)) reject(err);
   };
+  let gone: Error | undefined;
   worker.on('message', (hashed: HashedBlock) => owed.shift()?.resolve(hashed));
   worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`a row thread stopped (exit code ${code})`)));
+  worker.on('exit', (code) => fail((gone = new Error(`a row thread stopped (exit code ${code})`))));
   return {
-    /** Sends a block of lineBlocks, its memory moved to the thread. */
+    /** Sends a block of lineBlocks, its memory moved to the thread; refused at once once the thread is gone. */
     send(block: Buffer): Promise<HashedBlock> {
-      const answer = new Promise<HashedBlock>((resolve, reject) => owed.push({ resolve, reject }));
-      worker.postMessage(block, [block.buffer as ArrayBuffer]);
+      const answer = gone
+        ? Promise.reject(gone)
+        : new Promise<HashedBlock>((resolve, reject) => owed.push({ resolve, reject }));
+      if (!gone) worker.postMessage(block, [block.buffer as ArrayBuffer]);
       // Awaited in turn; a failure before then is the run's, not an unhandled rejection.
       answer.catch(() => undefined);
       return answer;
@@ -52,6 +54,7 @@ function signal() {
  */
 export function rowThreads(blocks: AsyncIterable<Buffer>, threads: number) {
   const hashers = Array.from({ length: threads }, hasher);
+  const inFlightAtMost = inFlightOf(threads);
   const answers: Promise<HashedBlock>[] = [];
   const sent = signal();
   // An answer came, or one was taken: the reader may send more.
@@ -73,8 +76,8 @@ export function rowThreads(blocks: AsyncIterable<Buffer>, threads: number) {
         answer.then(answered, answered);
         answers.push(answer);
         sent.settle();
-        while ((inFlight >= IN_FLIGHT_EACH * threads || answers.length >= AHEAD) && !stopped)
-          await progress.wait();
+        while ((inFlight >= inFlightAtMost || answers.length >= AHEAD) && !stopped) await progress.wait();
+        if (stopped) break;
       }
     } finally {
       read = true;

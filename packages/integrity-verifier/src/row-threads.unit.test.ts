@@ -10,12 +10,14 @@ import { verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint
 import { key, ORIGIN, trailScenarios } from '../../../test/support/trail-fixture.js';
 import { leafEventOf, leafHashOf } from './leaf.js';
 import { hashBlock } from './row-hasher.js';
+import { rowLeaf } from './row-leaf.js';
 import { verifyCommand } from './verify-command.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'row-threads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const COMMAND = fileURLToPath(new URL('./verify-command.ts', import.meta.url));
+const ROW_THREADS = fileURLToPath(new URL('./row-threads.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 let files = 0;
@@ -109,7 +111,10 @@ describe('the row threads', () => {
     // Thousands of refused rows before an event: their places in the block's hashes come first.
     const row = trailScenarios()[0]!.rows[0]!;
     const many = hashBlock(Buffer.from(`${'{}\n'.repeat(5000)}${JSON.stringify(row)}\n`));
-    expect(many.refused.map((r) => r.at)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+    expect([...many.refusedAt]).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+    // One problem, named once for all 5,000.
+    expect(many.problems).toEqual([rowLeaf({})]);
+    expect(new Set(many.refusedProblem)).toEqual(new Set([0]));
     expect(many.ids).toBe((row as { event_id: string }).event_id);
     expect(many.idEnds[4999]).toBe(0);
     expect(many.idEnds[5000]).toBe(many.ids.length);
@@ -120,10 +125,65 @@ describe('the row threads', () => {
     // The scenario's last row is not an object.
     const rows = trailScenarios()[1]!.rows as { event_id?: string }[];
     const hashed = hashBlock(Buffer.from(`${rows.map((r) => JSON.stringify(r)).join('\n')}\nnot json`));
-    expect(hashed.count).toBe(rows.length + 1);
+    expect(hashed.times).toHaveLength(rows.length + 1);
     expect(hashed.ids).toBe(rows.map((r) => r.event_id ?? '').join(''));
-    expect(hashed.refused).toEqual(
-      [rows.length - 1, rows.length].map((at) => ({ at, problem: 'not a JSON object' })),
-    );
+    expect([...hashed.refusedAt]).toEqual([rows.length - 1, rows.length]);
+    expect([...hashed.refusedProblem].map((p) => hashed.problems[p])).toEqual([
+      'not a JSON object',
+      'not a JSON object',
+    ]);
   });
+
+  it('read no further ahead than they are taken, keep the blocks in order, and stop reading when stopped', async () => {
+    // 600 small blocks, every third with a refused row after its event; then a source without end, never taken.
+    const row = JSON.stringify(trailScenarios()[0]!.rows[0]);
+    const script = file(
+      `import { rowThreads } from ${JSON.stringify(ROW_THREADS)};
+// Each block with an ArrayBuffer of its own, as lineBlocks gives them: Node's pooled ones cannot be moved.
+const own = (text) => {
+  const block = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  block.write(text);
+  return block;
+};
+let yielded = 0;
+async function* blocks() {
+  for (let i = 0; i < 600; i++) {
+    yielded += 1;
+    yield own(${JSON.stringify(`${row}\n`)} + (i % 3 === 0 ? '{}\\n' : ''));
+  }
+}
+const rows = rowThreads(blocks(), 2);
+let taken = 0, most = 0, events = 0, refused = 0;
+await rows.take({
+  block(b) {
+    taken += 1;
+    most = Math.max(most, yielded - taken);
+    events += b.times.length - b.refusedAt.length;
+    refused += b.refusedAt.length;
+    if (b.refusedAt.length !== (taken % 3 === 1 ? 1 : 0)) throw new Error('block ' + taken + ' out of order');
+  },
+});
+await rows.stop();
+let read = 0, ended = false;
+async function* endless() {
+  try {
+    for (;;) { read += 1; yield own('{}\\n'); }
+  } finally { ended = true; }
+}
+const idle = rowThreads(endless(), 2);
+await new Promise((r) => setTimeout(r, 3000));
+const readBeforeStop = read;
+await idle.stop();
+await new Promise((r) => setTimeout(r, 200));
+console.log(JSON.stringify({ taken, most, events, refused, readBeforeStop, read, ended }));`,
+      '.mjs',
+    );
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: ROOT });
+    const seen = JSON.parse(stdout) as Record<string, number | boolean>;
+    expect(seen).toMatchObject({ taken: 600, events: 600, refused: 200, ended: true });
+    // At most 256 blocks read and not taken (AHEAD in row-threads.ts), and nothing read once stopped.
+    expect(seen.most).toBeLessThanOrEqual(256);
+    expect(seen.readBeforeStop).toBeLessThanOrEqual(257);
+    expect(seen.read).toBe(seen.readBeforeStop);
+  }, 60_000);
 });

@@ -149,10 +149,11 @@ function* checking(input: TrailCheckInput) {
   const leafTimes: number[] = [];
   const hashParts: Buffer[] = [];
   const later = new Set<string>();
-  let first: WindowProof | undefined;
+  // The first page's window and size, which every page must have (not the page: its leaves are garbage after it).
+  let first: Pick<WindowProof, 'tree_size' | 'since' | 'until'> | undefined;
   let k = 0;
   for (const page of input.proofs) {
-    first ??= page;
+    first ??= { tree_size: page.tree_size, since: page.since, until: page.until };
     const problem = (p: string) => findings.push({ kind: 'proof', tree_size: page.tree_size, problem: p });
     const checkpoint = verified.get(page.tree_size);
     const shown = [...page.leaves].sort((a, b) => a.leaf_index - b.leaf_index);
@@ -233,12 +234,9 @@ function* checking(input: TrailCheckInput) {
     /** A block of rows read elsewhere (the verifier command's worker threads), in order. */
     block(b: HashedBlock): void {
       let next = 0;
-      for (let i = 0, start = 0; i < b.count; start = b.idEnds[i]!, i++) {
-        const refusal = b.refused[next];
-        if (refusal?.at === i) {
-          next += 1;
-          refused(rows + 1, refusal.problem);
-        } else hashed(b.ids.slice(start, b.idEnds[i]), b.times[i]!, b.hashes, 32 * i);
+      for (let i = 0, start = 0; i < b.times.length; start = b.idEnds[i]!, i++) {
+        if (b.refusedAt[next] === i) refused(rows + 1, b.problems[b.refusedProblem[next++]!]!);
+        else hashed(b.ids.slice(start, b.idEnds[i]), b.times[i]!, b.hashes, 32 * i);
       }
     },
     /** The result. `truncated`: the export says it stopped at its cap (see cutOf). */
@@ -269,7 +267,8 @@ export type TrailChecker = ReturnType<typeof trailCheck>;
 /**
  * The offline check of an export (docs/integrity.md "Offline verification"): the checkpoints, the window proof's
  * leaves against a verified checkpoint's root, and each row of the export against its leaf. Rows are given one at
- * a time (`row`), so that an export of any size streams through; `finish` names what is left.
+ * a time (`row`), or a block at a time as the verifier command's threads read them (`block`), so that an export of
+ * any size streams through; `finish` names what is left.
  */
 export function trailCheck(input: TrailCheckInput) {
   const steps = checking(input);

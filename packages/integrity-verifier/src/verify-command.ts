@@ -71,6 +71,16 @@ async function keysOf(path: string): Promise<VerifierKey[]> {
   });
 }
 
+/** A page of `what`, or unusable input. */
+function pageOf<T>(path: string, page: unknown, is: (v: unknown) => v is T, what: string): T {
+  if (!is(page)) throw new InputError(`${path}: not a page of ${what}`);
+  return page;
+}
+
+async function pages<T>(paths: string[], is: (v: unknown) => v is T, what: string): Promise<T[]> {
+  return (await Promise.all(paths.map(json))).map((page, i) => pageOf(paths[i]!, page, is, what));
+}
+
 /**
  * The window proof's pages, read at once but each parsed only as the trail check takes it: a page parsed is
  * garbage once its leaves are kept, where all of them parsed together would fill the heap for the collector to go
@@ -82,18 +92,9 @@ async function windowProofs(paths: string[]): Promise<Iterable<WindowProof>> {
     for (const [i, path] of paths.entries()) {
       const page = parsedFile(path, files[i]!);
       files[i] = undefined;
-      if (!isWindowProof(page))
-        throw new InputError(`${path}: not a page of GET /audit/integrity/proofs/window`);
-      yield page;
+      yield pageOf(path, page, isWindowProof, 'GET /audit/integrity/proofs/window');
     }
   })();
-}
-
-async function pages<T>(paths: string[], is: (v: unknown) => v is T, what: string): Promise<T[]> {
-  return (await Promise.all(paths.map(json))).map((page, i) => {
-    if (!is(page)) throw new InputError(`${paths[i]}: not a page of ${what}`);
-    return page;
-  });
 }
 
 // The export is read in blocks of this many bytes of whole lines: a worker thread's task, of about 2,000 rows.
