@@ -1,6 +1,7 @@
 // Holds Kafka, ClickHouse and Postgres in containers for one `npm test` run on the containers path (docs/testing.md
 // "Components"): starts them, writes the variables that point the tests at them to the file given, and removes
-// them on SIGTERM or SIGINT, or when the script that started it has gone. scripts/test.sh and scripts/test-containers.sh run it in the background.
+// them on SIGTERM or SIGINT, or when the script that started it has gone. scripts/test.sh and
+// scripts/test-containers.sh run it in the background.
 // Usage: tsx scripts/test-components.ts <env file>
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { containerImages, startComponentContainers } from '../test/support/container-stack.js';
