@@ -45,12 +45,10 @@ components_mode() {
 # fills the disk: component containers whose holder process (label audit-trail.test-owner) has ended, stopped ones
 # of runs from before that label, and the compose projects of the smoke test and the image bench
 # (audit-smoke-PID-…, audit-bench-PID-…) whose process has ended. A process is looked up on this machine only:
-# runs sharing one engine from several machines or PID namespaces at once are not supported. Once per script; it
-# never fails the run (what it cannot remove, it names).
+# runs sharing one engine from several machines or PID namespaces at once are not supported. It never fails the
+# run (what it cannot remove, it names). Called before any container of the run starts.
 remove_test_leftovers() {
   local engine id owner running project
-  [ -z "${TEST_LEFTOVERS_REMOVED:-}" ] || return 0
-  TEST_LEFTOVERS_REMOVED=1
   engine="$(command -v podman || command -v docker)" || return 0
   for id in $("$engine" ps -a -q --filter label=audit-trail.test-run); do
     read -r running owner < <("$engine" inspect \
@@ -88,7 +86,6 @@ start_component_containers() {
   local env_file=.data/test-components.env log=.data/logs/test-components.log i
   mkdir -p .data/logs
   rm -f "$env_file"
-  remove_test_leftovers
   echo "Starting Kafka, ClickHouse, Postgres and S3Proxy in containers (log: $log)..."
   node --disable-warning=TimeoutNegativeWarning --import tsx scripts/test-components.ts "$env_file" >"$log" 2>&1 &
   COMPONENTS_HOLDER=$!

@@ -17,6 +17,7 @@ elif [ "$components" = local ]; then
 else
   echo "components: containers (testcontainers; images ${KAFKA_IMAGE:-upstream}, ${CLICKHOUSE_IMAGE:-upstream}, ${POSTGRES_IMAGE:-upstream})"
   trap stop_component_containers EXIT
+  remove_test_leftovers
   start_component_containers
 fi
 # The verifier tests run python3: the machine's, else in a container (scripts/python-venv.sh).
