@@ -101,6 +101,8 @@ start_component_containers() {
   fi
   # shellcheck disable=SC1090 # written by scripts/test-components.ts
   source "$env_file"
+  # Scripts started from here on (the API tools' services) take these components, not the local stack.
+  export AUDIT_EXTERNAL_STACK=true
 }
 
 stop_component_containers() {

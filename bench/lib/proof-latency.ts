@@ -33,8 +33,12 @@ export async function proofLatency(c: ProofCase) {
   while (wanted.size < c.samples + c.warmup) wanted.add(randomInt(0, c.size));
   const { rows } = await c.pool.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer }>(
     `SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves
-     WHERE tenant_id = $1 AND leaf_index = ANY($2::bigint[])`,
+     WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) AND leaf_index = ANY($2::bigint[])`,
     [c.tenant, [...wanted]],
+  );
+  const { rows: tree } = await c.pool.query<{ tree_id: string }>(
+    'SELECT tree_id FROM integrity_trees WHERE tenant_id = $1',
+    [c.tenant],
   );
   const store = integrityStore(c.pool);
   const auth = { authorization: `Bearer ${c.key}` };
@@ -48,8 +52,8 @@ export async function proofLatency(c: ProofCase) {
   for (const [i, leaf] of rows.entries()) {
     const index = Number(leaf.leaf_index);
     let t = performance.now();
-    await c.pool.query('SELECT leaf_hash FROM integrity_leaves WHERE tenant_id = $1 AND leaf_index = $2', [
-      c.tenant,
+    await c.pool.query('SELECT leaf_hash FROM integrity_leaves WHERE tree_id = $1 AND leaf_index = $2', [
+      tree[0]!.tree_id,
       index,
     ]);
     const primaryKey = performance.now() - t;

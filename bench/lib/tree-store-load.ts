@@ -57,6 +57,12 @@ export async function loadTreeStore(
   let frontier: Frontier = EMPTY_FRONTIER;
   // Two statements in flight: Postgres maintains the three indexes on one core each.
   const writing: Promise<unknown>[] = [];
+  // Leaves and subtrees are keyed by the tree's number (migration 0019): the tree row comes first.
+  const { rows } = await pool.query<{ tree_id: string }>(
+    'INSERT INTO integrity_trees (tenant_id) VALUES ($1) RETURNING tree_id',
+    [opts.tenant],
+  );
+  const treeId = rows[0]!.tree_id;
   for (let from = 0; from < opts.size; from += CHUNK) {
     const chunk = leafChunk(from, Math.min(CHUNK, opts.size - from));
     const appended = appendLeaves(frontier, chunk.hashes);
@@ -67,18 +73,18 @@ export async function loadTreeStore(
     writing.push(
       Promise.all([
         pool.query(
-          `INSERT INTO integrity_leaves (tenant_id, leaf_index, event_id, leaf_hash, ts)
+          `INSERT INTO integrity_leaves (tree_id, leaf_index, event_id, leaf_hash, ts)
          SELECT $1, $2::bigint + i, gen_random_uuid(), substring($3::bytea FROM 32 * i + 1 FOR 32), $4::bigint + $2 + i
          FROM generate_series(0, $5::int - 1) AS i`,
-          [opts.tenant, chunk.from, chunk.bytes, opts.firstTs, chunk.hashes.length],
+          [treeId, chunk.from, chunk.bytes, opts.firstTs, chunk.hashes.length],
         ),
         subtrees.length === 0
           ? null
           : pool.query(
-              `INSERT INTO integrity_subtrees (tenant_id, level, node_index, hash)
+              `INSERT INTO integrity_subtrees (tree_id, level, node_index, hash)
              SELECT $1, * FROM unnest($2::smallint[], $3::bigint[], $4::bytea[])`,
               [
-                opts.tenant,
+                treeId,
                 subtrees.map((s) => s.level),
                 subtrees.map((s) => s.index),
                 subtrees.map((s) => Buffer.from(s.hash)),
@@ -97,8 +103,7 @@ export async function loadTreeStore(
     createdBy: 'bench:integrity',
   });
   await pool.query(
-    `INSERT INTO integrity_trees (tenant_id, size, frontier, signed_size, signed_at)
-     VALUES ($1, $2, $3, $2, $4)`,
+    `UPDATE integrity_trees SET size = $2, frontier = $3, signed_size = $2, signed_at = $4 WHERE tenant_id = $1`,
     [opts.tenant, opts.size, Buffer.concat(frontier.hashes), time],
   );
   const note = signCheckpoint(

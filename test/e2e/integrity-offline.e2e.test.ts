@@ -249,10 +249,10 @@ describe('offline verification of an export (TypeScript command and Python refer
     const leafOf = async (id: string) =>
       Number(
         (
-          await db.query('SELECT leaf_index FROM integrity_leaves WHERE tenant_id = $1 AND event_id = $2', [
-            tenant,
-            id,
-          ])
+          await db.query(
+            'SELECT leaf_index FROM integrity_leaves WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) AND event_id = $2',
+            [tenant, id],
+          )
         ).rows[0].leaf_index,
       );
     const forged = '00000000-0000-4000-8000-000000000001';

@@ -100,7 +100,7 @@ describe('projector and notary killed with SIGKILL while events flow', () => {
         return Number(rows[0]?.size) === TOTAL;
       });
       const { rows } = await db.query<{ id: string }>(
-        'SELECT event_id::text AS id FROM integrity_leaves WHERE tenant_id = $1',
+        'SELECT event_id::text AS id FROM integrity_leaves WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)',
         [names.tenant],
       );
       expect(rows).toHaveLength(TOTAL);

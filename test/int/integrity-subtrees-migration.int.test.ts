@@ -62,16 +62,29 @@ async function oldTree(db: pg.Pool, tenant: string, size: number) {
   return { root: frontierRoot(frontier), hashes, expected };
 }
 
-const stored = async (db: pg.Pool, tenant: string) =>
+// How a tree's rows are found: by the tenant's id before migration 0019, by the tree's number after it.
+const BY_TENANT = 'tenant_id = $1';
+const BY_TREE = 'tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)';
+
+const stored = async (db: pg.Pool, tenant: string, key = BY_TENANT) =>
   (
     await db.query<{ level: number; node_index: string; hash: Buffer }>(
-      'SELECT level, node_index, hash FROM integrity_subtrees WHERE tenant_id = $1 ORDER BY level, node_index',
+      `SELECT level, node_index, hash FROM integrity_subtrees WHERE ${key} ORDER BY level, node_index`,
       [tenant],
     )
   ).rows.map((r) => `${r.level}:${r.node_index}:${r.hash.toString('hex')}`);
 
-describe('migration 0018: subtrees of every fourth level', () => {
-  it("makes every fourth level's subtrees of the trees before it, and proofs read them", async () => {
+const leafRows = async (db: pg.Pool, tenant: string, key = BY_TENANT) =>
+  (
+    await db.query<{ row: string }>(
+      `SELECT concat_ws(':', leaf_index, event_id, encode(leaf_hash, 'hex'), ts) AS row FROM integrity_leaves
+       WHERE ${key} ORDER BY leaf_index`,
+      [tenant],
+    )
+  ).rows.map((r) => r.row);
+
+describe('migrations 0018 and 0019: subtrees of every fourth level, keyed by the tree number', () => {
+  it("makes every fourth level's subtrees of the trees before it, moves them to tree numbers, and proofs read them", async () => {
     postgres = await freshPostgres(names);
     expect((await migratePostgres(postgres.url, migrationsUpTo(17))).applied.at(-1)).toBe(
       '17_integrity_leaf_times',
@@ -85,7 +98,7 @@ describe('migration 0018: subtrees of every fourth level', () => {
       tiny: await oldTree(pool, 'tiny', 15),
     };
 
-    expect((await migratePostgres(postgres.url)).applied).toEqual([
+    expect((await migratePostgres(postgres.url, migrationsUpTo(18))).applied).toEqual([
       '18_integrity_subtrees_every_fourth_level',
     ]);
 
@@ -96,26 +109,44 @@ describe('migration 0018: subtrees of every fourth level', () => {
       expect(await stored(pool, tenant)).toEqual(expected);
     }
     expect(trees.big.expected.filter((s) => s.level === 12)).toHaveLength(17);
+
+    // Migration 0019 moves every leaf and subtree to its tree's number, unchanged.
+    const before = new Map<string, [string[], string[]]>();
+    for (const tenant of Object.keys(trees))
+      before.set(tenant, [await leafRows(pool, tenant), await stored(pool, tenant)]);
+    expect((await migratePostgres(postgres.url, migrationsUpTo(19))).applied).toEqual([
+      '19_integrity_tree_ids',
+    ]);
+    for (const [tenant, [leaves, subtrees]] of before) {
+      expect(await leafRows(pool, tenant, BY_TREE)).toEqual(leaves);
+      expect(await stored(pool, tenant, BY_TREE)).toEqual(subtrees);
+    }
+    const { rows: numbers } = await pool.query<{ tree_id: string }>('SELECT tree_id FROM integrity_trees');
+    expect(new Set(numbers.map((r) => r.tree_id)).size).toBe(3);
+
     const store = integrityStore(pool);
     for (const index of [0, 15, 16, 4095, 4096, 65_535, 65_536, 69_999]) {
       const proof = await store.inclusionProof('big', index, 70_000);
       expect(verifyInclusion(trees.big.hashes[index]!, index, 70_000, proof, trees.big.root)).toBe(true);
     }
     await expect(
-      pool.query("INSERT INTO integrity_subtrees VALUES ('big', 6, 0, $1)", [randomBytes(32)]),
+      pool.query('INSERT INTO integrity_subtrees VALUES ($1, 6, 0, $2)', [
+        numbers[0]!.tree_id,
+        randomBytes(32),
+      ]),
     ).rejects.toThrow(/integrity_subtrees_level_check/);
 
     // A notary of before it, appending after it, leaves out levels 4, 12, 20: proofs over those leaves are made
     // from the band below; a leaf missing is still a damaged store.
     await pool.query(
-      'DELETE FROM integrity_subtrees WHERE tenant_id = $1 AND level % 8 = 4 AND node_index * 2 ^ level >= 40000',
+      `DELETE FROM integrity_subtrees WHERE ${BY_TREE} AND level % 8 = 4 AND node_index * 2 ^ level >= 40000`,
       ['big'],
     );
     for (const index of [40_000, 45_055, 65_536, 69_999]) {
       const proof = await store.inclusionProof('big', index, 70_000);
       expect(verifyInclusion(trees.big.hashes[index]!, index, 70_000, proof, trees.big.root)).toBe(true);
     }
-    await pool.query('DELETE FROM integrity_leaves WHERE tenant_id = $1 AND leaf_index = 69990', ['big']);
+    await pool.query(`DELETE FROM integrity_leaves WHERE ${BY_TREE} AND leaf_index = 69990`, ['big']);
     await expect(store.inclusionProof('big', 69_999, 70_000)).rejects.toThrow(TreeStoreDamagedError);
   });
 });

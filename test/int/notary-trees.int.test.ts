@@ -60,7 +60,7 @@ const treeSize = async (tenant: string) =>
 
 async function stored(tenant: string) {
   const leaves = await db.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer }>(
-    'SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves WHERE tenant_id = $1 ORDER BY leaf_index',
+    'SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) ORDER BY leaf_index',
     [tenant],
   );
   const tree = await db.query<{ size: string; frontier: Buffer }>(
@@ -68,7 +68,7 @@ async function stored(tenant: string) {
     [tenant],
   );
   const subtrees = await db.query<{ level: number; node_index: string; hash: Buffer }>(
-    'SELECT level, node_index, hash FROM integrity_subtrees WHERE tenant_id = $1 ORDER BY level, node_index',
+    'SELECT level, node_index, hash FROM integrity_subtrees WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) ORDER BY level, node_index',
     [tenant],
   );
   const { size, frontier } = tree.rows[0]!;
@@ -139,9 +139,10 @@ describe('the notary', () => {
     await killed.stop('SIGKILL');
     await sending;
     // Leaves of before migration 0017 had no time: reading the topic again gives them their event's.
-    await db.query('UPDATE integrity_leaves SET ts = NULL WHERE tenant_id = $1 AND leaf_index < 700', [
-      tenantA,
-    ]);
+    await db.query(
+      'UPDATE integrity_leaves SET ts = NULL WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) AND leaf_index < 700',
+      [tenantA],
+    );
     // A new group reads the whole topic again: every batch redone, none adding a leaf.
     const again = notary(`notary-${names.id}-2`);
     await again.start();
@@ -153,7 +154,7 @@ describe('the notary', () => {
     expect(treeA.subtrees.filter((s) => s.level === 8)).toHaveLength(Math.floor(all.length / 256));
     expect(treeA.subtrees.filter((s) => s.level === 4)).toHaveLength(Math.floor(all.length / 16));
     const times = await db.query<{ ts: string | null }>(
-      'SELECT ts FROM integrity_leaves WHERE tenant_id = $1 ORDER BY leaf_index',
+      'SELECT ts FROM integrity_leaves WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) ORDER BY leaf_index',
       [tenantA],
     );
     expect(times.rows.map((r) => Number(r.ts))).toEqual(all.map((e) => e.timestamp));

@@ -26,6 +26,7 @@ export interface AppendOutcome {
 async function giveTimes(
   db: Pick<pg.PoolClient, 'query'>,
   events: readonly AuditEventRecord[],
+  treeIds: ReadonlyMap<string, string>,
   found: readonly { tenant_id: string; event_id: string; untimed: Buffer | null }[],
 ): Promise<void> {
   const untimed = new Map(
@@ -35,9 +36,9 @@ async function giveTimes(
   const timed = events.filter((e) => untimed.get(eventKey(e.tenant_id, e.event_id))?.equals(leafHashOf(e)));
   if (timed.length === 0) return;
   await db.query(
-    `UPDATE integrity_leaves l SET ts = b.ts FROM unnest($1::text[], $2::uuid[], $3::bigint[]) AS b (tenant_id, event_id, ts)
-     WHERE l.tenant_id = b.tenant_id AND l.event_id = b.event_id AND l.ts IS NULL`,
-    [timed.map((e) => e.tenant_id), timed.map((e) => e.event_id), timed.map((e) => e.timestamp)],
+    `UPDATE integrity_leaves l SET ts = b.ts FROM unnest($1::bigint[], $2::uuid[], $3::bigint[]) AS b (tree_id, event_id, ts)
+     WHERE l.tree_id = b.tree_id AND l.event_id = b.event_id AND l.ts IS NULL`,
+    [timed.map((e) => treeIds.get(e.tenant_id)), timed.map((e) => e.event_id), timed.map((e) => e.timestamp)],
   );
 }
 
@@ -55,31 +56,39 @@ export async function appendToTrees(
   if (events.length === 0) return { appended: 0, known: 0 };
   const tenants = [...new Set(events.map((e) => e.tenant_id))].sort();
   return inTransaction(pool, async (db) => {
+    // Only the tenants without a tree: an insert that conflicts would still take a tree number.
     await db.query(
-      `INSERT INTO integrity_trees (tenant_id) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT DO NOTHING`,
+      `INSERT INTO integrity_trees (tenant_id)
+       SELECT t FROM unnest($1::text[]) AS t WHERE NOT EXISTS (SELECT 1 FROM integrity_trees WHERE tenant_id = t)
+       ORDER BY 1 ON CONFLICT DO NOTHING`,
       [tenants],
     );
-    const rows = await db.query<{ tenant_id: string; size: string; frontier: Buffer }>(
-      `SELECT tenant_id, size, frontier FROM integrity_trees WHERE tenant_id = ANY($1::text[])
+    const rows = await db.query<{ tenant_id: string; tree_id: string; size: string; frontier: Buffer }>(
+      `SELECT tenant_id, tree_id, size, frontier FROM integrity_trees WHERE tenant_id = ANY($1::text[])
        ORDER BY tenant_id FOR UPDATE`,
       [tenants],
     );
     const trees = new Map(rows.rows.map((r) => [r.tenant_id, frontierOf(r.size, r.frontier)]));
-    const found = await db.query<{ tenant_id: string; event_id: string; untimed: Buffer | null }>(
-      `SELECT l.tenant_id, l.event_id::text, CASE WHEN l.ts IS NULL THEN l.leaf_hash END AS untimed
-       FROM unnest($1::text[], $2::uuid[]) AS b (tenant_id, event_id)
-       JOIN integrity_leaves l USING (tenant_id, event_id)`,
-      [events.map((e) => e.tenant_id), events.map((e) => e.event_id)],
+    // Leaves and subtrees are keyed by the tree's number (migration 0019), the tenant's id only here.
+    const treeIds = new Map(rows.rows.map((r) => [r.tenant_id, r.tree_id]));
+    const tenantsOf = new Map(rows.rows.map((r) => [r.tree_id, r.tenant_id]));
+    const treeIdOf = (tenant: string) => treeIds.get(tenant)!;
+    const { rows: leaves } = await db.query<{ tree_id: string; event_id: string; untimed: Buffer | null }>(
+      `SELECT l.tree_id, l.event_id::text, CASE WHEN l.ts IS NULL THEN l.leaf_hash END AS untimed
+       FROM unnest($1::bigint[], $2::uuid[]) AS b (tree_id, event_id)
+       JOIN integrity_leaves l USING (tree_id, event_id)`,
+      [events.map((e) => treeIdOf(e.tenant_id)), events.map((e) => e.event_id)],
     );
-    const known = new Set(found.rows.map((r) => eventKey(r.tenant_id, r.event_id)));
-    await giveTimes(db, events, found.rows);
+    const found = leaves.map((r) => ({ ...r, tenant_id: tenantsOf.get(r.tree_id)! }));
+    const known = new Set(found.map((r) => eventKey(r.tenant_id, r.event_id)));
+    await giveTimes(db, events, treeIds, found);
     const plan = planAppend(events, trees, known);
     if (plan.leaves.length === 0) return { appended: 0, known: events.length };
     await db.query(
-      `INSERT INTO integrity_leaves (tenant_id, leaf_index, event_id, leaf_hash, ts)
-       SELECT * FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::bytea[], $5::bigint[])`,
+      `INSERT INTO integrity_leaves (tree_id, leaf_index, event_id, leaf_hash, ts)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::bytea[], $5::bigint[])`,
       [
-        plan.leaves.map((l) => l.tenant_id),
+        plan.leaves.map((l) => treeIdOf(l.tenant_id)),
         plan.leaves.map((l) => l.leaf_index),
         plan.leaves.map((l) => l.event_id),
         plan.leaves.map((l) => Buffer.from(l.leaf_hash)),
@@ -88,10 +97,10 @@ export async function appendToTrees(
     );
     if (plan.subtrees.length > 0) {
       await db.query(
-        `INSERT INTO integrity_subtrees (tenant_id, level, node_index, hash)
-         SELECT * FROM unnest($1::text[], $2::smallint[], $3::bigint[], $4::bytea[])`,
+        `INSERT INTO integrity_subtrees (tree_id, level, node_index, hash)
+         SELECT * FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bytea[])`,
         [
-          plan.subtrees.map((s) => s.tenant_id),
+          plan.subtrees.map((s) => treeIdOf(s.tenant_id)),
           plan.subtrees.map((s) => s.level),
           plan.subtrees.map((s) => s.index),
           plan.subtrees.map((s) => Buffer.from(s.hash)),

@@ -67,7 +67,8 @@ async function* leafPages(pool: pg.Pool, tenant: string, order: 'event_id' | 'le
     const { rows }: { rows: { event_id: string; leaf_index: string; leaf_hash: Buffer }[] } =
       await pool.query(
         `SELECT event_id::text, leaf_index, leaf_hash FROM integrity_leaves
-       WHERE tenant_id = $1 AND ($2::text IS NULL OR ${order} > $2::${order === 'event_id' ? 'uuid' : 'bigint'})
+       WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)
+         AND ($2::text IS NULL OR ${order} > $2::${order === 'event_id' ? 'uuid' : 'bigint'})
        ORDER BY ${order} LIMIT ${PAGE}`,
         [tenant, after],
       );

@@ -48,6 +48,9 @@ type Db = Pick<pg.Pool, 'query'>;
 const NO_SINCE = 0;
 const NO_UNTIL = Number.MAX_SAFE_INTEGER;
 
+// Leaves and subtrees are keyed by their tree's number (migration 0019); a query's $1 is the tenant's id.
+const TREE_OF_TENANT = '(SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)';
+
 const CHECKPOINT_COLUMNS = 'tree_size, root_hash, made_at, key_name, note';
 const checkpointOf = (
   r: { tree_size: string; made_at: string } & Omit<StoredCheckpoint, 'tree_size' | 'made_at'>,
@@ -85,7 +88,7 @@ async function subtreeHashes(
   const found = new Map<string, Uint8Array>();
   if (leaves.size > 0) {
     const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
-      'SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tenant_id = $1 AND leaf_index = ANY($2::bigint[])',
+      `SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tree_id = ${TREE_OF_TENANT} AND leaf_index = ANY($2::bigint[])`,
       [tenant, [...leaves]],
     );
     for (const r of rows) found.set(`0:${r.leaf_index}`, r.leaf_hash);
@@ -94,7 +97,7 @@ async function subtreeHashes(
     const pairs = [...nodes].map((n) => n.split(':').map(Number) as [number, number]);
     const { rows } = await db.query<{ level: number; node_index: string; hash: Buffer }>(
       `SELECT s.level, s.node_index, s.hash FROM unnest($2::smallint[], $3::bigint[]) AS w (level, node_index)
-       JOIN integrity_subtrees s ON s.tenant_id = $1 AND s.level = w.level AND s.node_index = w.node_index`,
+       JOIN integrity_subtrees s ON s.tree_id = ${TREE_OF_TENANT} AND s.level = w.level AND s.node_index = w.node_index`,
       [tenant, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     );
     for (const r of rows) found.set(`${r.level}:${r.node_index}`, r.hash);
@@ -166,7 +169,7 @@ export function integrityStore(db: Db) {
     /** The event's leaf in its tenant's tree, or null when it is none (yet). */
     async leaf(tenant: string, eventId: string): Promise<Leaf | null> {
       const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
-        'SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tenant_id = $1 AND event_id = $2::uuid',
+        `SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tree_id = ${TREE_OF_TENANT} AND event_id = $2::uuid`,
         [tenant, eventId],
       );
       return rows[0] ? { leaf_index: Number(rows[0].leaf_index), leaf_hash: rows[0].leaf_hash } : null;
@@ -207,7 +210,7 @@ export function integrityStore(db: Db) {
         leaf_hash: Buffer;
       }>(
         `SELECT leaf_index, event_id::text, ts, leaf_hash FROM integrity_leaves
-         WHERE tenant_id = $1 AND ts >= $2 AND ts < $3 AND leaf_index < $4
+         WHERE tree_id = ${TREE_OF_TENANT} AND ts >= $2 AND ts < $3 AND leaf_index < $4
            AND ($5::bigint IS NULL OR (ts, leaf_index) > ($5::bigint, $6::bigint))
          ORDER BY ts, leaf_index LIMIT $7`,
         [
@@ -227,7 +230,7 @@ export function integrityStore(db: Db) {
     async laterInWindow(tenant: string, window: TimeWindow, size: number, limit: number): Promise<string[]> {
       const { rows } = await db.query<{ event_id: string }>(
         `SELECT event_id::text FROM integrity_leaves
-         WHERE tenant_id = $1 AND ts >= $2 AND ts < $3 AND leaf_index >= $4 ORDER BY leaf_index LIMIT $5`,
+         WHERE tree_id = ${TREE_OF_TENANT} AND ts >= $2 AND ts < $3 AND leaf_index >= $4 ORDER BY leaf_index LIMIT $5`,
         [tenant, window.since ?? NO_SINCE, window.until ?? NO_UNTIL, size, limit],
       );
       return rows.map((r) => r.event_id);
