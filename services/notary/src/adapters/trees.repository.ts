@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, leafHashOf, type AuditEventRecord, type Frontier } from '@audit/shared';
 import { eventKey, planAppend } from '../domain/append-plan.js';
+import { copyLeaves, isKnownLeafError } from './leaves.copy.js';
 
 const HASH_BYTES = 32;
 
@@ -44,9 +45,9 @@ async function giveTimes(
 
 /**
  * Appends a batch of the audit topic to its tenants' trees in one transaction: the batch is added whole or not at
- * all, and a batch done again adds nothing. Each tenant's tree row is locked (in tenant order, so that two batches
- * never wait on each other in a cycle) before its leaves are looked up: a batch handled twice at once, by an old
- * and a new owner of a partition, goes through one after the other.
+ * all, and a batch done again adds nothing. Almost every batch is only new events, so it is first written without
+ * looking its events up; one that holds a leaf already (a redelivery, a re-sent event, a batch redone after a
+ * crash) fails on the event-id key, and is done again with every event looked up.
  */
 export async function appendToTrees(
   pool: pg.Pool,
@@ -54,73 +55,90 @@ export async function appendToTrees(
   now: () => number = Date.now,
 ): Promise<AppendOutcome> {
   if (events.length === 0) return { appended: 0, known: 0 };
+  try {
+    return await inTransaction(pool, (db) => append(db, events, now, false));
+  } catch (err) {
+    if (!isKnownLeafError(err)) throw err;
+  }
+  return inTransaction(pool, (db) => append(db, events, now, true));
+}
+
+/**
+ * The batch's append in a transaction. Each tenant's tree row is locked (in tenant order, so that two batches
+ * never wait on each other in a cycle) before its leaves are written or looked up: a batch handled twice at once,
+ * by an old and a new owner of a partition, goes through one after the other.
+ */
+async function append(
+  db: pg.PoolClient,
+  events: readonly AuditEventRecord[],
+  now: () => number,
+  lookUp: boolean,
+): Promise<AppendOutcome> {
   const tenants = [...new Set(events.map((e) => e.tenant_id))].sort();
-  return inTransaction(pool, async (db) => {
-    // Only the tenants without a tree: an insert that conflicts would still take a tree number.
+  // Only the tenants without a tree: an insert that conflicts would still take a tree number.
+  await db.query(
+    `INSERT INTO integrity_trees (tenant_id)
+     SELECT t FROM unnest($1::text[]) AS t WHERE NOT EXISTS (SELECT 1 FROM integrity_trees WHERE tenant_id = t)
+     ORDER BY 1 ON CONFLICT DO NOTHING`,
+    [tenants],
+  );
+  const rows = await db.query<{ tenant_id: string; tree_id: string; size: string; frontier: Buffer }>(
+    `SELECT tenant_id, tree_id, size, frontier FROM integrity_trees WHERE tenant_id = ANY($1::text[])
+     ORDER BY tenant_id FOR UPDATE`,
+    [tenants],
+  );
+  const trees = new Map(rows.rows.map((r) => [r.tenant_id, frontierOf(r.size, r.frontier)]));
+  // Leaves and subtrees are keyed by the tree's number (migration 0019), the tenant's id only here.
+  const treeIds = new Map(rows.rows.map((r) => [r.tenant_id, r.tree_id]));
+  const treeIdOf = (tenant: string) => treeIds.get(tenant)!;
+  const known = lookUp ? await knownLeaves(db, events, rows.rows) : new Set<string>();
+  const plan = planAppend(events, trees, known);
+  if (plan.leaves.length === 0) return { appended: 0, known: events.length };
+  await copyLeaves(db, plan.leaves, treeIdOf);
+  if (plan.subtrees.length > 0) {
     await db.query(
-      `INSERT INTO integrity_trees (tenant_id)
-       SELECT t FROM unnest($1::text[]) AS t WHERE NOT EXISTS (SELECT 1 FROM integrity_trees WHERE tenant_id = t)
-       ORDER BY 1 ON CONFLICT DO NOTHING`,
-      [tenants],
-    );
-    const rows = await db.query<{ tenant_id: string; tree_id: string; size: string; frontier: Buffer }>(
-      `SELECT tenant_id, tree_id, size, frontier FROM integrity_trees WHERE tenant_id = ANY($1::text[])
-       ORDER BY tenant_id FOR UPDATE`,
-      [tenants],
-    );
-    const trees = new Map(rows.rows.map((r) => [r.tenant_id, frontierOf(r.size, r.frontier)]));
-    // Leaves and subtrees are keyed by the tree's number (migration 0019), the tenant's id only here.
-    const treeIds = new Map(rows.rows.map((r) => [r.tenant_id, r.tree_id]));
-    const tenantsOf = new Map(rows.rows.map((r) => [r.tree_id, r.tenant_id]));
-    const treeIdOf = (tenant: string) => treeIds.get(tenant)!;
-    const { rows: leaves } = await db.query<{ tree_id: string; event_id: string; untimed: Buffer | null }>(
-      `SELECT l.tree_id, l.event_id::text, CASE WHEN l.ts IS NULL THEN l.leaf_hash END AS untimed
-       FROM unnest($1::bigint[], $2::uuid[]) AS b (tree_id, event_id)
-       JOIN integrity_leaves l USING (tree_id, event_id)`,
-      [events.map((e) => treeIdOf(e.tenant_id)), events.map((e) => e.event_id)],
-    );
-    const found = leaves.map((r) => ({ ...r, tenant_id: tenantsOf.get(r.tree_id)! }));
-    const known = new Set(found.map((r) => eventKey(r.tenant_id, r.event_id)));
-    await giveTimes(db, events, treeIds, found);
-    const plan = planAppend(events, trees, known);
-    if (plan.leaves.length === 0) return { appended: 0, known: events.length };
-    await db.query(
-      `INSERT INTO integrity_leaves (tree_id, leaf_index, event_id, leaf_hash, ts)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::bytea[], $5::bigint[])`,
+      `INSERT INTO integrity_subtrees (tree_id, level, node_index, hash)
+       SELECT * FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bytea[])`,
       [
-        plan.leaves.map((l) => treeIdOf(l.tenant_id)),
-        plan.leaves.map((l) => l.leaf_index),
-        plan.leaves.map((l) => l.event_id),
-        plan.leaves.map((l) => Buffer.from(l.leaf_hash)),
-        plan.leaves.map((l) => l.ts),
+        plan.subtrees.map((s) => treeIdOf(s.tenant_id)),
+        plan.subtrees.map((s) => s.level),
+        plan.subtrees.map((s) => s.index),
+        plan.subtrees.map((s) => Buffer.from(s.hash)),
       ],
     );
-    if (plan.subtrees.length > 0) {
-      await db.query(
-        `INSERT INTO integrity_subtrees (tree_id, level, node_index, hash)
-         SELECT * FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bytea[])`,
-        [
-          plan.subtrees.map((s) => treeIdOf(s.tenant_id)),
-          plan.subtrees.map((s) => s.level),
-          plan.subtrees.map((s) => s.index),
-          plan.subtrees.map((s) => Buffer.from(s.hash)),
-        ],
-      );
-    }
-    const grown = [...plan.trees];
-    await db.query(
-      // unsigned_since: when the first leaf no checkpoint covers was appended (the checkpoint cadence).
-      `UPDATE integrity_trees t SET size = g.size, frontier = g.frontier, updated_at = now(),
-         unsigned_since = coalesce(t.unsigned_since, $4)
-       FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS g (tenant_id, size, frontier)
-       WHERE t.tenant_id = g.tenant_id`,
-      [
-        grown.map(([tenant]) => tenant),
-        grown.map(([, f]) => f.size),
-        grown.map(([, f]) => Buffer.concat(f.hashes)),
-        now(),
-      ],
-    );
-    return { appended: plan.leaves.length, known: events.length - plan.leaves.length };
-  });
+  }
+  const grown = [...plan.trees];
+  await db.query(
+    // unsigned_since: when the first leaf no checkpoint covers was appended (the checkpoint cadence).
+    `UPDATE integrity_trees t SET size = g.size, frontier = g.frontier, updated_at = now(),
+       unsigned_since = coalesce(t.unsigned_since, $4)
+     FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS g (tenant_id, size, frontier)
+     WHERE t.tenant_id = g.tenant_id`,
+    [
+      grown.map(([tenant]) => tenant),
+      grown.map(([, f]) => f.size),
+      grown.map(([, f]) => Buffer.concat(f.hashes)),
+      now(),
+    ],
+  );
+  return { appended: plan.leaves.length, known: events.length - plan.leaves.length };
+}
+
+/** The batch's events that are leaves already (by eventKey); leaves of before migration 0017 get their times. */
+async function knownLeaves(
+  db: pg.PoolClient,
+  events: readonly AuditEventRecord[],
+  trees: readonly { tenant_id: string; tree_id: string }[],
+): Promise<Set<string>> {
+  const treeIds = new Map(trees.map((r) => [r.tenant_id, r.tree_id]));
+  const tenantsOf = new Map(trees.map((r) => [r.tree_id, r.tenant_id]));
+  const { rows } = await db.query<{ tree_id: string; event_id: string; untimed: Buffer | null }>(
+    `SELECT l.tree_id, l.event_id::text, CASE WHEN l.ts IS NULL THEN l.leaf_hash END AS untimed
+     FROM unnest($1::bigint[], $2::uuid[]) AS b (tree_id, event_id)
+     JOIN integrity_leaves l USING (tree_id, event_id)`,
+    [events.map((e) => treeIds.get(e.tenant_id)), events.map((e) => e.event_id)],
+  );
+  const found = rows.map((r) => ({ ...r, tenant_id: tenantsOf.get(r.tree_id)! }));
+  await giveTimes(db, events, treeIds, found);
+  return new Set(found.map((r) => eventKey(r.tenant_id, r.event_id)));
 }
