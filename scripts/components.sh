@@ -110,4 +110,5 @@ stop_component_containers() {
   kill -TERM "$COMPONENTS_HOLDER" 2>/dev/null || true
   wait "$COMPONENTS_HOLDER" 2>/dev/null || true
   COMPONENTS_HOLDER=
+  unset AUDIT_EXTERNAL_STACK
 }

@@ -31,14 +31,14 @@ const hashesRead = (index: number, size: number) =>
 export async function proofLatency(c: ProofCase) {
   const wanted = new Set<number>();
   while (wanted.size < c.samples + c.warmup) wanted.add(randomInt(0, c.size));
-  const { rows } = await c.pool.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer }>(
-    `SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves
-     WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) AND leaf_index = ANY($2::bigint[])`,
-    [c.tenant, [...wanted]],
-  );
   const { rows: tree } = await c.pool.query<{ tree_id: string }>(
     'SELECT tree_id FROM integrity_trees WHERE tenant_id = $1',
     [c.tenant],
+  );
+  const { rows } = await c.pool.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer }>(
+    `SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves
+     WHERE tree_id = $1 AND leaf_index = ANY($2::bigint[])`,
+    [tree[0]!.tree_id, [...wanted]],
   );
   const store = integrityStore(c.pool);
   const auth = { authorization: `Bearer ${c.key}` };

@@ -114,6 +114,15 @@ describe('migrations 0018 and 0019: subtrees of every fourth level, keyed by the
     const before = new Map<string, [string[], string[]]>();
     for (const tenant of Object.keys(trees))
       before.set(tenant, [await leafRows(pool, tenant), await stored(pool, tenant)]);
+    // A leaf without its tree row stops it, named, and changes nothing.
+    await pool.query(
+      "INSERT INTO integrity_leaves (tenant_id, leaf_index, event_id, leaf_hash) VALUES ('ghost', 0, $1, $2)",
+      [randomUUID(), randomBytes(32)],
+    );
+    await expect(migratePostgres(postgres.url, migrationsUpTo(19))).rejects.toThrow(
+      /without a tree row, of tenants: ghost/,
+    );
+    await pool.query("DELETE FROM integrity_leaves WHERE tenant_id = 'ghost'");
     expect((await migratePostgres(postgres.url, migrationsUpTo(19))).applied).toEqual([
       '19_integrity_tree_ids',
     ]);

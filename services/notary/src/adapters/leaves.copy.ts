@@ -1,16 +1,15 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type pg from 'pg';
+import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { NewLeaf } from '../domain/append-plan.js';
 
 /** The name of the key that makes an event a leaf once per tree (migration 0019). */
-export const LEAF_EVENT_KEY = 'integrity_leaves_tree_id_event_id_key';
+const LEAF_EVENT_KEY = 'integrity_leaves_tree_id_event_id_key';
 
-/** Whether a write failed because one of its events is a leaf of its tree already. */
+/** Whether a write failed because one of its events is a leaf of its tree already (a unique violation). */
 export const isKnownLeafError = (err: unknown): boolean =>
-  (err as { code?: unknown; constraint?: unknown }).code === '23505' &&
-  (err as { constraint?: unknown }).constraint === LEAF_EVENT_KEY;
+  err instanceof pg.DatabaseError && err.code === '23505' && err.constraint === LEAF_EVENT_KEY;
 
 /**
  * Writes leaves with COPY in its text format: cheaper for the notary and for Postgres than an INSERT of five
