@@ -91,7 +91,7 @@ async function append(
   // Leaves and subtrees are keyed by the tree's number (migration 0019), the tenant's id only here.
   const treeIds = new Map(rows.rows.map((r) => [r.tenant_id, r.tree_id]));
   const treeIdOf = (tenant: string) => treeIds.get(tenant)!;
-  const known = lookUp ? await knownLeaves(db, events, rows.rows) : new Set<string>();
+  const known = lookUp ? await knownLeaves(db, events, treeIds) : new Set<string>();
   const plan = planAppend(events, trees, known);
   if (plan.leaves.length === 0) return { appended: 0, known: events.length };
   await copyLeaves(db, plan.leaves, treeIdOf);
@@ -128,10 +128,9 @@ async function append(
 async function knownLeaves(
   db: pg.PoolClient,
   events: readonly AuditEventRecord[],
-  trees: readonly { tenant_id: string; tree_id: string }[],
+  treeIds: ReadonlyMap<string, string>,
 ): Promise<Set<string>> {
-  const treeIds = new Map(trees.map((r) => [r.tenant_id, r.tree_id]));
-  const tenantsOf = new Map(trees.map((r) => [r.tree_id, r.tenant_id]));
+  const tenantsOf = new Map([...treeIds].map(([tenant, tree]) => [tree, tenant]));
   const { rows } = await db.query<{ tree_id: string; event_id: string; untimed: Buffer | null }>(
     `SELECT l.tree_id, l.event_id::text, CASE WHEN l.ts IS NULL THEN l.leaf_hash END AS untimed
      FROM unnest($1::bigint[], $2::uuid[]) AS b (tree_id, event_id)

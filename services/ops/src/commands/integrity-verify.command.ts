@@ -12,6 +12,7 @@ import {
   toAuditEventView,
   type ClickHouseClient,
   type EventRow,
+  TREE_OF_TENANT,
 } from '@audit/shared';
 import {
   checkCheckpoints,
@@ -67,7 +68,7 @@ async function* leafPages(pool: pg.Pool, tenant: string, order: 'event_id' | 'le
     const { rows }: { rows: { event_id: string; leaf_index: string; leaf_hash: Buffer }[] } =
       await pool.query(
         `SELECT event_id::text, leaf_index, leaf_hash FROM integrity_leaves
-       WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)
+       WHERE tree_id = ${TREE_OF_TENANT}
          AND ($2::text IS NULL OR ${order} > $2::${order === 'event_id' ? 'uuid' : 'bigint'})
        ORDER BY ${order} LIMIT ${PAGE}`,
         [tenant, after],

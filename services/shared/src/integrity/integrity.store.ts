@@ -48,8 +48,8 @@ type Db = Pick<pg.Pool, 'query'>;
 const NO_SINCE = 0;
 const NO_UNTIL = Number.MAX_SAFE_INTEGER;
 
-// Leaves and subtrees are keyed by their tree's number (migration 0019); a query's $1 is the tenant's id.
-const TREE_OF_TENANT = '(SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)';
+/** A tenant's tree number, for queries of its leaves and subtrees (migration 0019): the query's $1 is the tenant. */
+export const TREE_OF_TENANT = '(SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)';
 
 const CHECKPOINT_COLUMNS = 'tree_size, root_hash, made_at, key_name, note';
 const checkpointOf = (
