@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,48 +198,76 @@ describe('offline verification of an export (TypeScript command and Python refer
     expect(py).toEqual([]);
   });
 
-  it("verifies an export job's file against the checkpoint its manifest names", async () => {
+  it("verifies an export job's NDJSON and CSV files against the checkpoint its manifest names", async () => {
     const exporter = exporterService(names, gw.databaseUrl());
     await exporter.start();
     try {
-      const created = await gw.send('POST', '/audit/exports', key, { format: 'ndjson', ...window });
-      expect(created.status, created.text).toBe(202);
-      const { id } = JSON.parse(created.text) as { id: string };
-      const job = await waitFor('the job done', async () => {
-        const view = JSON.parse((await gw.get(`/audit/exports/${id}`, key)).text) as {
-          status: string;
-          manifest: { integrity_tree_size: number | null } | null;
+      for (const format of ['ndjson', 'csv'] as const) {
+        const created = await gw.send('POST', '/audit/exports', key, { format, ...window });
+        expect(created.status, created.text).toBe(202);
+        const { id } = JSON.parse(created.text) as { id: string };
+        const job = await waitFor(`the ${format} job done`, async () => {
+          const view = JSON.parse((await gw.get(`/audit/exports/${id}`, key)).text) as {
+            status: string;
+            manifest: { integrity_tree_size: number | null } | null;
+          };
+          return view.status !== 'queued' && view.status !== 'running' && view;
+        });
+        expect(job.status).toBe('succeeded');
+        const size = job.manifest!.integrity_tree_size;
+        expect(size).toBeGreaterThanOrEqual(events.length);
+        const file = await fetch(`${gw.url()}/api/v2/public/audit/exports/${id}/download`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        expect(file.status).toBe(200);
+        const b = await fetchBundle();
+        const proof = await getJson<WindowProof>(
+          `/audit/integrity/proofs/window?since=${window.since}&until=${window.until}&tree_size=${size}`,
+        );
+        const gz = Buffer.from(await file.arrayBuffer());
+        writeFileSync(join(dir, `job.${format}.gz`), gz);
+        writeFileSync(join(dir, 'job-window.json'), JSON.stringify(proof));
+        const verify = async (path: string) => {
+          let out = '';
+          const args = ['--keys', b.files.keys, ...b.files.checkpoints.flatMap((f) => ['--checkpoints', f])];
+          const more = ['--proof', join(dir, 'job-window.json'), '--export', path, '--json'];
+          const code = await verifyCommand([...args, ...more], {
+            out: (t) => (out += t),
+            err: (t) => (out += t),
+          });
+          return { code, report: JSON.parse(out) as TrailCheck };
         };
-        return view.status !== 'queued' && view.status !== 'running' && view;
-      });
-      expect(job.status).toBe('succeeded');
-      const size = job.manifest!.integrity_tree_size;
-      expect(size).toBeGreaterThanOrEqual(events.length);
-      const file = await fetch(`${gw.url()}/api/v2/public/audit/exports/${id}/download`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
-      expect(file.status).toBe(200);
-      const b = await fetchBundle();
-      const proof = await getJson<WindowProof>(
-        `/audit/integrity/proofs/window?since=${window.since}&until=${window.until}&tree_size=${size}`,
-      );
-      writeFileSync(join(dir, 'job.ndjson.gz'), Buffer.from(await file.arrayBuffer()));
-      writeFileSync(join(dir, 'job-window.json'), JSON.stringify(proof));
-      let out = '';
-      const args = ['--keys', b.files.keys, ...b.files.checkpoints.flatMap((f) => ['--checkpoints', f])];
-      const more = [
-        '--proof',
-        join(dir, 'job-window.json'),
-        '--export',
-        join(dir, 'job.ndjson.gz'),
-        '--json',
-      ];
-      const code = await verifyCommand([...args, ...more], {
-        out: (t) => (out += t),
-        err: (t) => (out += t),
-      });
-      expect(JSON.parse(out)).toMatchObject({ ok: true, rows: 12, leaves: 12, findings: [] });
-      expect(code).toBe(0);
+        const result = await verify(join(dir, `job.${format}.gz`));
+        expect(result.report).toMatchObject({ ok: true, rows: 12, leaves: 12, findings: [] });
+        expect(result.code).toBe(0);
+        if (format !== 'csv') continue;
+        // The CSV file read by the Python reference too, as it is and with one event's resource changed.
+        const reference = (csv: string) =>
+          runWith(
+            python,
+            [CHECK_TRAIL, dir],
+            JSON.stringify({
+              keys: b.keys.keys.map((k) => k.verifier_key),
+              checkpoints: b.checkpoints,
+              proofs: [proof],
+              csv,
+              complete: true,
+              truncated: false,
+            }),
+          ).then((text) => JSON.parse(text) as Record<string, unknown>[]);
+        const csv = gunzipSync(gz).toString('utf8');
+        expect(await reference(csv)).toEqual([]);
+        const changed = events[3]!;
+        const tampered = csv.replace(`,${changed.resource_id},`, `,${changed.resource_id}-x,`);
+        expect(tampered).not.toBe(csv);
+        writeFileSync(join(dir, 'job-tampered.csv.gz'), gzipSync(tampered));
+        const leaf = proof.leaves.find((l) => l.event_id === changed.event_id)!.leaf_index;
+        const altered = { kind: 'altered', event_id: changed.event_id, leaf_index: leaf };
+        const caught = await verify(join(dir, 'job-tampered.csv.gz'));
+        expect(caught.code).toBe(1);
+        expect(caught.report.findings).toEqual([altered]);
+        expect(await reference(tampered)).toEqual([altered]);
+      }
     } finally {
       await exporter.stop();
     }

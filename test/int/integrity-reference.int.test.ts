@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,9 +17,12 @@ import {
   verifyInclusion,
   signedNoteText,
   verifierKeyText,
+  verifyCommand,
   type Finding,
   type LeafEvent,
+  type TrailCheck,
 } from '../../packages/integrity-verifier/src/index.js';
+import { CSV_HEADER, csvRecord } from '../../services/exporter/src/domain/csv-format.js';
 import {
   rawPublicKey,
   signCheckpoint,
@@ -225,6 +228,59 @@ describe('the integrity formats, checked by other implementations', () => {
         'proof',
       ]),
     );
+  });
+
+  it("docs/integrity.md's Python reference reads an export job's CSV file as the command does", async () => {
+    writeReferenceModule(dir);
+    const s = trailScenarios().find((t) => t.name === 'untouched')!;
+    const [first, second, third, fourth] = s.rows as Parameters<typeof csvRecord>[0][];
+    // An altered row, a flag that is not one, a record short of fields, one with a field more, an untouched one.
+    const csv =
+      CSV_HEADER +
+      csvRecord({ ...first!, details: '{"a":"b, \\"c\\""}' }) +
+      csvRecord(second!).replace(',true,', ',1,') +
+      'a,"b\r\nc",d\r\n' +
+      csvRecord(third!).replace(/\r\n$/, ',more\r\n') +
+      csvRecord(fourth!);
+    const file = (name: string, content: string) => {
+      writeFileSync(join(dir, name), content);
+      return join(dir, name);
+    };
+    const argv = [
+      ...['--keys', file('keys.txt', trailKeys.map((k) => verifierKeyText(k.name, k.publicKey)).join('\n'))],
+      ...['--checkpoints', file('checkpoints.json', JSON.stringify({ checkpoints: s.checkpoints }))],
+      ...s.proofs.flatMap((p, i) => ['--proof', file(`window-${i}.json`, JSON.stringify(p))]),
+      ...['--export', file('job.csv', csv), '--json'],
+    ];
+    let out = '';
+    const code = await verifyCommand(argv, { out: (t) => (out += t), err: (t) => (out += t) });
+    const ours = (JSON.parse(out) as TrailCheck).findings.map((f) => {
+      const { problem: _problem, ...named } = f as Finding & { problem?: string };
+      return JSON.stringify(named);
+    });
+    expect(code).toBe(1);
+    const theirs = JSON.parse(
+      await runWith(
+        await referencePython(),
+        [join(ROOT, 'test/support/integrity-reference/check_trail.py'), dir],
+        JSON.stringify({
+          ...s,
+          rows: undefined,
+          csv,
+          keys: trailKeys.map((k) => verifierKeyText(k.name, k.publicKey)),
+        }),
+      ),
+    ) as unknown[];
+    expect(new Set(theirs.map((f) => JSON.stringify(f)))).toEqual(new Set(ours));
+    expect(theirs).toHaveLength(ours.length);
+    expect(ours).toEqual(
+      expect.arrayContaining([
+        JSON.stringify({ kind: 'row', row: 2 }),
+        JSON.stringify({ kind: 'row', row: 3 }),
+        JSON.stringify({ kind: 'row', row: 4 }),
+      ]),
+    );
+    expect(ours.some((f) => f.includes('"altered"'))).toBe(true);
   });
 
   it("docs/integrity.md's Python reference agrees on leaves, roots, every proof and checkpoint", async () => {

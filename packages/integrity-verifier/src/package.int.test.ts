@@ -47,6 +47,7 @@ describe('the published integrity verifier package', () => {
     const modules = [
       'checkpoint',
       'cli',
+      'csv-rows',
       'index',
       'input-shapes',
       'leaf',

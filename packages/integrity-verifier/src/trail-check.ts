@@ -231,6 +231,8 @@ function* checking(input: TrailCheckInput) {
       if (typeof leaf === 'string') refused(position, leaf);
       else hashed(leaf.id, leaf.ts, leaf.hash);
     },
+    /** The `position`-th row from 1, which could not be read as a row at all (a CSV record that is not one). */
+    unreadable: refused,
     /** A block of rows read elsewhere (the verifier command's worker threads), in order. */
     block(b: HashedBlock): void {
       let next = 0;

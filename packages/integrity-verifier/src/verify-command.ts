@@ -1,10 +1,11 @@
 import { Buffer } from 'node:buffer';
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import * as os from 'node:os';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type Gunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
+import { csvRecords, isCsvHeader, rowOfCsv } from './csv-rows.js';
 import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
 import { eachLine, lineBlocks } from './line-reader.js';
 import { rowThreads } from './row-threads.js';
@@ -27,12 +28,13 @@ export const USAGE = `usage: audit-trail-integrity --keys FILE --checkpoints FIL
   --keys         GET /audit/integrity/keys's answer, or verifier keys one per line
   --checkpoints  pages of GET /audit/integrity/checkpoints (each checked, and each link between them)
   --proof        pages of GET /audit/integrity/proofs/window for the export's window
-  --export       the export: POST /audit/export's JSON or NDJSON, or an export job's NDJSON file (gzip)
+  --export       the export: POST /audit/export's JSON or NDJSON, or an export job's NDJSON or CSV file
+                 (gzip or not)
   --partial      the export was filtered: its rows are checked, but leaves without a row are not missing
   --truncated    an NDJSON export was truncated (a JSON export says so itself)
   --origin       the checkpoints' origin, <log name>/tenants/<tenant>
   --threads      worker threads that read an NDJSON export's rows, 0 for none (by default one per core for an
-                 export of 64 MiB or more)
+                 export of 64 MiB or more; a CSV file is read on one thread)
 Exit status: 0 everything verified, 1 something did not (each finding is printed), 2 unusable input.`;
 
 class InputError extends Error {}
@@ -158,16 +160,10 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
       close: async () => undefined,
     };
   }
-  const input = createReadStream(path, { highWaterMark: BLOCK });
-  const gunzip = gzip ? createGunzip({ chunkSize: BLOCK }) : null;
-  // pipe passes on the file's bytes, not its failure: the gzip reader must fail with it.
-  input.on('error', (err) => gunzip?.destroy(err));
-  // Piped only once read: a gzip stream's error must find its reader listening.
-  const blocks = () => readable(path, lineBlocks(gunzip ? input.pipe(gunzip) : input, BLOCK));
-  const stop = () => {
-    input.destroy();
-    gunzip?.destroy();
-  };
+  if (isCsvHeader(await firstLineOf(path, gzip))) return csvRows(path, gzip);
+  const content = contentOf(path, gzip);
+  const blocks = () => lineBlocks(content.chunks(), BLOCK);
+  const stop = content.stop;
   const count = threads ?? ((await stat(path)).size >= THREADS_FROM ? cores() : 0);
   if (count > 0) {
     const rows = rowThreads(blocks(), count);
@@ -189,6 +185,78 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
       return false;
     },
     close: async () => stop(),
+  };
+}
+
+/**
+ * The file's bytes (gunzipped), streamed by `chunks`, with a failure to read them as unusable input. The file is
+ * opened and piped only once read: a gzip stream's error must find its reader listening.
+ */
+function contentOf(path: string, gzip: boolean) {
+  let opened: { input: ReadStream; gunzip: Gunzip | null } | undefined;
+  return {
+    async *chunks(): AsyncGenerator<Buffer> {
+      const input = createReadStream(path, { highWaterMark: BLOCK });
+      const gunzip = gzip ? createGunzip({ chunkSize: BLOCK }) : null;
+      opened = { input, gunzip };
+      // pipe passes on the file's bytes, not its failure: the gzip reader must fail with it.
+      input.on('error', (err) => gunzip?.destroy(err));
+      yield* readable(path, (gunzip ? input.pipe(gunzip) : input) as AsyncIterable<Buffer>);
+    },
+    stop: () => {
+      opened?.input.destroy();
+      opened?.gunzip?.destroy();
+    },
+  };
+}
+
+/** The file's first line (of its content, gunzipped), without its line end: what tells a CSV file apart. */
+async function firstLineOf(path: string, gzip: boolean): Promise<string> {
+  const content = contentOf(path, gzip);
+  let head = '';
+  try {
+    for await (const chunk of content.chunks()) {
+      head += chunk.toString('latin1');
+      if (/[\r\n]/.test(head) || head.length > 4096) break;
+    }
+  } catch {
+    // What cannot be read is refused by the reader of its kind.
+  } finally {
+    content.stop();
+  }
+  // A byte-order mark (a file saved again by a spreadsheet) is no part of the line; TextDecoder drops it too.
+  return head.replace(/^\xef\xbb\xbf/, '').split(/[\r\n]/)[0]!;
+}
+
+/**
+ * The rows of an export job's CSV file (gzipped, or not), read on this thread: its header, then each record as
+ * the event the API gives (rowOfCsv), numbered from 1 after the header.
+ */
+function csvRows(path: string, gzip: boolean): ExportRows {
+  const content = contentOf(path, gzip);
+  const decoder = new TextDecoder();
+  async function* text() {
+    for await (const chunk of content.chunks()) yield decoder.decode(chunk, { stream: true });
+    yield decoder.decode();
+  }
+  return {
+    read: async (check) => {
+      let header: readonly string[] | undefined;
+      let n = 0;
+      for await (const record of csvRecords(text())) {
+        if (header === undefined) {
+          header = Array.isArray(record) ? record : [];
+          continue;
+        }
+        n += 1;
+        if (!Array.isArray(record)) check.unreadable(n, record.problem);
+        else if (record.length !== header.length)
+          check.unreadable(n, `a record of ${record.length} fields under a header of ${header.length}`);
+        else check.row(rowOfCsv(header, record), n);
+      }
+      return false;
+    },
+    close: async () => content.stop(),
   };
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CSV_HEADER, csvRecord } from '../../../services/exporter/src/domain/csv-format.js';
 import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import { coverRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
 import { leafEventOf, leafHashOf } from './leaf.js';
@@ -98,6 +99,47 @@ describe('audit-trail-integrity', () => {
     expect(result.out).toContain('row 4: not a JSON object\n');
     const broken = file('broken.ndjson.gz', gzipSync(lines).subarray(0, 40));
     expect((await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', broken)).code).toBe(2);
+  });
+
+  it("reads an export job's CSV file, gzipped or not, and names its findings by record", async () => {
+    const csv = CSV_HEADER + rows.map((r) => csvRecord(r)).join('');
+    const plain = await command(
+      ...base,
+      '--proof',
+      proofOfLeaves([0, 1, 2]),
+      '--export',
+      file('job.csv', `\ufeff${csv}`),
+    );
+    expect(plain).toEqual({
+      code: 0,
+      out: '1 checkpoints verified, 0 links between them consistent; 3 rows against 3 leaves\nverified\n',
+      err: '',
+    });
+    const tampered =
+      CSV_HEADER +
+      csvRecord({ ...rows[0]!, details: '{"a":1}' }) +
+      csvRecord(rows[1]!).replace(',true,', ',yes,') +
+      'one,record,too,short\r\n' +
+      csvRecord(rows[2]!) +
+      '"not ended';
+    const gz = file('job.csv.gz', gzipSync(tampered));
+    const result = await command(
+      ...base,
+      '--proof',
+      proofOfLeaves([0, 1, 2]),
+      '--export',
+      gz,
+      '--threads',
+      '2',
+    );
+    expect(result.code).toBe(1);
+    expect(result.out).toContain('5 rows against 3 leaves');
+    expect(result.out).toContain(`altered: event ${rows[0]!.event_id} (leaf 0)\n`);
+    expect(result.out).toContain('row 2: phi_involved: missing or not a boolean\n');
+    expect(result.out).toContain('row 3: a record of 4 fields under a header of 15\n');
+    expect(result.out).toContain('row 5: a quoted field that does not end\n');
+    expect(result.out).toContain(`missing: event ${rows[1]!.event_id} (leaf 1)\n`);
+    expect(result.out).toContain('NOT VERIFIED: 5 findings\n');
   });
 
   it("reads a JSON export's envelope, its truncation included, and names each finding with exit status 1", async () => {
