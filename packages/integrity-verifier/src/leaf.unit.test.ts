@@ -62,6 +62,8 @@ describe('the leaf encoding', () => {
         }),
       ]);
     const events: LeafEvent[] = [
+      // The buffer grows in the middle of this one: what was written before must be kept.
+      { ...EVENT, user_id: 'ü'.repeat(2000), user_role: 'r' },
       { ...EVENT, user_id: 'a'.repeat(64), user_role: 'b'.repeat(65), resource_id: 'é', action: 'x\u007f' },
       { ...EVENT, details: JSON.stringify({ note: '🧾ü\u0000'.repeat(30_000) }), justification: 'ok🧾' },
       EVENT,

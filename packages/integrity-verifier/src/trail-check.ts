@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { verifyCheckpoint, type Checkpoint, type VerifierKey } from './checkpoint.js';
+import { IdIndex } from './id-index.js';
 import { apiMillis } from './leaf.js';
 import { verifyConsistency } from './merkle.js';
 import { rootOfLeaves } from './multiproof.js';
@@ -144,7 +145,7 @@ function* checking(input: TrailCheckInput) {
   // The window's leaves, by event id: the k-th leaf the pages show has its index, time and whether a row had it
   // at k, and its hash at 32 × k of one buffer. Kept in arrays rather than an object each: a verifier of a large
   // export holds hundreds of thousands, and the collector would mark them all again and again.
-  const leaves = new Map<string, number>();
+  const leaves = new IdIndex();
   const leafIndex: number[] = [];
   const leafTimes: number[] = [];
   const hashParts: Buffer[] = [];
@@ -203,20 +204,24 @@ function* checking(input: TrailCheckInput) {
   let rows = 0;
   let oldest = Infinity;
   let newest = -Infinity;
-  /** A row with its event's id, time and leaf hash (the 32 bytes of `hashes` from `at`), as rowLeaf gives them. */
-  const hashed = (id: string, ts: number, hashes: Uint8Array, at = 0): void => {
+  /**
+   * A row with its event's id (`ids` from `start` to `end`: sliced out only for a finding), time and leaf hash (the
+   * 32 bytes of `hashes` from `at`), as rowLeaf gives them.
+   */
+  const hashed = (ids: string, start: number, end: number, ts: number, hashes: Uint8Array, at = 0): void => {
     rows += 1;
     if (ts < oldest) oldest = ts;
     if (ts > newest) newest = ts;
-    const leaf = leaves.get(id);
-    if (leaf === undefined) {
+    const leaf = leaves.find(ids, start, end);
+    if (leaf === -1) {
+      const id = ids.slice(start, end);
       if (ts < since || ts >= until) findings.push({ kind: 'outside', event_id: id });
       else findings.push({ kind: later.has(id) ? 'uncovered' : 'forged', event_id: id });
-    } else if (leafSeen[leaf] === 1) findings.push({ kind: 'repeated', event_id: id });
+    } else if (leafSeen[leaf] === 1) findings.push({ kind: 'repeated', event_id: ids.slice(start, end) });
     else {
       leafSeen[leaf] = 1;
       if (!sameBytes(hashes, at, leafHashes, 32 * leaf, 32))
-        findings.push({ kind: 'altered', event_id: id, leaf_index: leafIndex[leaf]! });
+        findings.push({ kind: 'altered', event_id: ids.slice(start, end), leaf_index: leafIndex[leaf]! });
     }
   };
   /** A row that is not an event, the `position`-th from 1, and why (rowLeaf's answer). */
@@ -229,7 +234,7 @@ function* checking(input: TrailCheckInput) {
     row(value: unknown, position: number): void {
       const leaf = rowLeaf(value);
       if (typeof leaf === 'string') refused(position, leaf);
-      else hashed(leaf.id, leaf.ts, leaf.hash);
+      else hashed(leaf.id, 0, leaf.id.length, leaf.ts, leaf.hash);
     },
     /** The `position`-th row from 1, which could not be read as a row at all (a CSV record that is not one). */
     unreadable: refused,
@@ -238,14 +243,14 @@ function* checking(input: TrailCheckInput) {
       let next = 0;
       for (let i = 0, start = 0; i < b.times.length; start = b.idEnds[i]!, i++) {
         if (b.refusedAt[next] === i) refused(rows + 1, b.problems[b.refusedProblem[next++]!]!);
-        else hashed(b.ids.slice(start, b.idEnds[i]), b.times[i]!, b.hashes, 32 * i);
+        else hashed(b.ids, start, b.idEnds[i]!, b.times[i]!, b.hashes, 32 * i);
       }
     },
     /** The result. `truncated`: the export says it stopped at its cap (see cutOf). */
     finish(truncated: boolean): TrailCheck {
       if (complete) {
         const unseen: [string, { ts: number; index: number }][] = [];
-        for (const [id, leaf] of leaves)
+        for (const [id, leaf] of leaves.entries())
           if (leafSeen[leaf] === 0) unseen.push([id, { ts: leafTime[leaf]!, index: leafIndex[leaf]! }]);
         const from = truncated ? cutOf(unseen, rows, oldest, newest) : -Infinity;
         for (const [id, leaf] of unseen) {
