@@ -381,9 +381,12 @@ async function measureVerifier() {
   }
   const line = (what: string, key: keyof VerifierRound, goal = false) => {
     const rates = rounds.map((r) => ROWS / r[key]);
-    const best = Math.max(...rates);
+    // Judged on the median round (the lower middle one of an even count), not the best: one fast round is luck.
+    const median = [...rates].sort((a, b) => a - b)[Math.floor((rates.length - 1) / 2)]!;
     const cost = rounds.map((r) => us(r[key], ROWS)).join(' and ');
-    const judged = goal ? ` (goal ≥ ${fmt(VERIFIER_GOAL)} ev/s: ${verdict(best >= VERIFIER_GOAL)})` : '';
+    const judged = goal
+      ? ` (goal ≥ ${fmt(VERIFIER_GOAL)} ev/s, median ${fmt(median)}: ${verdict(median >= VERIFIER_GOAL)})`
+      : '';
     report(`${what.padEnd(62)} ${rates.map((r) => fmt(r)).join(' and ')} ev/s; ${cost} µs/event${judged}`);
   };
   line('verifier trailCheck (parsed rows, the pages, the checkpoint)', 'trailCheck', true);

@@ -48,6 +48,7 @@ describe('the published integrity verifier package', () => {
       'checkpoint',
       'cli',
       'csv-rows',
+      'id-index',
       'index',
       'input-shapes',
       'leaf',
