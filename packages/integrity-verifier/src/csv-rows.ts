@@ -10,29 +10,51 @@ export const CSV_COLUMNS: readonly string[] = LEAF_FIELDS.map((f) => f.name);
 export const isCsvHeader = (line: string): boolean =>
   line === CSV_COLUMNS.join(',') || line.startsWith(`${CSV_COLUMNS.join(',')},`);
 
-/** A record's fields, or why the text there is not one (the reader goes on at the next line). */
-export type CsvRecord = string[] | { problem: string };
+/**
+ * Why a header record is not that of an export job's CSV file, or null: the leaf's fields first, in their order,
+ * and no column named twice (a later column of a leaf field's name must not stand in for it).
+ */
+export function csvHeaderProblem(header: readonly string[]): string | null {
+  if (CSV_COLUMNS.some((name, i) => header[i] !== name))
+    return `its header does not begin with ${CSV_COLUMNS.join(',')}`;
+  const twice = header.find((name, i) => header.indexOf(name) !== i);
+  return twice === undefined ? null : `its header names ${JSON.stringify(twice)} twice`;
+}
 
 // Where one unquoted field ends: a comma or a line end.
 const FIELD_END = /[,\r\n]/g;
+/** No event's record comes near this: a file with a longer one is not an export's (its reader would hold it all). */
+export const MAX_RECORD_CHARS = 4 << 20;
 
 /**
- * Reads the RFC 4180 record that begins at `at`: its fields, and where the next begins. A quoted field may hold
- * commas, line ends, and double quotes written twice. Returns null when the record may go on past the text and
- * more is to come (`final` false): the caller reads it again with more.
+ * Reads the RFC 4180 record that begins at `at`: its fields (null for a blank line), and where the next begins.
+ * A quoted field may hold commas, line ends, and double quotes written twice. Text after a quoted field's closing
+ * quote is read on into the field, as Python's csv module reads it. Returns null when the record may go on past
+ * the text and more is to come (`final` false): the caller reads it again with more.
  */
-function recordAt(text: string, at: number, final: boolean): { record: CsvRecord; next: number } | null {
+function recordAt(
+  text: string,
+  at: number,
+  final: boolean,
+): { fields: string[] | null; next: number } | null {
+  const first = text.charCodeAt(at);
+  if (first === 0x0a) return { fields: null, next: at + 1 };
+  if (first === 0x0d) {
+    if (at + 1 === text.length && !final) return null;
+    return { fields: null, next: text.charCodeAt(at + 1) === 0x0a ? at + 2 : at + 1 };
+  }
   const fields: string[] = [];
   let i = at;
   for (;;) {
+    let value = '';
     if (text.charCodeAt(i) === 0x22) {
-      let value = '';
       let from = i + 1;
       for (;;) {
         const quote = text.indexOf('"', from);
         if (quote === -1 || (quote + 1 === text.length && !final)) {
           if (!final) return null;
-          return { record: { problem: 'a quoted field that does not end' }, next: text.length };
+          // Unterminated: the field runs to the end, as Python's csv module reads it.
+          return { fields: [...fields, value + text.slice(from)], next: text.length };
         }
         value += text.slice(from, quote);
         if (text.charCodeAt(quote + 1) !== 0x22) {
@@ -42,48 +64,40 @@ function recordAt(text: string, at: number, final: boolean): { record: CsvRecord
         value += '"';
         from = quote + 2;
       }
-      fields.push(value);
-    } else {
-      FIELD_END.lastIndex = i;
-      const end = FIELD_END.exec(text)?.index ?? text.length;
-      fields.push(text.slice(i, end));
-      i = end;
     }
-    if (i >= text.length) return final ? { record: fields, next: i } : null;
+    FIELD_END.lastIndex = i;
+    const end = FIELD_END.exec(text)?.index ?? text.length;
+    fields.push(value + text.slice(i, end));
+    i = end;
+    if (i >= text.length) return final ? { fields, next: i } : null;
     const c = text.charCodeAt(i);
     if (c === 0x2c) i += 1;
-    else if (c === 0x0a) return { record: fields, next: i + 1 };
-    else if (c === 0x0d) {
+    else if (c === 0x0a) return { fields, next: i + 1 };
+    else {
       if (i + 1 === text.length && !final) return null;
-      return { record: fields, next: text.charCodeAt(i + 1) === 0x0a ? i + 2 : i + 1 };
-    } else {
-      // Text after a quoted field's closing quote: not RFC 4180. The rest of the line is skipped with it.
-      const lineEnd = text.indexOf('\n', i);
-      if (lineEnd === -1 && !final) return null;
-      return {
-        record: { problem: 'text after a quoted field' },
-        next: lineEnd === -1 ? text.length : lineEnd + 1,
-      };
+      return { fields, next: text.charCodeAt(i + 1) === 0x0a ? i + 2 : i + 1 };
     }
   }
 }
 
 /**
  * The records of CSV text given in chunks (any split, a character never cut), as RFC 4180 reads them, with `\n`
- * accepted for `\r\n`. A blank line is no record.
+ * or `\r` alone also ending a record. A blank line is no record; a record of one empty field (`""`) is one.
+ * Throws a RangeError for a record longer than MAX_RECORD_CHARS.
  */
-export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
   let text = '';
-  const drain = function* (final: boolean): Generator<CsvRecord> {
+  const drain = function* (final: boolean): Generator<string[]> {
     let at = 0;
     while (at < text.length) {
       const read = recordAt(text, at, final);
       if (!read) break;
       at = read.next;
-      const { record } = read;
-      if (!Array.isArray(record) || record.length > 1 || record[0] !== '') yield record;
+      if (read.fields) yield read.fields;
     }
     text = text.slice(at);
+    if (text.length > MAX_RECORD_CHARS)
+      throw new RangeError(`a record longer than ${MAX_RECORD_CHARS} characters`);
   };
   for await (const chunk of chunks) {
     text += chunk;
@@ -93,13 +107,13 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
 }
 
 /**
- * A CSV record as the event the API gives (the object a JSON export holds), by the header's column names:
- * `phi_involved` and `success` are `true` or `false` as booleans, anything else is left as text for the leaf's
- * check to name; every other value is the field's text.
+ * A CSV record as the event the API gives (the object a JSON export holds), its leaf fields read by their place
+ * (the header was checked by csvHeaderProblem): `phi_involved` and `success` are `true` or `false` as booleans,
+ * anything else is left as text for the leaf's check to name; every other value is the field's text.
  */
-export function rowOfCsv(header: readonly string[], fields: readonly string[]): Record<string, unknown> {
+export function rowOfCsv(fields: readonly string[]): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  header.forEach((name, i) => {
+  CSV_COLUMNS.forEach((name, i) => {
     const value = fields[i]!;
     row[name] =
       (name === 'phi_involved' || name === 'success') && (value === 'true' || value === 'false')

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_HEADER, csvRecord } from '../../../services/exporter/src/domain/csv-format.js';
-import { CSV_COLUMNS, csvRecords, isCsvHeader, rowOfCsv, type CsvRecord } from './csv-rows.js';
+import {
+  CSV_COLUMNS,
+  csvHeaderProblem,
+  csvRecords,
+  isCsvHeader,
+  MAX_RECORD_CHARS,
+  rowOfCsv,
+} from './csv-rows.js';
 
 async function* chunked(text: string, ...cuts: number[]) {
   let at = 0;
@@ -10,8 +17,8 @@ async function* chunked(text: string, ...cuts: number[]) {
   }
 }
 
-async function records(chunks: AsyncIterable<string>): Promise<CsvRecord[]> {
-  const all: CsvRecord[] = [];
+async function records(chunks: AsyncIterable<string>): Promise<string[][]> {
+  const all: string[][] = [];
   for await (const r of csvRecords(chunks)) all.push(r);
   return all;
 }
@@ -52,34 +59,53 @@ describe('csvRecords', () => {
     );
   });
 
-  it('takes LF line ends and a last record without one, and skips blank lines', async () => {
+  it('takes LF and lone CR line ends and a last record without one, and skips blank lines but not ""', async () => {
     expect(await records(chunked('a,b\n\n"c\nd",\r\n\r\ne,"f"'))).toEqual([
       ['a', 'b'],
       ['c\nd', ''],
       ['e', 'f'],
     ]);
+    expect(await records(chunked('\n\r\na,b\rc,d\r""\r\n\r'))).toEqual([['a', 'b'], ['c', 'd'], ['']]);
+    expect(await records(chunked('a\r', 2))).toEqual([['a']]);
   });
 
-  it('names a quoted field that does not end, and text after a closing quote, and goes on', async () => {
-    expect(await records(chunked('"a"x,b\r\nc,d\r\n"e,f'))).toEqual([
-      { problem: 'text after a quoted field' },
-      ['c', 'd'],
-      { problem: 'a quoted field that does not end' },
+  it("reads what RFC 4180 does not allow as Python's csv module does", async () => {
+    // Text after a closing quote is read on into the field; a quote that does not end runs to the end.
+    expect(await records(chunked('"a"x,b\r\nc,d"e\r\n"f,g\r\nh'))).toEqual([
+      ['ax', 'b'],
+      ['c', 'd"e'],
+      ['f,g\r\nh'],
     ]);
+  });
+
+  it('refuses a record longer than any event, rather than holding the rest of the file', async () => {
+    const long = async function* () {
+      yield '"never ends';
+      for (let i = 0; i <= MAX_RECORD_CHARS >> 20; i++) yield 'x'.repeat(1 << 20);
+    };
+    await expect(records(long())).rejects.toThrow(RangeError);
   });
 });
 
 describe('rowOfCsv', () => {
-  it('gives the flags as booleans and leaves anything else as text', () => {
-    expect(rowOfCsv(['phi_involved', 'success', 'user_id'], ['true', 'false', 'true'])).toEqual({
+  it('reads the leaf fields by place, the flags as booleans, anything else as text', () => {
+    const fields = CSV_COLUMNS.map((c) => (c === 'phi_involved' ? 'true' : c === 'success' ? 'TRUE' : c));
+    expect(rowOfCsv([...fields, 'a later column'])).toEqual({
+      ...Object.fromEntries(CSV_COLUMNS.map((c) => [c, c])),
       phi_involved: true,
-      success: false,
-      user_id: 'true',
+      success: 'TRUE',
     });
-    expect(rowOfCsv(['phi_involved', 'success'], ['TRUE', ''])).toEqual({
-      phi_involved: 'TRUE',
-      success: '',
-    });
+    expect(rowOfCsv(CSV_COLUMNS.map((c) => (c === 'success' ? 'false' : c))).success).toBe(false);
+  });
+});
+
+describe('csvHeaderProblem', () => {
+  it('takes the leaf fields first, in order, and later columns; not a name twice', () => {
+    expect(csvHeaderProblem(CSV_COLUMNS)).toBeNull();
+    expect(csvHeaderProblem([...CSV_COLUMNS, 'later_field'])).toBeNull();
+    expect(csvHeaderProblem([...CSV_COLUMNS, 'details'])).toBe('its header names "details" twice');
+    expect(csvHeaderProblem([...CSV_COLUMNS].reverse())).toMatch(/^its header does not begin with event_id,/);
+    expect(csvHeaderProblem(CSV_COLUMNS.slice(0, 14))).toMatch(/does not begin/);
   });
 });
 

@@ -1,6 +1,12 @@
-/** FNV-1a over the UTF-16 units of `text` from `start` to `end`. */
+import { randomInt } from 'node:crypto';
+
+// The hash's starting value, drawn for each process: window proof pages whose ids were chosen to collide under a
+// known hash could otherwise slow the lookups down to a scan.
+const SEED = randomInt(0, 2 ** 32);
+
+/** FNV-1a, from a random starting value, over the UTF-16 units of `text` from `start` to `end`. */
 function hashOf(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
+  let h = SEED;
   for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }

@@ -1,3 +1,4 @@
+import * as buffer from 'node:buffer';
 import { Buffer } from 'node:buffer';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
@@ -5,7 +6,7 @@ import * as os from 'node:os';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
-import { csvRecords, isCsvHeader, rowOfCsv } from './csv-rows.js';
+import { csvHeaderProblem, csvRecords, isCsvHeader, rowOfCsv } from './csv-rows.js';
 import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
 import { eachLine, lineBlocks } from './line-reader.js';
 import { rowThreads } from './row-threads.js';
@@ -39,6 +40,19 @@ Exit status: 0 everything verified, 1 something did not (each finding is printed
 
 class InputError extends Error {}
 
+// buffer.isUtf8 is Node 18.14's; the package runs from 18.3 (package.json "engines").
+const isUtf8 = (bytes: Buffer): boolean =>
+  typeof buffer.isUtf8 === 'function'
+    ? buffer.isUtf8(bytes)
+    : (() => {
+        try {
+          utf8(bytes);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+
 async function bytesOf(path: string): Promise<Buffer> {
   try {
     return await readFile(path);
@@ -47,10 +61,24 @@ async function bytesOf(path: string): Promise<Buffer> {
   }
 }
 
+/**
+ * The text of bytes that must be UTF-8, or a TypeError: bytes changed into something that is not UTF-8 must not
+ * read as U+FFFD, the replacement character, which an event's text may hold itself.
+ */
+const utf8 = (bytes: Uint8Array): string => new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+
+/** Blocks of whole lines (lineBlocks) that are UTF-8, as they come; unusable input at the first that is not. */
+async function* utf8Blocks(path: string, blocks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const block of blocks) {
+    if (!isUtf8(block)) throw new InputError(`${path}: not UTF-8 text`);
+    yield block;
+  }
+}
+
 /** The JSON value of a file's bytes, decoded whole: readFile's decoding as it reads costs more than JSON.parse. */
 function parsedFile(path: string, bytes: Buffer): unknown {
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return JSON.parse(utf8(bytes));
   } catch (err) {
     throw new InputError(`${path}: ${(err as Error).message}`);
   }
@@ -162,7 +190,7 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
   }
   if (isCsvHeader(await firstLineOf(path, gzip))) return csvRows(path, gzip);
   const content = contentOf(path, gzip);
-  const blocks = () => lineBlocks(content.chunks(), BLOCK);
+  const blocks = () => utf8Blocks(path, lineBlocks(content.chunks(), BLOCK));
   const stop = content.stop;
   const count = threads ?? ((await stat(path)).size >= THREADS_FROM ? cores() : 0);
   if (count > 0) {
@@ -217,42 +245,57 @@ async function firstLineOf(path: string, gzip: boolean): Promise<string> {
   try {
     for await (const chunk of content.chunks()) {
       head += chunk.toString('latin1');
-      if (/[\r\n]/.test(head) || head.length > 4096) break;
+      if (/[^\r\n\xef\xbb\xbf][\r\n]/.test(head) || head.length > 4096) break;
     }
   } catch {
     // What cannot be read is refused by the reader of its kind.
   } finally {
     content.stop();
   }
-  // A byte-order mark (a file saved again by a spreadsheet) is no part of the line; TextDecoder drops it too.
-  return head.replace(/^\xef\xbb\xbf/, '').split(/[\r\n]/)[0]!;
+  // A byte-order mark (a file saved again by a spreadsheet) is no part of the line, TextDecoder drops it too; blank
+  // lines before the header are no record.
+  return head
+    .replace(/^\xef\xbb\xbf/, '')
+    .replace(/^[\r\n]+/, '')
+    .split(/[\r\n]/)[0]!;
 }
 
 /**
- * The rows of an export job's CSV file (gzipped, or not), read on this thread: its header, then each record as
- * the event the API gives (rowOfCsv), numbered from 1 after the header.
+ * The rows of an export job's CSV file (gzipped, or not), read on this thread: its header (csvHeaderProblem), then
+ * each record as the event the API gives (rowOfCsv), numbered from 1 after the header. Text that is not UTF-8, a
+ * header that is not the export's and a record too long for any event are unusable input.
  */
 function csvRows(path: string, gzip: boolean): ExportRows {
   const content = contentOf(path, gzip);
-  const decoder = new TextDecoder();
+  // Fatal, as utf8 is.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
   async function* text() {
     for await (const chunk of content.chunks()) yield decoder.decode(chunk, { stream: true });
     yield decoder.decode();
+  }
+  async function* records() {
+    try {
+      yield* csvRecords(text());
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw new InputError(`${path}: ${(err as Error).message}`);
+    }
   }
   return {
     read: async (check) => {
       let header: readonly string[] | undefined;
       let n = 0;
-      for await (const record of csvRecords(text())) {
+      for await (const record of records()) {
         if (header === undefined) {
-          header = Array.isArray(record) ? record : [];
+          const problem = csvHeaderProblem(record);
+          if (problem) throw new InputError(`${path}: ${problem}`);
+          header = record;
           continue;
         }
         n += 1;
-        if (!Array.isArray(record)) check.unreadable(n, record.problem);
-        else if (record.length !== header.length)
+        if (record.length !== header.length)
           check.unreadable(n, `a record of ${record.length} fields under a header of ${header.length}`);
-        else check.row(rowOfCsv(header, record), n);
+        else check.row(rowOfCsv(record), n);
       }
       return false;
     },

@@ -99,6 +99,27 @@ describe('audit-trail-integrity', () => {
     expect(result.out).toContain('row 4: not a JSON object\n');
     const broken = file('broken.ndjson.gz', gzipSync(lines).subarray(0, 40));
     expect((await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', broken)).code).toBe(2);
+    // Bytes that are not UTF-8 would read as U+FFFD, which a field may hold: refused, on threads or not.
+    const notUtf8 = Buffer.from(lines.replace('"u"', '"u\ufffd"'));
+    notUtf8.set([0xc3, 0x28], notUtf8.indexOf('\ufffd'));
+    for (const threads of ['0', '2']) {
+      const result = await command(
+        ...base,
+        '--proof',
+        proofOfLeaves([0, 1, 2]),
+        '--export',
+        file('bad.ndjson', notUtf8),
+        '--threads',
+        threads,
+      );
+      expect(result.code).toBe(2);
+      expect(result.err).toContain('bad.ndjson: not UTF-8 text');
+    }
+    const badProof = Buffer.from(JSON.stringify({ x: '\ufffd' }));
+    badProof.set([0xff], badProof.indexOf('\ufffd'));
+    expect((await command(...base, '--proof', file('bad-proof.json', badProof), '--export', gz)).code).toBe(
+      2,
+    );
   });
 
   it("reads an export job's CSV file, gzipped or not, and names its findings by record", async () => {
@@ -137,9 +158,33 @@ describe('audit-trail-integrity', () => {
     expect(result.out).toContain(`altered: event ${rows[0]!.event_id} (leaf 0)\n`);
     expect(result.out).toContain('row 2: phi_involved: missing or not a boolean\n');
     expect(result.out).toContain('row 3: a record of 4 fields under a header of 15\n');
-    expect(result.out).toContain('row 5: a quoted field that does not end\n');
+    expect(result.out).toContain('row 5: a record of 1 fields under a header of 15\n');
     expect(result.out).toContain(`missing: event ${rows[1]!.event_id} (leaf 1)\n`);
     expect(result.out).toContain('NOT VERIFIED: 5 findings\n');
+  });
+
+  it('reads a CSV file with blank lines before its header and a column added after, refuses one it cannot trust', async () => {
+    const proof = proofOfLeaves([0, 1, 2]);
+    const later = `\r\n\r\n${CSV_HEADER.trimEnd()},later\r\n${rows.map((r) => csvRecord(r).replace(/\r\n$/, ',x\r\n')).join('')}`;
+    const ok = await command(...base, '--proof', proof, '--export', file('later.csv', later));
+    expect(ok.out).toContain('3 rows against 3 leaves');
+    expect(ok.code).toBe(0);
+    // A second column of a leaf field's name, holding the original, beside a changed one.
+    const shadow =
+      `${CSV_HEADER.trimEnd()},details\r\n` +
+      rows
+        .map((r) => csvRecord({ ...r, details: '{"changed":1}' }).replace(/\r\n$/, `,${r.details}\r\n`))
+        .join('');
+    const twice = await command(...base, '--proof', proof, '--export', file('shadow.csv', shadow));
+    expect(twice.code).toBe(2);
+    expect(twice.err).toContain('its header names "details" twice');
+    const notUtf8 = Buffer.concat([
+      Buffer.from(CSV_HEADER + csvRecord(rows[0]!)),
+      Buffer.from([0xc3, 0x28, 0x0d, 0x0a]),
+    ]);
+    const bad = await command(...base, '--proof', proof, '--export', file('bad.csv', notUtf8));
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('bad.csv');
   });
 
   it("reads a JSON export's envelope, its truncation included, and names each finding with exit status 1", async () => {
