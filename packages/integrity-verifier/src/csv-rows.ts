@@ -17,8 +17,12 @@ export const isCsvHeader = (line: string): boolean =>
 export function csvHeaderProblem(header: readonly string[]): string | null {
   if (CSV_COLUMNS.some((name, i) => header[i] !== name))
     return `its header does not begin with ${CSV_COLUMNS.join(',')}`;
-  const twice = header.find((name, i) => header.indexOf(name) !== i);
-  return twice === undefined ? null : `its header names ${JSON.stringify(twice)} twice`;
+  const seen = new Set<string>();
+  for (const name of header) {
+    if (seen.has(name)) return `its header names ${JSON.stringify(name)} twice`;
+    seen.add(name);
+  }
+  return null;
 }
 
 // Where one unquoted field ends: a comma or a line end.

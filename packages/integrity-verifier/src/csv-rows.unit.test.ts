@@ -69,13 +69,25 @@ describe('csvRecords', () => {
     expect(await records(chunked('a\r', 2))).toEqual([['a']]);
   });
 
-  it("reads what RFC 4180 does not allow as Python's csv module does", async () => {
-    // Text after a closing quote is read on into the field; a quote that does not end runs to the end.
-    expect(await records(chunked('"a"x,b\r\nc,d"e\r\n"f,g\r\nh'))).toEqual([
-      ['ax', 'b'],
-      ['c', 'd"e'],
-      ['f,g\r\nh'],
-    ]);
+  it("reads what RFC 4180 does not allow as Python's csv module does, however the text is cut", async () => {
+    // Text after a closing quote is read on into the field; a quote that does not end runs to the end. The
+    // expected records are what Python 3.11's csv.reader gives for the same text.
+    const cases: [string, string[][]][] = [
+      ['"a"x,b\r\nc,d"e\r\n"f,g\r\nh', [['ax', 'b'], ['c', 'd"e'], ['f,g\r\nh']]],
+      ['"a"x,b\r\r\n""\r\n"e', [['ax', 'b'], [''], ['e']]],
+      [
+        '"a"b"c,d"\ra,',
+        [
+          ['ab"c', 'd"'],
+          ['a', ''],
+        ],
+      ],
+    ];
+    for (const [text, expected] of cases) {
+      for (let cut = 0; cut <= text.length; cut++) {
+        expect(await records(chunked(text, cut)), `${JSON.stringify(text)} cut at ${cut}`).toEqual(expected);
+      }
+    }
   });
 
   it('refuses a record longer than any event, rather than holding the rest of the file', async () => {

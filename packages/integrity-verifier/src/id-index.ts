@@ -4,10 +4,18 @@ import { randomInt } from 'node:crypto';
 // known hash could otherwise slow the lookups down to a scan.
 const SEED = randomInt(0, 2 ** 32);
 
-/** FNV-1a, from a random starting value, over the UTF-16 units of `text` from `start` to `end`. */
+/**
+ * FNV-1a from a random starting value over the UTF-16 units of `text` from `start` to `end`, then murmur3's final
+ * mix: FNV's low bits depend only on the low bits of the seed and of each unit, and the table is indexed by them.
+ */
 function hashOf(text: string, start: number, end: number): number {
   let h = SEED;
   for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h >>> 0;
 }
 

@@ -87,11 +87,15 @@ function parsedFile(path: string, bytes: Buffer): unknown {
 const json = async (path: string): Promise<unknown> => parsedFile(path, await bytesOf(path));
 
 async function keysOf(path: string): Promise<VerifierKey[]> {
-  const text = await readFile(path, 'utf8').catch((err: Error) => {
-    throw new InputError(`${path}: ${err.message}`);
-  });
+  const bytes = await bytesOf(path);
+  let text: string;
+  try {
+    text = utf8(bytes);
+  } catch (err) {
+    throw new InputError(`${path}: ${(err as Error).message}`);
+  }
   const lines = text.trimStart().startsWith('{')
-    ? verifierKeysOf(await json(path))
+    ? verifierKeysOf(parsedFile(path, bytes))
     : text.split('\n').filter((l) => l.trim() !== '');
   if (!lines) throw new InputError(`${path}: not an answer of GET /audit/integrity/keys`);
   return lines.map((line) => {

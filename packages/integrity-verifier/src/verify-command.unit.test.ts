@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -115,11 +115,29 @@ describe('audit-trail-integrity', () => {
       expect(result.code).toBe(2);
       expect(result.err).toContain('bad.ndjson: not UTF-8 text');
     }
-    const badProof = Buffer.from(JSON.stringify({ x: '\ufffd' }));
-    badProof.set([0xff], badProof.indexOf('\ufffd'));
-    expect((await command(...base, '--proof', file('bad-proof.json', badProof), '--export', gz)).code).toBe(
-      2,
-    );
+    // A proof page, a JSON export and a keys file of one key a line, each with one byte that is not UTF-8.
+    const spoilt = (name: string, text: string, at: string) => {
+      const bytes = Buffer.from(text);
+      bytes[bytes.indexOf(at)] = 0xff;
+      return file(name, bytes);
+    };
+    const proofText = readFileSync(proofOfLeaves([0, 1, 2]), 'utf8');
+    const keyLine = `${verifierKeyOf(key)}\n`;
+    for (const argv of [
+      [...base, '--proof', spoilt('bad-proof.json', proofText, rows[1]!.event_id), '--export', gz],
+      [
+        ...base,
+        '--proof',
+        proofOfLeaves([0, 1, 2]),
+        '--export',
+        spoilt('bad.json', JSON.stringify({ events: rows, truncated: false }), rows[1]!.event_id),
+      ],
+      ['--keys', spoilt('bad-keys.txt', keyLine, keyLine.slice(-4)), '--checkpoints', checkpoints],
+    ]) {
+      const result = await command(...argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.err).toContain('not valid');
+    }
   });
 
   it("reads an export job's CSV file, gzipped or not, and names its findings by record", async () => {
