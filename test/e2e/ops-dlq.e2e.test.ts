@@ -9,7 +9,7 @@ import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
-import { LOOPBACK_TARGETS, projectorService } from '../support/stack.js';
+import { LOOPBACK_TARGETS, projectorService, testProducer } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -138,7 +138,7 @@ describe('ops dlq, projector', () => {
     const v2 = schemaVersion(2, v2Schema as never);
     const tenant = `${names.tenant}-proj`;
     const record = { ...sampleRecord({ tenant_id: tenant }), ticket_ref: 'T-1' } as AuditEventRecord;
-    const producer = fx.kafka.producer();
+    const producer = testProducer(fx.kafka);
     await producer.connect();
     const [meta] = await producer.send({
       topic: fx.topics.auditEvents.name,

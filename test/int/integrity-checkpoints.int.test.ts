@@ -18,7 +18,7 @@ import { topicEndOffset } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { opsCli } from '../support/ops-cli.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, notaryService, testKafka } from '../support/stack.js';
+import { cleanUp, notaryService, testKafka, testProducer } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import type { ServiceProcess } from '../support/service-process.js';
 
@@ -36,7 +36,7 @@ const run = opsCli(names, () => postgres.url, integrityEnv);
 const ops = (...argv: string[]) => run([...argv, '--json']);
 
 async function publish(records: AuditEventRecord[]) {
-  const producer = kafka.producer();
+  const producer = testProducer(kafka);
   await producer.connect();
   await producer.send({
     topic: auditTopic,

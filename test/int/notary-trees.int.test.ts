@@ -14,7 +14,7 @@ import { verifyConsistency, verifyInclusion } from '../../packages/integrity-ver
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, notaryService, testKafka } from '../support/stack.js';
+import { cleanUp, notaryService, testKafka, testProducer } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import type { ServiceProcess } from '../support/service-process.js';
 
@@ -40,7 +40,7 @@ const events = (tenant: string, n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => sampleRecord({ tenant_id: tenant, resource_id: `r${from + i}` }));
 
 async function publish(records: (AuditEventRecord | Buffer)[]) {
-  const producer = kafka.producer();
+  const producer = testProducer(kafka);
   await producer.connect();
   await producer.send({
     topic: auditTopic,

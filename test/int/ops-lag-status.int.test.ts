@@ -5,7 +5,7 @@ import { topics } from '@audit/shared';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
 import { opsCli } from '../support/ops-cli.js';
-import { cleanUp, testKafka } from '../support/stack.js';
+import { cleanUp, testKafka, testProducer } from '../support/stack.js';
 
 const names = uniqueNames('opslag');
 const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
@@ -48,7 +48,7 @@ describe('ops lag', () => {
   it("reports a group's committed offset, end, lag and the age of its oldest unprocessed record", async () => {
     expect((await ops({}, 'migrate')).code).toBe(0);
     const writtenAt = Date.now() - 90_000;
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     await producer.send({
       topic: auditTopic,
