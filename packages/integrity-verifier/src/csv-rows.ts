@@ -6,17 +6,17 @@ import { LEAF_FIELDS } from './leaf.js';
  */
 export const CSV_COLUMNS: readonly string[] = LEAF_FIELDS.map((f) => f.name);
 
+const HEADER = CSV_COLUMNS.join(',');
+
 /** Whether a file's first line (without its line end) is the header of an export job's CSV file. */
-export const isCsvHeader = (line: string): boolean =>
-  line === CSV_COLUMNS.join(',') || line.startsWith(`${CSV_COLUMNS.join(',')},`);
+export const isCsvHeader = (line: string): boolean => line === HEADER || line.startsWith(`${HEADER},`);
 
 /**
  * Why a header record is not that of an export job's CSV file, or null: the leaf's fields first, in their order,
  * and no column named twice (a later column of a leaf field's name must not stand in for it).
  */
 export function csvHeaderProblem(header: readonly string[]): string | null {
-  if (CSV_COLUMNS.some((name, i) => header[i] !== name))
-    return `its header does not begin with ${CSV_COLUMNS.join(',')}`;
+  if (CSV_COLUMNS.some((name, i) => header[i] !== name)) return `its header does not begin with ${HEADER}`;
   const seen = new Set<string>();
   for (const name of header) {
     if (seen.has(name)) return `its header names ${JSON.stringify(name)} twice`;

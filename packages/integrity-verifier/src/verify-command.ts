@@ -41,17 +41,15 @@ Exit status: 0 everything verified, 1 something did not (each finding is printed
 class InputError extends Error {}
 
 // buffer.isUtf8 is Node 18.14's; the package runs from 18.3 (package.json "engines").
-const isUtf8 = (bytes: Buffer): boolean =>
-  typeof buffer.isUtf8 === 'function'
-    ? buffer.isUtf8(bytes)
-    : (() => {
-        try {
-          utf8(bytes);
-          return true;
-        } catch {
-          return false;
-        }
-      })();
+function isUtf8(bytes: Buffer): boolean {
+  if (typeof buffer.isUtf8 === 'function') return buffer.isUtf8(bytes);
+  try {
+    utf8(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function bytesOf(path: string): Promise<Buffer> {
   try {
@@ -75,10 +73,20 @@ async function* utf8Blocks(path: string, blocks: AsyncIterable<Buffer>): AsyncGe
   }
 }
 
+/** A file's text (utf8), or unusable input. */
+function textOf(path: string, bytes: Buffer): string {
+  try {
+    return utf8(bytes);
+  } catch (err) {
+    throw new InputError(`${path}: ${(err as Error).message}`);
+  }
+}
+
 /** The JSON value of a file's bytes, decoded whole: readFile's decoding as it reads costs more than JSON.parse. */
 function parsedFile(path: string, bytes: Buffer): unknown {
+  const text = textOf(path, bytes);
   try {
-    return JSON.parse(utf8(bytes));
+    return JSON.parse(text);
   } catch (err) {
     throw new InputError(`${path}: ${(err as Error).message}`);
   }
@@ -88,12 +96,7 @@ const json = async (path: string): Promise<unknown> => parsedFile(path, await by
 
 async function keysOf(path: string): Promise<VerifierKey[]> {
   const bytes = await bytesOf(path);
-  let text: string;
-  try {
-    text = utf8(bytes);
-  } catch (err) {
-    throw new InputError(`${path}: ${(err as Error).message}`);
-  }
+  const text = textOf(path, bytes);
   const lines = text.trimStart().startsWith('{')
     ? verifierKeysOf(parsedFile(path, bytes))
     : text.split('\n').filter((l) => l.trim() !== '');
