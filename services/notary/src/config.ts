@@ -25,6 +25,16 @@ const schema = z
     NOTARY_PORT: port(8085),
     NOTARY_GROUP_ID: z.string().min(1).default('audit-notary'),
     NOTARY_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
+    // A fetch waits for this many bytes of records, or this long: larger batches, fewer transactions
+    // (docs/architecture.md "Notary"). At most the fetch's byte limit (main.ts), and well within
+    // the session timeout.
+    NOTARY_FETCH_MIN_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(32 * 1024 * 1024)
+      .default(8 * 1024 * 1024),
+    NOTARY_FETCH_MAX_WAIT_MS: z.coerce.number().int().positive().max(10_000).default(2000),
   })
   .transform((e) => ({
     kafka: kafkaSettings(e),
@@ -34,6 +44,7 @@ const schema = z
     port: e.NOTARY_PORT,
     groupId: e.NOTARY_GROUP_ID,
     sessionTimeoutMs: e.NOTARY_SESSION_TIMEOUT_MS,
+    fetch: { minBytes: e.NOTARY_FETCH_MIN_BYTES, maxWaitMs: e.NOTARY_FETCH_MAX_WAIT_MS },
     integrity: integritySettings(e),
     checkpoints: { intervalMs: e.INTEGRITY_CHECKPOINT_INTERVAL_MS, every: e.INTEGRITY_CHECKPOINT_EVERY },
   }));

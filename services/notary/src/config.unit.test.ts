@@ -9,6 +9,7 @@ describe('notary loadConfig', () => {
       sessionTimeoutMs: 30_000,
       integrity: { logName: 'audit-trail.local', keyDir: '.data/integrity-keys' },
       checkpoints: { intervalMs: 60_000, every: 10_000 },
+      fetch: { minBytes: 8 * 1024 * 1024, maxWaitMs: 2000 },
     });
   });
 
@@ -17,5 +18,10 @@ describe('notary loadConfig', () => {
     expect(() => loadConfig({ NOTARY_PORT: 'x' })).toThrow(/NOTARY_PORT/);
     expect(() => loadConfig({ INTEGRITY_LOG_NAME: 'a b' })).toThrow(/INTEGRITY_LOG_NAME/);
     expect(() => loadConfig({ INTEGRITY_CHECKPOINT_EVERY: '0' })).toThrow(/INTEGRITY_CHECKPOINT_EVERY/);
+    // Beyond the fetch's own 32 MiB a fetch could never be answered before its wait.
+    expect(() => loadConfig({ NOTARY_FETCH_MIN_BYTES: String(33 * 1024 * 1024) })).toThrow(
+      /NOTARY_FETCH_MIN_BYTES/,
+    );
+    expect(() => loadConfig({ NOTARY_FETCH_MAX_WAIT_MS: '60000' })).toThrow(/NOTARY_FETCH_MAX_WAIT_MS/);
   });
 });

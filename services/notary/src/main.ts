@@ -37,12 +37,11 @@ const consumer = kafka.consumer({
   sessionTimeout: config.sessionTimeoutMs,
   heartbeatInterval: 3000,
   maxBytesPerPartition: 8 * 1024 * 1024,
-  // A fetch waits for a MiB of records (or half a second): each batch's transaction has fixed costs (its tree rows
-  // locked, five statements, a commit) that larger batches spread over more leaves (docs/benchmarks.md). A leaf is
-  // appended at most half a second later for it; checkpoints come far less often.
+  // A fetch waits for NOTARY_FETCH_MIN_BYTES of records or NOTARY_FETCH_MAX_WAIT_MS: each batch's transaction has
+  // fixed costs that larger batches spread over more leaves (docs/architecture.md "Notary").
   maxBytes: 32 * 1024 * 1024,
-  minBytes: 1024 * 1024,
-  maxWaitTimeInMs: 500,
+  minBytes: config.fetch.minBytes,
+  maxWaitTimeInMs: config.fetch.maxWaitMs,
 });
 let joined = false;
 consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
