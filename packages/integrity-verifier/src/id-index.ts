@@ -29,28 +29,34 @@ function hashOf(text: string, start: number, end: number): number {
 export class IdIndex {
   private readonly ids: string[] = [];
   private readonly numbers: number[] = [];
-  // Each cell holds an entry's index plus one, 0 when empty; at most half full.
-  private table = new Int32Array(1024);
+  // Cell c is the pair at 2c: an entry's index plus one (0 when empty), and its id's hash. At most half the cells
+  // are used. A lookup's probes read the pair, and an id's text (elsewhere in memory, a cache miss of its own)
+  // only when the hash is the one sought; growing places the entries again by the hashes kept here.
+  private table = new Int32Array(2 * 1024);
 
   get size(): number {
     return this.ids.length;
   }
 
-  set(id: string, n: number): void {
-    const found = this.entryOf(id, 0, id.length);
+  /** Gives the id its number; returns the number it had, or -1 when it was not there. */
+  set(id: string, n: number): number {
+    const hash = hashOf(id, 0, id.length);
+    const found = this.entryOf(hash, id, 0, id.length);
     if (found !== -1) {
+      const before = this.numbers[found]!;
       this.numbers[found] = n;
-      return;
+      return before;
     }
-    if (2 * (this.ids.length + 1) > this.table.length) this.grow();
+    if (4 * (this.ids.length + 1) > this.table.length) this.grow();
     this.ids.push(id);
     this.numbers.push(n);
-    this.place(this.ids.length - 1);
+    this.place(this.table, this.ids.length, hash);
+    return -1;
   }
 
   /** The number of the id that is `text` from `start` to `end` (all of it by default), or -1. */
   find(text: string, start = 0, end = text.length): number {
-    const entry = this.entryOf(text, start, end);
+    const entry = this.entryOf(hashOf(text, start, end), text, start, end);
     return entry === -1 ? -1 : this.numbers[entry]!;
   }
 
@@ -59,26 +65,32 @@ export class IdIndex {
     for (let e = 0; e < this.ids.length; e++) yield [this.ids[e]!, this.numbers[e]!];
   }
 
-  private entryOf(text: string, start: number, end: number): number {
-    const mask = this.table.length - 1;
-    for (let cell = hashOf(text, start, end) & mask; ; cell = (cell + 1) & mask) {
-      const held = this.table[cell]!;
+  private entryOf(hash: number, text: string, start: number, end: number): number {
+    const table = this.table;
+    const mask = (table.length >>> 1) - 1;
+    const sought = hash | 0;
+    for (let cell = hash & mask; ; cell = (cell + 1) & mask) {
+      const held = table[2 * cell]!;
       if (held === 0) return -1;
+      if (table[2 * cell + 1] !== sought) continue;
       const id = this.ids[held - 1]!;
       if (id.length === end - start && text.startsWith(id, start)) return held - 1;
     }
   }
 
-  private place(entry: number): void {
-    const id = this.ids[entry]!;
-    const mask = this.table.length - 1;
-    let cell = hashOf(id, 0, id.length) & mask;
-    while (this.table[cell] !== 0) cell = (cell + 1) & mask;
-    this.table[cell] = entry + 1;
+  /** Puts `held` (an entry's index plus one) of this hash in the first empty cell of its probe sequence. */
+  private place(table: Int32Array, held: number, hash: number): void {
+    const mask = (table.length >>> 1) - 1;
+    let cell = hash & mask;
+    while (table[2 * cell] !== 0) cell = (cell + 1) & mask;
+    table[2 * cell] = held;
+    table[2 * cell + 1] = hash;
   }
 
   private grow(): void {
-    this.table = new Int32Array(this.table.length * 2);
-    for (let e = 0; e < this.ids.length; e++) this.place(e);
+    const old = this.table;
+    this.table = new Int32Array(old.length * 2);
+    for (let c = 0; c < old.length; c += 2)
+      if (old[c] !== 0) this.place(this.table, old[c]!, old[c + 1]! >>> 0);
   }
 }

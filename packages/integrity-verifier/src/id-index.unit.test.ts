@@ -9,14 +9,13 @@ describe('IdIndex', () => {
     const ids = Array.from({ length: 5000 }, (_, i) =>
       i % 3 ? `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` : 'x'.repeat(i % 40),
     );
-    ids.forEach((id, i) => {
-      index.set(id, i);
-      map.set(id, i);
-    });
-    ids.slice(0, 100).forEach((id, i) => {
-      index.set(id, -i);
-      map.set(id, -i);
-    });
+    // set answers with the number the id had, as map.get would before the set.
+    const setBoth = (id: string, n: number) => {
+      expect(index.set(id, n)).toBe(map.get(id) ?? -1);
+      map.set(id, n);
+    };
+    ids.forEach((id, i) => setBoth(id, i));
+    ids.slice(0, 100).forEach((id, i) => setBoth(id, -i - 1));
     expect(index.size).toBe(map.size);
     expect([...index.entries()]).toEqual([...map.entries()]);
     for (const id of ids) expect(index.find(id)).toBe(map.get(id));

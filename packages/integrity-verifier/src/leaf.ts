@@ -56,22 +56,9 @@ const wellFormed: (text: string) => boolean =
     : (text) => !LONE_SURROGATE.test(text);
 
 // Up to this many UTF-16 units, text that is all ASCII is copied unit by unit: for the short fields of an event
-// that is cheaper than a call into Node's UTF-8 encoder, and gives the same bytes.
+// that is cheaper than a call into Node's UTF-8 encoder, gives the same bytes, and needs no check of being
+// well-formed (ASCII always is).
 const SHORT_TEXT = 64;
-
-/** Writes the text's UTF-8 bytes at `at` (the buffer has room for them); returns how many. */
-function writeText(out: Buffer, text: string, at: number): number {
-  if (text.length <= SHORT_TEXT) {
-    let i = 0;
-    while (i < text.length) {
-      const unit = text.charCodeAt(i);
-      if (unit >= 0x80) break;
-      out[at + i++] = unit;
-    }
-    if (i === text.length) return i;
-  }
-  return out.write(text, at, 'utf8');
-}
 
 // Every encoding is written into this one buffer, grown when an event needs more: allocating a buffer per event
 // cost more than the encoding itself. Its first byte is left for the leaf hash's prefix, so that the hash is taken
@@ -88,13 +75,31 @@ function room(at: number, more: number): Buffer {
   return scratch;
 }
 
+/** Writes `text`'s bytes at `at` if it is short and all ASCII; returns how many, or -1 when it is not. */
+function writeShortAscii(out: Buffer, text: string, at: number): number {
+  if (text.length > SHORT_TEXT) return -1;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0x80) return -1;
+    out[at + i] = unit;
+  }
+  return text.length;
+}
+
 /** A text field at `at`: its UTF-8 byte length (4 bytes, big-endian), then those bytes. Returns where it ends. */
 function text(name: string, value: unknown, at: number): number {
-  if (typeof value !== 'string' || !wellFormed(value)) throw new TypeError(`${name}: not well-formed text`);
+  if (typeof value !== 'string') throw new TypeError(`${name}: not well-formed text`);
   // UTF-8 takes at most 3 bytes per UTF-16 unit.
   const out = room(at, 4 + value.length * 3);
-  const written = writeText(out, value, at + 4);
-  out.writeUInt32BE(written, at);
+  let written = writeShortAscii(out, value, at + 4);
+  if (written === -1) {
+    if (!wellFormed(value)) throw new TypeError(`${name}: not well-formed text`);
+    written = out.write(value, at + 4, 'utf8');
+  }
+  out[at] = written >>> 24;
+  out[at + 1] = (written >>> 16) & 0xff;
+  out[at + 2] = (written >>> 8) & 0xff;
+  out[at + 3] = written & 0xff;
   return at + 4 + written;
 }
 
@@ -102,7 +107,11 @@ function text(name: string, value: unknown, at: number): number {
 function millis(name: string, value: unknown, at: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value))
     throw new TypeError(`${name}: not an integer number of milliseconds`);
-  room(at, 8).writeBigInt64BE(BigInt(value), at);
+  // Two's complement in two 32-bit halves: a BigInt per event costs more than the rest of the field.
+  const high = Math.floor(value / 2 ** 32);
+  const out = room(at, 8);
+  out.writeInt32BE(high, at);
+  out.writeUInt32BE(value - high * 2 ** 32, at + 4);
   return at + 8;
 }
 

@@ -68,6 +68,18 @@ describe('the leaf encoding', () => {
       { ...EVENT, details: JSON.stringify({ note: '🧾ü\u0000'.repeat(30_000) }), justification: 'ok🧾' },
       EVENT,
       { ...EVENT, user_agent: '', source_ip: 'a'.repeat(63) + 'ü' },
+      // The timestamp's two 32-bit halves, at the edges of each and of the safe integers.
+      ...[
+        0,
+        -1,
+        2 ** 32 - 1,
+        2 ** 32,
+        -(2 ** 32),
+        -(2 ** 32) - 1,
+        2 ** 53 - 1,
+        -(2 ** 53 - 1),
+        -1795000000123,
+      ].map((timestamp) => ({ ...EVENT, timestamp })),
     ];
     for (const e of events) {
       expect(hex(encodeLeaf(e))).toBe(plain(e).toString('hex'));
@@ -79,6 +91,9 @@ describe('the leaf encoding', () => {
 
   it('refuses values it cannot encode exactly', () => {
     expect(() => encodeLeaf({ ...EVENT, resource_id: 'a\uD800' })).toThrow(/resource_id/);
+    // A lone surrogate in short text that is not all ASCII, and in text too long to be copied unit by unit.
+    expect(() => encodeLeaf({ ...EVENT, user_role: 'é\uDC00' })).toThrow(/user_role/);
+    expect(() => encodeLeaf({ ...EVENT, details: 'a'.repeat(100) + '\uDC00' })).toThrow(/details/);
     expect(() => encodeLeaf({ ...EVENT, timestamp: 1.5 })).toThrow(/timestamp/);
     expect(() => encodeLeaf({ ...EVENT, success: 'yes' as unknown as boolean })).toThrow(/success/);
   });

@@ -7,12 +7,12 @@ export interface RowSink {
   block(rows: HashedBlock): void;
 }
 
-// Blocks sent to the threads and not yet answered, 16 a thread up to 64 in all: enough to keep them busy while
-// this thread checks the window proof, and no more, since each holds its MiB or so of the export until answered.
-const inFlightOf = (threads: number) => Math.min(16 * threads, 64);
+// Blocks sent to the threads and not yet answered, 4 a thread up to 16 in all: enough to keep them busy while
+// this thread checks the window proof, and no more, since each holds its 4 MiB or so of the export until answered.
+const inFlightOf = (threads: number) => Math.min(4 * threads, 16);
 // Blocks read and not yet taken, answered or not: the threads work ahead while this thread is busy. An answer of
 // rows of the usual size holds about a sixth of its block (ids, times, hashes).
-const AHEAD = 256;
+const AHEAD = 64;
 
 /** A worker thread (row-hasher.ts) and the answers it owes, in the order of the blocks it was sent. */
 function hasher() {

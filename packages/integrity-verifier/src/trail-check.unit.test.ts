@@ -18,7 +18,7 @@ import {
 } from '../../../test/support/trail-fixture.js';
 import { rootOf } from './merkle.js';
 import { hashBlock } from './row-hasher.js';
-import { trailCheck, type ListedCheckpoint, type WindowProof } from './trail-check.js';
+import { trailCheck, type Finding, type ListedCheckpoint, type WindowProof } from './trail-check.js';
 
 function check(
   rowsGiven: unknown[],
@@ -176,5 +176,28 @@ describe('trailCheck', () => {
       for (const size of [1, 3, 1000]) expect(inBlocks(sc, size), `${sc.name}, ${size}`).toEqual(expected);
     }
     expect(checkScenario(lying[1]!).findings).toContainEqual({ kind: 'forged', event_id: rows[5]!.event_id });
+  });
+
+  it("finds a row's leaf next to the row before's as the index would, in any order of rows", () => {
+    // A proof that shows one id at two leaves: the later one is the id's leaf, also for a row that comes right
+    // after the earlier one's neighbour.
+    const twice = windowProof(4, 10, 12);
+    twice.leaves[1]!.event_id = twice.leaves[0]!.event_id;
+    const found = (given: unknown[]) => check(given, { proofs: [twice], complete: false }).findings;
+    const altered = { kind: 'altered', event_id: rows[4]!.event_id, leaf_index: 5 };
+    expect(found([rows[4]])).toContainEqual(altered);
+    expect(found([rows[6], rows[4]])).toContainEqual(altered);
+    // Ascending, descending (an export's order) and shuffled rows, tampered or not: the same findings by row.
+    const byRow = (findings: Finding[]) => findings.map((f) => JSON.stringify(f)).sort();
+    const tampered = [...windowRows];
+    tampered[2] = { ...tampered[2]!, user_id: 'mallory' };
+    for (const given of [windowRows, tampered]) {
+      const expected = byRow(check(given).findings);
+      for (const order of [
+        [...given].reverse(),
+        [given[3], given[0], given[5], given[1], given[4], given[2]],
+      ])
+        expect(byRow(check(order).findings)).toEqual(expected);
+    }
   });
 });
