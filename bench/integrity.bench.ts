@@ -14,6 +14,7 @@ import {
   topics,
   type ClickHouseClient,
 } from '@audit/shared';
+import { loadConfig as notaryConfig } from '../services/notary/src/config.js';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
 import { mintKey, opsCli } from '../test/support/ops-cli.js';
@@ -57,6 +58,8 @@ const PARTS = (process.env.BENCH_INTEGRITY_PARTS ?? 'pipeline,proofs,verifier').
 // The notary's CPU priority in the pipeline runs (a nice value, 0 to 19): on a host whose cores the path to
 // queryable needs, an operator lets the notary have only what that path leaves (docs/operations.md "Integrity").
 const NOTARY_NICE = Number(process.env.BENCH_INTEGRITY_NOTARY_NICE ?? 0);
+// The notary's fetches as deployed: test/support/stack.ts shortens their wait for the few events of a test.
+const NOTARY_AS_DEPLOYED = { NOTARY_FETCH_MAX_WAIT_MS: String(notaryConfig({}).fetch.maxWaitMs) };
 // bench:ingest's largest end-to-end case: 1000 events per request, 4 clients, 8 tenants spread over partitions.
 const BATCH = 1000;
 const CLIENTS = 4;
@@ -147,6 +150,7 @@ async function pipelineRun(p: Pipeline, tag: string, notary: boolean) {
         INTEGRITY_KEY_DIR: p.keyDir,
         INTEGRITY_LOG_NAME: LOG_NAME,
         LOG_LEVEL: 'warn',
+        ...NOTARY_AS_DEPLOYED,
       }),
     );
     // Linux gives each thread its own priority: every thread the notary has by now (GC and libuv workers).
@@ -216,6 +220,7 @@ async function notaryCatchUp(p: Pipeline, from: { partition: number; offset: str
       INTEGRITY_KEY_DIR: p.keyDir,
       INTEGRITY_LOG_NAME: LOG_NAME,
       LOG_LEVEL: 'warn',
+      ...NOTARY_AS_DEPLOYED,
     }),
   );
   const meter = cpuMeter({ notary: { pid: notary.pid }, postgres: { command: 'postgres' } });

@@ -31,7 +31,8 @@ const groups: string[] = [];
 
 function notary(group: string) {
   groups.push(group);
-  const p = notaryService(names, postgres.url, { NOTARY_GROUP_ID: group });
+  // Batches of whatever a fetch finds: the SIGKILL below must land between two of them, with events still flowing.
+  const p = notaryService(names, postgres.url, { NOTARY_GROUP_ID: group, NOTARY_FETCH_MIN_BYTES: '1' });
   processes.push(p);
   return p;
 }

@@ -38,7 +38,7 @@ export class IdIndex {
     return this.ids.length;
   }
 
-  /** Gives the id its number; returns the number it had, or -1 when it was not there. */
+  /** Gives the id its number; returns the number it had, or -1 when it was not there (numbers are not negative). */
   set(id: string, n: number): number {
     const hash = hashOf(id, 0, id.length);
     const found = this.entryOf(hash, id, 0, id.length);

@@ -15,7 +15,7 @@ describe('IdIndex', () => {
       map.set(id, n);
     };
     ids.forEach((id, i) => setBoth(id, i));
-    ids.slice(0, 100).forEach((id, i) => setBoth(id, -i - 1));
+    ids.slice(0, 100).forEach((id, i) => setBoth(id, ids.length + i));
     expect(index.size).toBe(map.size);
     expect([...index.entries()]).toEqual([...map.entries()]);
     for (const id of ids) expect(index.find(id)).toBe(map.get(id));

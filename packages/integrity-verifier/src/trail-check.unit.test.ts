@@ -185,8 +185,20 @@ describe('trailCheck', () => {
     twice.leaves[1]!.event_id = twice.leaves[0]!.event_id;
     const found = (given: unknown[]) => check(given, { proofs: [twice], complete: false }).findings;
     const altered = { kind: 'altered', event_id: rows[4]!.event_id, leaf_index: 5 };
+    const repeated = { kind: 'repeated', event_id: rows[4]!.event_id };
     expect(found([rows[4]])).toContainEqual(altered);
-    expect(found([rows[6], rows[4]])).toContainEqual(altered);
+    // The second row looks next to the first one's leaf (the later one) first, at the earlier leaf of the id.
+    expect(found([rows[4], rows[4]])).toEqual(expect.arrayContaining([altered, repeated]));
+    // Through a block, where each id lies inside one string of the block's ids.
+    const c = trailCheck({
+      keys,
+      checkpoints: listed([5, 12, 20]),
+      proofs: [twice],
+      complete: false,
+      origin: ORIGIN,
+    });
+    c.block(hashBlock(Buffer.from([rows[6], rows[4], rows[4]].map((r) => JSON.stringify(r)).join('\n'))));
+    expect(c.finish(false).findings).toEqual(expect.arrayContaining([altered, repeated]));
     // Ascending, descending (an export's order) and shuffled rows, tampered or not: the same findings by row.
     const byRow = (findings: Finding[]) => findings.map((f) => JSON.stringify(f)).sort();
     const tampered = [...windowRows];

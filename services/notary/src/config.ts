@@ -12,6 +12,13 @@ import {
   type Env,
 } from '@audit/shared';
 
+/**
+ * A fetch takes at most this many bytes of a partition, and the broker counts no more of one partition toward a
+ * fetch's least bytes: a least above it could never be met by one tenant's partition alone, and every fetch would
+ * wait its longest even with a backlog.
+ */
+export const FETCH_PARTITION_BYTES = 8 * 1024 * 1024;
+
 const schema = z
   .object({
     ...kafkaEnv,
@@ -26,15 +33,20 @@ const schema = z
     NOTARY_GROUP_ID: z.string().min(1).default('audit-notary'),
     NOTARY_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(30_000),
     // A fetch waits for this many bytes of records, or this long: larger batches, fewer transactions
-    // (docs/architecture.md "Notary"). At most the fetch's byte limit (main.ts), and well within
-    // the session timeout.
+    // (docs/architecture.md "Notary").
     NOTARY_FETCH_MIN_BYTES: z.coerce
       .number()
       .int()
       .positive()
-      .max(32 * 1024 * 1024)
-      .default(8 * 1024 * 1024),
-    NOTARY_FETCH_MAX_WAIT_MS: z.coerce.number().int().positive().max(10_000).default(2000),
+      .max(FETCH_PARTITION_BYTES)
+      .default(FETCH_PARTITION_BYTES),
+    NOTARY_FETCH_MAX_WAIT_MS: positiveInt(2000),
+  })
+  // kafkajs heartbeats between fetches only: a fetch that waits longer than a third of the session timeout
+  // could cost the consumer its partitions.
+  .refine((e) => 3 * e.NOTARY_FETCH_MAX_WAIT_MS <= e.NOTARY_SESSION_TIMEOUT_MS, {
+    path: ['NOTARY_FETCH_MAX_WAIT_MS'],
+    message: 'at most a third of NOTARY_SESSION_TIMEOUT_MS',
   })
   .transform((e) => ({
     kafka: kafkaSettings(e),

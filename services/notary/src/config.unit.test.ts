@@ -18,10 +18,16 @@ describe('notary loadConfig', () => {
     expect(() => loadConfig({ NOTARY_PORT: 'x' })).toThrow(/NOTARY_PORT/);
     expect(() => loadConfig({ INTEGRITY_LOG_NAME: 'a b' })).toThrow(/INTEGRITY_LOG_NAME/);
     expect(() => loadConfig({ INTEGRITY_CHECKPOINT_EVERY: '0' })).toThrow(/INTEGRITY_CHECKPOINT_EVERY/);
-    // Beyond the fetch's own 32 MiB a fetch could never be answered before its wait.
-    expect(() => loadConfig({ NOTARY_FETCH_MIN_BYTES: String(33 * 1024 * 1024) })).toThrow(
+    // Beyond what one partition counts toward it, a fetch's least could never be met by one tenant's backlog.
+    expect(() => loadConfig({ NOTARY_FETCH_MIN_BYTES: String(8 * 1024 * 1024 + 1) })).toThrow(
       /NOTARY_FETCH_MIN_BYTES/,
     );
-    expect(() => loadConfig({ NOTARY_FETCH_MAX_WAIT_MS: '60000' })).toThrow(/NOTARY_FETCH_MAX_WAIT_MS/);
+    // A fetch's wait is a pause in the heartbeats: at most a third of the session timeout.
+    expect(() => loadConfig({ NOTARY_SESSION_TIMEOUT_MS: '6000', NOTARY_FETCH_MAX_WAIT_MS: '2001' })).toThrow(
+      /NOTARY_FETCH_MAX_WAIT_MS: at most a third of NOTARY_SESSION_TIMEOUT_MS/,
+    );
+    expect(
+      loadConfig({ NOTARY_SESSION_TIMEOUT_MS: '6000', NOTARY_FETCH_MAX_WAIT_MS: '2000' }).fetch.maxWaitMs,
+    ).toBe(2000);
   });
 });

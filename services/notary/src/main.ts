@@ -23,7 +23,7 @@ import { checkpointMetrics, notaryMetrics } from './adapters/notary.metrics.js';
 import { guardPartitionCount, PartitionCountChangedError } from './adapters/partition-guard.js';
 import { signingKeyCache } from './adapters/signing-key.cache.js';
 import { runTreeConsumer } from './adapters/tree.consumer.js';
-import { loadConfig } from './config.js';
+import { FETCH_PARTITION_BYTES, loadConfig } from './config.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger('notary', config.logLevel);
@@ -36,7 +36,7 @@ const consumer = kafka.consumer({
   groupId: config.groupId,
   sessionTimeout: config.sessionTimeoutMs,
   heartbeatInterval: 3000,
-  maxBytesPerPartition: 8 * 1024 * 1024,
+  maxBytesPerPartition: FETCH_PARTITION_BYTES,
   // A fetch waits for NOTARY_FETCH_MIN_BYTES of records or NOTARY_FETCH_MAX_WAIT_MS: each batch's transaction has
   // fixed costs that larger batches spread over more leaves (docs/architecture.md "Notary").
   maxBytes: 32 * 1024 * 1024,
