@@ -201,7 +201,7 @@ describe('deliverer, rate-limited endpoint', () => {
     });
     await limited.deliver({ ...lastAttempt, attempt: 1 });
     await limited.deliver({ ...lastAttempt, attempt: 1 });
-    expect(limited.slotsTaken).toEqual([312.5, 312.5]);
+    expect(limited.slotsTaken).toEqual([337.5, 337.5]);
     const free = setup({
       alreadyRecorded: false,
       alreadySettled: false,
