@@ -2,14 +2,14 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { schemaVersion, singleObjectCodec, type AuditEventRecord } from '@audit/shared';
+import { type AuditEventRecord, DurableProducer, schemaVersion, singleObjectCodec } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
-import { LOOPBACK_TARGETS, projectorService, testProducer } from '../support/stack.js';
+import { LOOPBACK_TARGETS, projectorService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -138,7 +138,7 @@ describe('ops dlq, projector', () => {
     const v2 = schemaVersion(2, v2Schema as never);
     const tenant = `${names.tenant}-proj`;
     const record = { ...sampleRecord({ tenant_id: tenant }), ticket_ref: 'T-1' } as AuditEventRecord;
-    const producer = testProducer(fx.kafka);
+    const producer = new DurableProducer(fx.kafka);
     await producer.connect();
     const [meta] = await producer.send({
       topic: fx.topics.auditEvents.name,

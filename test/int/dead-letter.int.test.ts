@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { auditEventCodec } from '@audit/shared';
+import { auditEventCodec, DurableProducer } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { ingest, makeEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { countRows } from '../support/stored-events.js';
 import { readDeadLetters } from '../support/dead-letters.js';
-import { testProducer } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 const { names, ingest: ingestProc, ch, kafka, topics: topicSet } = pipelineFixture('dlq');
 
 describe('poison records', () => {
   it('go to the dead-letter topic with their origin while later records keep flowing', async () => {
-    const producer = testProducer(kafka);
+    const producer = new DurableProducer(kafka);
     await producer.connect();
     const invalid = auditEventCodec().encode(sampleRecord({ tenant_id: names.tenant, action: 'NOT A SLUG' }));
     const [meta] = await producer.send({

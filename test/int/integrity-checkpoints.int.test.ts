@@ -5,11 +5,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditEventCodec,
+  type AuditEventRecord,
   decodeAuditRecord,
+  DurableProducer,
   leafHashOf,
   rootOf,
   topics,
-  type AuditEventRecord,
 } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { parseVerifierKey, verifyCheckpoint } from '../../packages/integrity-verifier/src/index.js';
@@ -18,7 +19,7 @@ import { topicEndOffset } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { opsCli } from '../support/ops-cli.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, notaryService, testKafka, testProducer } from '../support/stack.js';
+import { cleanUp, notaryService, testKafka } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import type { ServiceProcess } from '../support/service-process.js';
 
@@ -36,7 +37,7 @@ const run = opsCli(names, () => postgres.url, integrityEnv);
 const ops = (...argv: string[]) => run([...argv, '--json']);
 
 async function publish(records: AuditEventRecord[]) {
-  const producer = testProducer(kafka);
+  const producer = new DurableProducer(kafka);
   await producer.connect();
   await producer.send({
     topic: auditTopic,

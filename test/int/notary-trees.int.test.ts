@@ -2,19 +2,20 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auditEventCodec,
+  type AuditEventRecord,
+  DurableProducer,
   frontierRoot,
   integrityStore,
   leafHashOf,
   rootOf,
   topics,
-  type AuditEventRecord,
 } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { verifyConsistency, verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, notaryService, testKafka, testProducer } from '../support/stack.js';
+import { cleanUp, notaryService, testKafka } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import type { ServiceProcess } from '../support/service-process.js';
 
@@ -41,7 +42,7 @@ const events = (tenant: string, n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => sampleRecord({ tenant_id: tenant, resource_id: `r${from + i}` }));
 
 async function publish(records: (AuditEventRecord | Buffer)[]) {
-  const producer = testProducer(kafka);
+  const producer = new DurableProducer(kafka);
   await producer.connect();
   await producer.send({
     topic: auditTopic,

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { topics } from '@audit/shared';
+import { DurableProducer, topics } from '@audit/shared';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
 import { opsCli } from '../support/ops-cli.js';
-import { cleanUp, testKafka, testProducer } from '../support/stack.js';
+import { cleanUp, testKafka } from '../support/stack.js';
 
 const names = uniqueNames('opslag');
 const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
@@ -48,7 +48,7 @@ describe('ops lag', () => {
   it("reports a group's committed offset, end, lag and the age of its oldest unprocessed record", async () => {
     expect((await ops({}, 'migrate')).code).toBe(0);
     const writtenAt = Date.now() - 90_000;
-    const producer = testProducer(kafka);
+    const producer = new DurableProducer(kafka);
     await producer.connect();
     await producer.send({
       topic: auditTopic,

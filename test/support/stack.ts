@@ -30,13 +30,6 @@ export function testKafka(): Kafka {
   });
 }
 
-/**
- * A producer for tests that count what they wrote: idempotent, so that a send retried on a slow broker (a CI
- * machine under load) writes its records once, not twice.
- */
-export const testProducer = (kafka: Pick<Kafka, 'producer'>) =>
-  kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-
 export function serviceEnv(names: TestNames, extra: Record<string, string> = {}): Record<string, string> {
   return {
     TEST_ID: names.id,

@@ -82,9 +82,8 @@ function textOf(path: string, bytes: Buffer): string {
   }
 }
 
-/** The JSON value of a file's bytes, decoded whole: readFile's decoding as it reads costs more than JSON.parse. */
-function parsedFile(path: string, bytes: Buffer): unknown {
-  const text = textOf(path, bytes);
+/** The JSON value of a file's text (textOf), or unusable input. */
+function parsedText(path: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -92,13 +91,16 @@ function parsedFile(path: string, bytes: Buffer): unknown {
   }
 }
 
+/** The JSON value of a file's bytes, decoded whole: readFile's decoding as it reads costs more than JSON.parse. */
+const parsedFile = (path: string, bytes: Buffer): unknown => parsedText(path, textOf(path, bytes));
+
 const json = async (path: string): Promise<unknown> => parsedFile(path, await bytesOf(path));
 
 async function keysOf(path: string): Promise<VerifierKey[]> {
   const bytes = await bytesOf(path);
   const text = textOf(path, bytes);
   const lines = text.trimStart().startsWith('{')
-    ? verifierKeysOf(parsedFile(path, bytes))
+    ? verifierKeysOf(parsedText(path, text))
     : text.split('\n').filter((l) => l.trim() !== '');
   if (!lines) throw new InputError(`${path}: not an answer of GET /audit/integrity/keys`);
   return lines.map((line) => {

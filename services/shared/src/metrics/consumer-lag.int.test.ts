@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { Kafka, logLevel } from 'kafkajs';
 import { uniqueNames } from '../../../../test/support/names.js';
-import { testKafka, testProducer } from '../../../../test/support/stack.js';
+import { testKafka } from '../../../../test/support/stack.js';
+import { DurableProducer } from '../kafka/producer.js';
 import { deleteTopics, ensureTopics } from '../kafka/topic-admin.js';
 import { consumerLagSource, fetchConsumerLag, registerConsumerLag } from './consumer-lag.js';
 import { Registry } from './metrics.registry.js';
@@ -16,7 +17,7 @@ const silent = pino({ level: 'silent' });
 
 beforeAll(async () => {
   await ensureTopics(kafka, [{ name: topic, partitions: 2, config: {} }], 1);
-  const producer = testProducer(kafka);
+  const producer = new DurableProducer(kafka);
   await producer.connect();
   const messages = (partition: number, n: number) =>
     Array.from({ length: n }, (_, i) => ({ partition, value: `m${i}` }));
