@@ -25,6 +25,7 @@ import {
   clickhouseSettings,
   gatewayService,
   ingestService,
+  KAFKA_BROKERS,
   notaryService,
   projectorService,
   testClickHouse,
@@ -33,6 +34,8 @@ import {
 import { cpuMeter } from './lib/cpu-meter.js';
 import { httpClient } from './lib/http-timing.js';
 import {
+  committedTo,
+  emptyEventTables,
   mergesSettled,
   queryable,
   reached,
@@ -41,6 +44,7 @@ import {
   treeProgress,
 } from './lib/integrity-progress.js';
 import { clickhouseBytes, treeStoreBytes } from './lib/integrity-storage.js';
+import { startFloorNotary, type FloorNotary } from './lib/notary-floor.js';
 import { runPool } from './lib/pool.js';
 import { proofLatency } from './lib/proof-latency.js';
 import { fmt, summarize } from './lib/stats.js';
@@ -84,6 +88,7 @@ const scratch: string[] = [];
 const databases: { drop(): Promise<void> }[] = [];
 const pools: pg.Pool[] = [];
 const results: string[] = [];
+let floorRuns = 0;
 const report = (line: string) => {
   results.push(line);
   console.log(line);
@@ -133,17 +138,37 @@ interface Pipeline {
 }
 
 /**
- * One run: EVENTS events sent to ingest until all are queryable, with a notary in a group of its own started at
- * the topic's end (so that it appends this run's events only, as they come) when `notary` is set.
+ * What runs beside ingest and the projector: nothing (`off`), a notary (`on`), or the notary's floor
+ * (notary-floor-child.ts) with its least store in Postgres (`floor`) or without storing anything (`read`).
  */
-async function pipelineRun(p: Pipeline, tag: string, notary: boolean) {
+type Integrity = 'off' | 'on' | 'floor' | 'read';
+
+/**
+ * One run: EVENTS events sent to ingest until all are queryable, with the notary or its floor, if any, in a group
+ * of its own started at the topic's end (so that it appends this run's events only, as they come).
+ */
+async function pipelineRun(p: Pipeline, tag: string, integrity: Integrity) {
   const tenants = Array.from({ length: TENANTS_PER_RUN }, (_, i) => `${names.tenant}-${tag}-${i}`);
   const requests = bodies(tenants);
+  const notary = integrity === 'on';
   let notaryProcess: ServiceProcess | undefined;
-  if (notary) {
-    const group = `notary-${names.id}-${tag}`;
+  let floor: FloorNotary | undefined;
+  const group = `notary-${names.id}-${tag}`;
+  if (integrity !== 'off') {
     groups.push(group);
     await startGroupAt(kafka, group, auditTopic, await topicEnds(kafka, auditTopic));
+  }
+  if (integrity === 'floor' || integrity === 'read') {
+    floor = await startFloorNotary({
+      brokers: KAFKA_BROKERS,
+      topic: auditTopic,
+      groupId: group,
+      databaseUrl: p.databaseUrl,
+      postgres: integrity === 'floor',
+      treeBase: 1000 * ++floorRuns,
+    });
+  }
+  if (notary) {
     notaryProcess = await started(
       notaryService(names, p.databaseUrl, {
         NOTARY_GROUP_ID: group,
@@ -158,11 +183,12 @@ async function pipelineRun(p: Pipeline, tag: string, notary: boolean) {
       for (const task of readdirSync(`/proc/${notaryProcess.pid}/task`))
         setPriority(Number(task), NOTARY_NICE);
   }
+  await emptyEventTables(p.ch, names.database);
   await mergesSettled(p.ch);
   const meter = cpuMeter({
     ingest: { pid: p.ingest.pid },
     projector: { pid: p.projector.pid },
-    notary: { pid: notaryProcess?.pid },
+    notary: { pid: notaryProcess?.pid ?? floor?.pid },
     postgres: { command: 'postgres' },
     clickhouse: { command: 'clickhouse-serv' },
     kafka: { command: 'java' },
@@ -171,7 +197,9 @@ async function pipelineRun(p: Pipeline, tag: string, notary: boolean) {
   const t0 = performance.now();
   const leaves = notary
     ? reached(async () => (await treeProgress(p.pool, tenants)).leaves, EVENTS, 100)
-    : null;
+    : floor
+      ? reached(async () => floor.leaves(), EVENTS, 100)
+      : null;
   const url = `${p.ingest.url}/internal/v1/events`;
   await runPool(requests.length, CLIENTS, async (i) => {
     const res = await fetch(url, {
@@ -182,12 +210,15 @@ async function pipelineRun(p: Pipeline, tag: string, notary: boolean) {
     if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
   });
   const acked = performance.now();
+  // The projector commits a batch's offsets once ClickHouse has its rows: they are counted from then on.
+  await committedTo(kafka, names.groupId, auditTopic, await topicEnds(kafka, auditTopic), 20);
   const visible = await reached(() => queryable(p.ch, tenants), EVENTS, 20);
   const leaved = await leaves;
   await mergesSettled(p.ch);
   const cpu = meter.stop();
   const tree = notary ? await treeProgress(p.pool, tenants) : null;
   await notaryProcess?.stop();
+  await floor?.stop();
   const seconds = (visible.last - t0) / 1000;
   const each = (Object.entries(cpu.seconds) as [string, number][])
     .filter(([, s]) => s > 0)
@@ -197,12 +228,15 @@ async function pipelineRun(p: Pipeline, tag: string, notary: boolean) {
   report(
     `pipeline ${tag.padEnd(6)} ${fmt(EVENTS)} events: ${fmt(EVENTS / seconds)} ev/s ingest→queryable (acks at ${fmt(EVENTS / ((acked - t0) / 1000))} ev/s); CPU µs/event ${each}; all ${fmt(allUs, 1)} (every core busy at ${fmt((CORES * 1e6) / allUs)} ev/s); machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
   );
-  if (leaved && tree) {
+  if (leaved) {
     const leafSeconds = (leaved.last - t0) / 1000;
     const behind = (leaved.last - visible.last) / 1000;
     const when = `${fmt(Math.abs(behind), 1)} s ${behind >= 0 ? 'after' : 'before'} the last was queryable`;
+    const signed = tree
+      ? `; ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`
+      : '';
     report(
-      `pipeline ${tag.padEnd(6)} notary: every event a leaf after ${fmt(leafSeconds, 1)} s = ${fmt(EVENTS / leafSeconds)} ev/s (${when}); ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`,
+      `pipeline ${tag.padEnd(6)} ${notary ? 'notary' : 'floor'}: every event a leaf after ${fmt(leafSeconds, 1)} s = ${fmt(EVENTS / leafSeconds)} ev/s (${when})${signed}`,
     );
   }
   return { rate: EVENTS / seconds, allUs, cpu, tenants };
@@ -258,18 +292,25 @@ async function measurePipeline() {
     projector: await started(projectorService(names, { LOG_LEVEL: 'warn' })),
   };
   console.log(
-    `pipeline: ${fmt(EVENTS)} events a run, ${BATCH} per request, ${CLIENTS} clients, ${TENANTS_PER_RUN} tenants; integrity off, on, on, off`,
+    `pipeline: ${fmt(EVENTS)} events a run, ${BATCH} per request, ${CLIENTS} clients, ${TENANTS_PER_RUN} tenants; integrity off, on, floor, read, on, off`,
   );
-  // Off, on, on, off: a drift of the machine over the four runs weighs on both sides alike.
-  const off = [await pipelineRun(p, 'off-1', false)];
-  const on = [await pipelineRun(p, 'on-1', true), await pipelineRun(p, 'on-2', true)];
+  // Off first and last, the notary second and fifth, its floors between: a drift of the machine over the runs
+  // weighs on every side alike.
+  const off = [await pipelineRun(p, 'off-1', 'off')];
+  const on = [await pipelineRun(p, 'on-1', 'on')];
+  const floor = await pipelineRun(p, 'floor', 'floor');
+  const read = await pipelineRun(p, 'read', 'read');
+  on.push(await pipelineRun(p, 'on-2', 'on'));
   const lastStart = await topicEnds(kafka, auditTopic);
-  off.push(await pipelineRun(p, 'off-2', false));
+  off.push(await pipelineRun(p, 'off-2', 'off'));
   const mean = (runs: { rate: number }[]) => runs.reduce((n, r) => n + r.rate, 0) / runs.length;
   const ratio = mean(on) / mean(off);
   const meanUs = (runs: { allUs: number }[]) => runs.reduce((n, r) => n + r.allUs, 0) / runs.length;
   report(
     `pipeline integrity on ${on.map((r) => fmt(r.rate)).join(' and ')} ev/s, off ${off.map((r) => fmt(r.rate)).join(' and ')} ev/s: on/off ${fmt(100 * ratio, 1)} % (goal ≥ ${100 * RATIO_GOAL} %: ${verdict(ratio >= RATIO_GOAL)}); all processes ${fmt(meanUs(on), 1)} against ${fmt(meanUs(off), 1)} µs/event`,
+  );
+  report(
+    `floor    the notary's floor ${fmt(floor.rate)} ev/s = ${fmt((100 * floor.rate) / mean(off), 1)} % of off, all processes ${fmt(floor.allUs, 1)} µs/event; without storing ${fmt(read.rate)} ev/s = ${fmt((100 * read.rate) / mean(off), 1)} %, ${fmt(read.allUs, 1)} µs/event`,
   );
   await notaryCatchUp(p, lastStart, off[1]!.tenants);
   storageLine('storage  tree store as the notary wrote it', await treeStoreBytes(pool));
