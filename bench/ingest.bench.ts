@@ -30,6 +30,7 @@ import {
   testClickHouse,
   testKafka,
 } from '../test/support/stack.js';
+import { committedTo, topicEnds } from './lib/consumer-group.js';
 import { cpuSeconds, runCpuSeconds } from './lib/process-cpu.js';
 import { runPool } from './lib/pool.js';
 import { fmt, summarize } from './lib/stats.js';
@@ -255,6 +256,9 @@ async function main() {
       const started = performance.now();
       await runPool(bodies.length, run.concurrency, (i) => post(bodies[i]!));
       const acked = performance.now();
+      // Rows are counted once the projector has committed every record (committedTo says why).
+      const topic = topicSet.auditEvents.name;
+      await committedTo(kafka, names.groupId, topic, await topicEnds(kafka, topic), 20);
       await waitCount(ch, label, run.events, undefined, indexed);
       return { started, acked, seconds: (performance.now() - started) / 1000 };
     });

@@ -39,8 +39,9 @@ export async function startFloorNotary(opts: FloorNotaryOptions): Promise<FloorN
   return {
     pid: child.pid!,
     leaves: () => leaves,
+    /** Stops it and waits until it is gone; again once gone does nothing. */
     async stop() {
-      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
   };

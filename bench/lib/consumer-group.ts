@@ -1,0 +1,62 @@
+// Where consumer groups of the audit topic stand, for the benchmarks: a topic's end, a new group started at a
+// given place, and a group done with the records up to a given place.
+import type { Kafka } from 'kafkajs';
+import { sleep } from '@audit/shared';
+
+/** The topic's end offset per partition: where the next record of each will be. */
+export async function topicEnds(kafka: Kafka, topic: string) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.map((o) => ({ partition: o.partition, offset: o.high }));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Commits a new consumer group's offsets before any member joins: a notary started in it reads from there, not
+ * from the topic's beginning (which holds the earlier runs' events).
+ */
+export async function startGroupAt(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  partitions: { partition: number; offset: string }[],
+) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.setOffsets({ groupId, topic, partitions });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Until the group has committed its offsets up to `ends`. Kafka answers this at little cost, where counting a
+ * run's rows in ClickHouse takes it milliseconds each time: polled every 20 ms through a whole run, the counting
+ * charged a run more the longer it took, and slowed it.
+ */
+export async function committedTo(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  ends: { partition: number; offset: string }[],
+  everyMs: number,
+) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (;;) {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      const at = (partition: number) => committed?.partitions.find((c) => c.partition === partition)?.offset;
+      // A partition no record ever reached has nothing to commit (kafkajs answers '-1' for no offset).
+      if (ends.every((e) => e.offset === '0' || BigInt(at(e.partition) ?? -1) >= BigInt(e.offset))) return;
+      await sleep(everyMs);
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
