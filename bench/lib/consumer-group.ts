@@ -1,38 +1,35 @@
 // Where consumer groups of the audit topic stand, for the benchmarks: a topic's end, a new group started at a
 // given place, and a group done with the records up to a given place.
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import { sleep } from '@audit/shared';
 
-/** The topic's end offset per partition: where the next record of each will be. */
-export async function topicEnds(kafka: Kafka, topic: string) {
+/** Runs `work` with a connected admin client, disconnected after. */
+async function withAdmin<T>(kafka: Kafka, work: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return offsets.map((o) => ({ partition: o.partition, offset: o.high }));
+    return await work(admin);
   } finally {
     await admin.disconnect();
   }
 }
+
+/** The topic's end offset per partition: where the next record of each will be. */
+export const topicEnds = (kafka: Kafka, topic: string) =>
+  withAdmin(kafka, async (admin) =>
+    (await admin.fetchTopicOffsets(topic)).map((o) => ({ partition: o.partition, offset: o.high })),
+  );
 
 /**
  * Commits a new consumer group's offsets before any member joins: a notary started in it reads from there, not
  * from the topic's beginning (which holds the earlier runs' events).
  */
-export async function startGroupAt(
+export const startGroupAt = (
   kafka: Kafka,
   groupId: string,
   topic: string,
   partitions: { partition: number; offset: string }[],
-) {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.setOffsets({ groupId, topic, partitions });
-  } finally {
-    await admin.disconnect();
-  }
-}
+) => withAdmin(kafka, (admin) => admin.setOffsets({ groupId, topic, partitions }));
 
 /**
  * Until the group has committed its offsets up to `ends`. Kafka answers this at little cost, where counting a
@@ -46,9 +43,7 @@ export async function committedTo(
   ends: { partition: number; offset: string }[],
   everyMs: number,
 ) {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
+  await withAdmin(kafka, async (admin) => {
     for (;;) {
       const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
       const at = (partition: number) => committed?.partitions.find((c) => c.partition === partition)?.offset;
@@ -56,7 +51,5 @@ export async function committedTo(
       if (ends.every((e) => e.offset === '0' || BigInt(at(e.partition) ?? -1) >= BigInt(e.offset))) return;
       await sleep(everyMs);
     }
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }
