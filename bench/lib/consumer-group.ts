@@ -2,6 +2,7 @@
 // given place, and a group done with the records up to a given place.
 import type { Admin, Kafka } from 'kafkajs';
 import { sleep } from '@audit/shared';
+import { committedThrough } from '../../test/support/kafka-offsets.js';
 
 /** Runs `work` with a connected admin client, disconnected after. */
 async function withAdmin<T>(kafka: Kafka, work: (admin: Admin) => Promise<T>): Promise<T> {
@@ -32,7 +33,7 @@ export const startGroupAt = (
 ) => withAdmin(kafka, (admin) => admin.setOffsets({ groupId, topic, partitions }));
 
 /**
- * Until the group has committed its offsets up to `ends`. Kafka answers this at little cost, where counting a
+ * Until the group has committed its offsets up to `ends` (one admin client for every poll). Kafka answers this at little cost, where counting a
  * run's rows in ClickHouse takes it milliseconds each time: polled every 20 ms through a whole run, the counting
  * charged a run more the longer it took, and slowed it.
  */
@@ -46,9 +47,7 @@ export async function committedTo(
   await withAdmin(kafka, async (admin) => {
     for (;;) {
       const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      const at = (partition: number) => committed?.partitions.find((c) => c.partition === partition)?.offset;
-      // A partition no record ever reached has nothing to commit (kafkajs answers '-1' for no offset).
-      if (ends.every((e) => e.offset === '0' || BigInt(at(e.partition) ?? -1) >= BigInt(e.offset))) return;
+      if (committedThrough(ends, committed)) return;
       await sleep(everyMs);
     }
   });

@@ -23,6 +23,20 @@ export async function topicEndOffset(kafka: Kafka, topic: string): Promise<numbe
   }
 }
 
+/**
+ * Whether a group's committed offsets reach every partition's end. A partition no record ever reached has nothing
+ * to commit (kafkajs answers '-1' for a partition without an offset).
+ */
+export function committedThrough(
+  ends: readonly { partition: number; offset: string }[],
+  committed: { partitions: { partition: number; offset: string }[] } | undefined,
+): boolean {
+  return ends.every((end) => {
+    const c = committed?.partitions.find((p) => p.partition === end.partition);
+    return end.offset === '0' || BigInt(c?.offset ?? -1) >= BigInt(end.offset);
+  });
+}
+
 /** True once the group has committed every record of the topic. */
 export async function groupCaughtUp(kafka: Kafka, groupId: string, topic: string): Promise<boolean> {
   const admin = kafka.admin();
@@ -30,10 +44,10 @@ export async function groupCaughtUp(kafka: Kafka, groupId: string, topic: string
   try {
     const ends = await admin.fetchTopicOffsets(topic);
     const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    return ends.every((end) => {
-      const c = committed?.partitions.find((p) => p.partition === end.partition);
-      return Number(end.high) === 0 || (c !== undefined && c.offset === end.high);
-    });
+    return committedThrough(
+      ends.map((e) => ({ partition: e.partition, offset: e.high })),
+      committed,
+    );
   } finally {
     await admin.disconnect();
   }
