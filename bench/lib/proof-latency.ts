@@ -1,7 +1,8 @@
 // bench:integrity's proof part: inclusion proofs of random leaves of one tenant's tree, through the store call
-// and through the gateway, each sample beside the least a proof can cost (one leaf read by its primary key) and
-// the least the gateway adds (an authenticated GET of the signing keys), interleaved so that any disturbance hits
-// them alike. Every proof is checked against the checkpoint's root.
+// and through the gateway, each sample beside the least a proof can cost (one leaf's hash read from its tile by the
+// primary key) and the least the gateway adds (an authenticated GET of the signing keys), interleaved so that any
+// disturbance hits them alike. Every proof is checked against the checkpoint's root; the gateway finds each leaf by
+// its event id (integrity_leaf_events), read here from the leaf's tile.
 import { randomInt } from 'node:crypto';
 import type pg from 'pg';
 import { inclusionRanges, integrityStore, STORED_LEVEL_STEP, subtreesOf } from '@audit/shared';
@@ -35,11 +36,18 @@ export async function proofLatency(c: ProofCase) {
     'SELECT tree_id FROM integrity_trees WHERE tenant_id = $1',
     [c.tenant],
   );
+  // The leaves' event ids and hashes, each from the tile holding it (the event ids' key has no index by leaf).
   const { rows } = await c.pool.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer }>(
-    `SELECT leaf_index, event_id::text, leaf_hash FROM integrity_leaves
-     WHERE tree_id = $1 AND leaf_index = ANY($2::bigint[])`,
+    `SELECT w.i AS leaf_index,
+       encode(substring(t.event_ids FROM (w.i - t.first_index)::int * 16 + 1 FOR 16), 'hex')::uuid::text AS event_id,
+       substring(t.leaf_hashes FROM (w.i - t.first_index)::int * 32 + 1 FOR 32) AS leaf_hash
+     FROM unnest($2::bigint[]) AS w (i)
+     CROSS JOIN LATERAL (SELECT first_index, event_ids, leaf_hashes FROM integrity_tiles
+       WHERE tree_id = $1 AND first_index <= w.i ORDER BY first_index DESC LIMIT 1) t`,
     [tree[0]!.tree_id, [...wanted]],
   );
+  const missing = wanted.size - rows.filter((r) => r.leaf_hash.length === 32).length;
+  if (missing > 0) throw new Error(`${missing} of the leaves sampled are in no tile`);
   const store = integrityStore(c.pool);
   const auth = { authorization: `Bearer ${c.key}` };
   const times = {
@@ -52,10 +60,11 @@ export async function proofLatency(c: ProofCase) {
   for (const [i, leaf] of rows.entries()) {
     const index = Number(leaf.leaf_index);
     let t = performance.now();
-    await c.pool.query('SELECT leaf_hash FROM integrity_leaves WHERE tree_id = $1 AND leaf_index = $2', [
-      tree[0]!.tree_id,
-      index,
-    ]);
+    await c.pool.query(
+      `SELECT substring(leaf_hashes FROM ($2 - first_index)::int * 32 + 1 FOR 32) FROM integrity_tiles
+       WHERE tree_id = $1 AND first_index <= $2 ORDER BY first_index DESC LIMIT 1`,
+      [tree[0]!.tree_id, index],
+    );
     const primaryKey = performance.now() - t;
     t = performance.now();
     const proof = await store.inclusionProof(c.tenant, index, c.size);

@@ -279,7 +279,7 @@ describe('offline verification of an export (TypeScript command and Python refer
       Number(
         (
           await db.query(
-            'SELECT leaf_index FROM integrity_leaves WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) AND event_id = $2',
+            'SELECT leaf_index FROM integrity_leaf_events WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) AND event_id = $2',
             [tenant, id],
           )
         ).rows[0].leaf_index,

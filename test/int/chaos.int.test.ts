@@ -12,6 +12,7 @@ import { expectFilterIndexExact } from '../support/filter-index.js';
 import { freshPostgres } from '../support/postgres.js';
 import { notaryService } from '../support/stack.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
+import { leafKeys, storedLeaves } from '../support/tree-leaves.js';
 import { waitFor } from '../support/wait-for.js';
 
 const TOTAL = 50_000;
@@ -99,12 +100,12 @@ describe('projector and notary killed with SIGKILL while events flow', () => {
         );
         return Number(rows[0]?.size) === TOTAL;
       });
-      const { rows } = await db.query<{ id: string }>(
-        'SELECT event_id::text AS id FROM integrity_leaves WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)',
-        [names.tenant],
-      );
-      expect(rows).toHaveLength(TOTAL);
-      expect(new Set(rows.map((r) => r.id))).toEqual(acknowledged);
+      const leaves = await storedLeaves(db, names.tenant);
+      expect(leaves).toHaveLength(TOTAL);
+      expect(new Set(leaves.map((l) => l.event_id))).toEqual(acknowledged);
+      const keys = await leafKeys(db, names.tenant);
+      expect(leaves.every((l) => keys.get(l.event_id) === l.leaf_index)).toBe(true);
+      expect(keys.size).toBe(TOTAL);
     } finally {
       await db.end();
     }

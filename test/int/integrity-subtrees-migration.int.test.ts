@@ -133,6 +133,9 @@ describe('migrations 0018 and 0019: subtrees of every fourth level, keyed by the
     const { rows: numbers } = await pool.query<{ tree_id: string }>('SELECT tree_id FROM integrity_trees');
     expect(new Set(numbers.map((r) => r.tree_id)).size).toBe(3);
 
+    // The store reads the schema of the latest migration (leaves in tiles since 0020): proofs are made from the
+    // subtrees these two made once the rest are applied.
+    expect((await migratePostgres(postgres.url)).applied[0]).toBe('20_integrity_leaf_tiles');
     const store = integrityStore(pool);
     for (const index of [0, 15, 16, 4095, 4096, 65_535, 65_536, 69_999]) {
       const proof = await store.inclusionProof('big', index, 70_000);
@@ -146,7 +149,7 @@ describe('migrations 0018 and 0019: subtrees of every fourth level, keyed by the
     ).rejects.toThrow(/integrity_subtrees_level_check/);
 
     // A notary of before it, appending after it, leaves out levels 4, 12, 20: proofs over those leaves are made
-    // from the band below; a leaf missing is still a damaged store.
+    // from the band below; a leaf missing (here with the rest of the tile holding it) is still a damaged store.
     await pool.query(
       `DELETE FROM integrity_subtrees WHERE ${BY_TREE} AND level % 8 = 4 AND node_index * 2 ^ level >= 40000`,
       ['big'],
@@ -155,7 +158,11 @@ describe('migrations 0018 and 0019: subtrees of every fourth level, keyed by the
       const proof = await store.inclusionProof('big', index, 70_000);
       expect(verifyInclusion(trees.big.hashes[index]!, index, 70_000, proof, trees.big.root)).toBe(true);
     }
-    await pool.query(`DELETE FROM integrity_leaves WHERE ${BY_TREE} AND leaf_index = 69990`, ['big']);
+    await pool.query(
+      `DELETE FROM integrity_tiles WHERE ${BY_TREE}
+         AND first_index <= 69990 AND first_index + length(leaf_hashes) / 32 > 69990`,
+      ['big'],
+    );
     await expect(store.inclusionProof('big', 69_999, 70_000)).rejects.toThrow(TreeStoreDamagedError);
   });
 });

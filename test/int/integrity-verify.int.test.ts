@@ -145,4 +145,18 @@ describe('ops integrity verify', () => {
       ]),
     );
   });
+
+  it('stops with an error naming the leaf when the tree store itself lost a tile', async () => {
+    await db.query(
+      `DELETE FROM integrity_tiles WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)
+         AND first_index <= 5 AND first_index + length(leaf_hashes) / 32 > 5`,
+      [tenant],
+    );
+    const res = await ops(['integrity', 'verify', '--tenant', tenant, '--json']);
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(
+      /the tree store is damaged: .*the hash of leaf \d+ \(event [0-9a-f-]{36}\) is in no tile/,
+    );
+    expect(res.out).toBe('');
+  });
 });

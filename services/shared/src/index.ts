@@ -83,6 +83,8 @@ export * from './projection/running-inserts.js';
 export * from './projection/filter-index.js';
 export * from './projection/filter-index.state.js';
 export * from './integrity/proof-ranges.js';
+export * from './integrity/leaf-tiles.js';
+export * from './integrity/leaf-tiles.repository.js';
 export * from './integrity/tree-frontier.js';
 export * from './integrity/checkpoint-signer.js';
 // The verifier's own functions: the service builds trees and checkpoints with the code receivers check them with.

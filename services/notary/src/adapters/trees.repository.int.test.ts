@@ -4,6 +4,7 @@ import { leafHashOf, migratePostgres, type AuditEventRecord } from '@audit/share
 import { sampleRecord } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';
+import { leafKeys, storedLeaves } from '../../../../test/support/tree-leaves.js';
 import { appendToTrees } from './trees.repository.js';
 
 const names = uniqueNames('treesrepo');
@@ -24,16 +25,14 @@ const events = (tenant: string, n: number) =>
   Array.from({ length: n }, (_, i) => sampleRecord({ tenant_id: tenant, resource_id: `r${i}` }));
 
 async function leaves(tenant: string) {
-  const { rows } = await pool.query<{ leaf_index: string; event_id: string; leaf_hash: Buffer; ts: string }>(
-    `SELECT leaf_index, event_id::text, leaf_hash, ts FROM integrity_leaves
-     WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) ORDER BY leaf_index`,
-    [tenant],
+  const keys = await leafKeys(pool, tenant);
+  return (await storedLeaves(pool, tenant)).map(
+    (l) => `${l.leaf_index} ${l.event_id} ${l.leaf_hash.toString('hex')} ${l.ts} ${keys.get(l.event_id)}`,
   );
-  return rows.map((r) => `${r.leaf_index} ${r.event_id} ${r.leaf_hash.toString('hex')} ${r.ts}`);
 }
 
 const expected = (list: readonly AuditEventRecord[]) =>
-  list.map((e, i) => `${i} ${e.event_id} ${Buffer.from(leafHashOf(e)).toString('hex')} ${e.timestamp}`);
+  list.map((e, i) => `${i} ${e.event_id} ${Buffer.from(leafHashOf(e)).toString('hex')} ${e.timestamp} ${i}`);
 
 describe('appendToTrees', () => {
   it('appends new events without a lookup, and a batch holding leaves already once each, in batch order', async () => {

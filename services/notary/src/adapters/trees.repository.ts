@@ -21,25 +21,32 @@ export interface AppendOutcome {
 }
 
 /**
- * Gives leaves appended before they had a time (migration 0017) the time of their event, when this batch holds
- * the very event the leaf is (its leaf hash): a notary of a new group reading the topic again fills them all.
+ * Gives leaves appended before they had a time (migration 0017; a tile of their own since migration 0020) the time
+ * of their event, when this batch holds the very event the leaf is (its leaf hash): a notary of a new group
+ * reading the topic again fills them all.
  */
 async function giveTimes(
   db: Pick<pg.PoolClient, 'query'>,
   events: readonly AuditEventRecord[],
   treeIds: ReadonlyMap<string, string>,
-  found: readonly { tenant_id: string; event_id: string; untimed: Buffer | null }[],
+  found: readonly { tenant_id: string; event_id: string; leaf_index: string; untimed: Buffer | null }[],
 ): Promise<void> {
-  const untimed = new Map(
-    found.filter((r) => r.untimed).map((r) => [eventKey(r.tenant_id, r.event_id), r.untimed!]),
-  );
+  const untimed = new Map(found.filter((r) => r.untimed).map((r) => [eventKey(r.tenant_id, r.event_id), r]));
   if (untimed.size === 0) return;
-  const timed = events.filter((e) => untimed.get(eventKey(e.tenant_id, e.event_id))?.equals(leafHashOf(e)));
+  const timed = events.flatMap((e) => {
+    const leaf = untimed.get(eventKey(e.tenant_id, e.event_id));
+    return leaf?.untimed!.equals(leafHashOf(e)) ? [{ leaf_index: leaf.leaf_index, event: e }] : [];
+  });
   if (timed.length === 0) return;
   await db.query(
-    `UPDATE integrity_leaves l SET ts = b.ts FROM unnest($1::bigint[], $2::uuid[], $3::bigint[]) AS b (tree_id, event_id, ts)
-     WHERE l.tree_id = b.tree_id AND l.event_id = b.event_id AND l.ts IS NULL`,
-    [timed.map((e) => treeIds.get(e.tenant_id)), timed.map((e) => e.event_id), timed.map((e) => e.timestamp)],
+    `UPDATE integrity_tiles t SET times = int8send(b.ts), min_ts = b.ts, max_ts = b.ts
+     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS b (tree_id, leaf_index, ts)
+     WHERE t.tree_id = b.tree_id AND t.first_index = b.leaf_index AND t.times IS NULL`,
+    [
+      timed.map((t) => treeIds.get(t.event.tenant_id)),
+      timed.map((t) => t.leaf_index),
+      timed.map((t) => t.event.timestamp),
+    ],
   );
 }
 
@@ -131,10 +138,17 @@ async function knownLeaves(
   treeIds: ReadonlyMap<string, string>,
 ): Promise<Set<string>> {
   const tenantsOf = new Map([...treeIds].map(([tenant, tree]) => [tree, tenant]));
-  const { rows } = await db.query<{ tree_id: string; event_id: string; untimed: Buffer | null }>(
-    `SELECT l.tree_id, l.event_id::text, CASE WHEN l.ts IS NULL THEN l.leaf_hash END AS untimed
+  // An untimed leaf is alone in its tile (migration 0020), so its tile's hashes are its hash.
+  const { rows } = await db.query<{
+    tree_id: string;
+    event_id: string;
+    leaf_index: string;
+    untimed: Buffer | null;
+  }>(
+    `SELECT k.tree_id, k.event_id::text, k.leaf_index, t.leaf_hashes AS untimed
      FROM unnest($1::bigint[], $2::uuid[]) AS b (tree_id, event_id)
-     JOIN integrity_leaves l USING (tree_id, event_id)`,
+     JOIN integrity_leaf_events k USING (tree_id, event_id)
+     LEFT JOIN integrity_tiles t ON t.tree_id = k.tree_id AND t.first_index = k.leaf_index AND t.times IS NULL`,
     [events.map((e) => treeIds.get(e.tenant_id)), events.map((e) => e.event_id)],
   );
   const found = rows.map((r) => ({ ...r, tenant_id: tenantsOf.get(r.tree_id)! }));

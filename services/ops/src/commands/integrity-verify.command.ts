@@ -12,18 +12,9 @@ import {
   toAuditEventView,
   type ClickHouseClient,
   type EventRow,
-  TREE_OF_TENANT,
 } from '@audit/shared';
-import {
-  checkCheckpoints,
-  compareRows,
-  type Finding,
-  type RowHash,
-  type TreeLeaf,
-} from '../domain/trail-audit.js';
-
-// Rows of Postgres read per query: the leaves of a large tree come in pages, never all at once.
-const PAGE = 10_000;
+import { checkCheckpoints, compareRows, type Finding, type RowHash } from '../domain/trail-audit.js';
+import { leafHashesInOrder, leavesByEventId } from './integrity-verify.leaves.js';
 
 export interface VerifyReport {
   tenant: string;
@@ -61,40 +52,6 @@ async function* rowHashes(
   }
 }
 
-/** The tenant's leaves in pages, ordered by `order` (event id, or leaf index). */
-async function* leafPages(pool: pg.Pool, tenant: string, order: 'event_id' | 'leaf_index') {
-  let after: string | null = null;
-  for (;;) {
-    const { rows }: { rows: { event_id: string; leaf_index: string; leaf_hash: Buffer }[] } =
-      await pool.query(
-        `SELECT event_id::text, leaf_index, leaf_hash FROM integrity_leaves
-       WHERE tree_id = ${TREE_OF_TENANT}
-         AND ($2::text IS NULL OR ${order} > $2::${order === 'event_id' ? 'uuid' : 'bigint'})
-       ORDER BY ${order} LIMIT ${PAGE}`,
-        [tenant, after],
-      );
-    if (rows.length === 0) return;
-    yield rows.map((r): TreeLeaf => ({
-      event_id: r.event_id,
-      leaf_index: Number(r.leaf_index),
-      leaf_hash: r.leaf_hash,
-    }));
-    const last: { event_id: string; leaf_index: string } = rows.at(-1)!;
-    after = order === 'event_id' ? last.event_id : last.leaf_index;
-  }
-}
-
-async function* flat<T>(pages: AsyncIterable<T[]>) {
-  for await (const page of pages) yield* page;
-}
-
-async function* hashesOf(pages: AsyncIterable<TreeLeaf[]>, count: (n: number) => void) {
-  for await (const page of pages) {
-    count(page.length);
-    yield page.map((l) => l.leaf_hash);
-  }
-}
-
 /**
  * `ops integrity verify --tenant T` (docs/integrity.md "Verify"): every stored row of the tenant against its
  * tree's leaves, naming each altered, missing and forged event, then every checkpoint of the tenant against the
@@ -106,7 +63,7 @@ export async function verifyTenant(ctx: VerifyContext, tenant: string): Promise<
   const findings: Finding[] = [];
   const compared = compareRows(
     rowHashes(ctx.clickhouse, tenant, () => rows++),
-    flat(leafPages(ctx.pool, tenant, 'event_id')),
+    leavesByEventId(ctx.pool, tenant),
   );
   for await (const f of compared) findings.push(f);
   const keys = (await integrityKeysRepository.list(ctx.pool)).map((k) => parseVerifierKey(k.verifier_key)!);
@@ -115,7 +72,7 @@ export async function verifyTenant(ctx: VerifyContext, tenant: string): Promise<
     [tenant],
   );
   const checked = checkCheckpoints(
-    hashesOf(leafPages(ctx.pool, tenant, 'leaf_index'), (n) => (leaves += n)),
+    leafHashesInOrder(ctx.pool, tenant, (n) => (leaves += n)),
     notes.map((n) => ({ tree_size: Number(n.tree_size), note: n.note })),
     keys,
     `${ctx.logName}/tenants/${tenant}`,

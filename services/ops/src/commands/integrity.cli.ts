@@ -1,4 +1,10 @@
-import { createClickHouse, formatTimestamp, TENANT_ID_PATTERN, type Logger } from '@audit/shared';
+import {
+  createClickHouse,
+  formatTimestamp,
+  TENANT_ID_PATTERN,
+  TreeStoreDamagedError,
+  type Logger,
+} from '@audit/shared';
 import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { withAuditedContext, withPool } from '../contexts.js';
@@ -37,7 +43,12 @@ async function verifyCli(
   try {
     const report = await withPool(config, logger, (pool) =>
       verifyTenant({ pool, clickhouse, logName: config.integrity.logName }, tenant),
-    );
+    ).catch((err: unknown) => {
+      // A damaged tree store is a failed verification (exit 1) with no report: the leaves cannot be compared.
+      throw err instanceof TreeStoreDamagedError
+        ? new CliError(`the tree store is damaged: ${err.message}`)
+        : err;
+    });
     print(
       report,
       [

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { integrityKeysRepository } from './integrity-keys.repository.js';
+import { leafTilesRepository, TREE_OF_TENANT } from './leaf-tiles.repository.js';
+import { laterInWindow, windowLeaves } from './window-leaves.js';
 import { rootOf } from '../../../../packages/integrity-verifier/src/index.js';
 import {
   consistencyRanges,
@@ -44,13 +46,6 @@ export interface TimeWindow {
 
 type Db = Pick<pg.Pool, 'query'>;
 
-// Every event time is from 1970 to 9999 (docs/api.md): these bound a window not bounded on a side.
-const NO_SINCE = 0;
-const NO_UNTIL = Number.MAX_SAFE_INTEGER;
-
-/** A tenant's tree number, for queries of its leaves and subtrees (migration 0019): the query's $1 is the tenant. */
-export const TREE_OF_TENANT = '(SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)';
-
 const CHECKPOINT_COLUMNS = 'tree_size, root_hash, made_at, key_name, note';
 const checkpointOf = (
   r: { tree_size: string; made_at: string } & Omit<StoredCheckpoint, 'tree_size' | 'made_at'>,
@@ -87,11 +82,8 @@ async function subtreeHashes(
   }
   const found = new Map<string, Uint8Array>();
   if (leaves.size > 0) {
-    const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
-      `SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tree_id = ${TREE_OF_TENANT} AND leaf_index = ANY($2::bigint[])`,
-      [tenant, [...leaves]],
-    );
-    for (const r of rows) found.set(`0:${r.leaf_index}`, r.leaf_hash);
+    const hashes = await leafTilesRepository.leafHashes(db, tenant, [...leaves]);
+    for (const [index, hash] of hashes) found.set(`0:${index}`, hash);
   }
   if (nodes.size > 0) {
     const pairs = [...nodes].map((n) => n.split(':').map(Number) as [number, number]);
@@ -168,11 +160,10 @@ export function integrityStore(db: Db) {
 
     /** The event's leaf in its tenant's tree, or null when it is none (yet). */
     async leaf(tenant: string, eventId: string): Promise<Leaf | null> {
-      const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
-        `SELECT leaf_index, leaf_hash FROM integrity_leaves WHERE tree_id = ${TREE_OF_TENANT} AND event_id = $2::uuid`,
-        [tenant, eventId],
-      );
-      return rows[0] ? { leaf_index: Number(rows[0].leaf_index), leaf_hash: rows[0].leaf_hash } : null;
+      const leaf = await leafTilesRepository.leafOfEvent(db, tenant, eventId);
+      if (leaf && !leaf.leaf_hash)
+        throw new TreeStoreDamagedError(`tenant ${tenant}: the hash of leaf ${leaf.leaf_index} is missing`);
+      return leaf as Leaf | null;
     },
 
     /** Every signing key's public half, the active one first. */
@@ -196,45 +187,17 @@ export function integrityStore(db: Db) {
      * The leaves among the first `size` whose event time is in the window, in time order then leaf order, after
      * `after` (the previous page's last), at most `limit`.
      */
-    async windowLeaves(
+    windowLeaves: (
       tenant: string,
       window: TimeWindow,
       size: number,
       after: { ts: number; leaf_index: number } | null,
       limit: number,
-    ): Promise<WindowLeaf[]> {
-      const { rows } = await db.query<{
-        leaf_index: string;
-        event_id: string;
-        ts: string;
-        leaf_hash: Buffer;
-      }>(
-        `SELECT leaf_index, event_id::text, ts, leaf_hash FROM integrity_leaves
-         WHERE tree_id = ${TREE_OF_TENANT} AND ts >= $2 AND ts < $3 AND leaf_index < $4
-           AND ($5::bigint IS NULL OR (ts, leaf_index) > ($5::bigint, $6::bigint))
-         ORDER BY ts, leaf_index LIMIT $7`,
-        [
-          tenant,
-          window.since ?? NO_SINCE,
-          window.until ?? NO_UNTIL,
-          size,
-          after?.ts,
-          after?.leaf_index,
-          limit,
-        ],
-      );
-      return rows.map((r) => ({ ...r, leaf_index: Number(r.leaf_index), ts: Number(r.ts) }));
-    },
+    ): Promise<WindowLeaf[]> => windowLeaves(db, tenant, window, size, after, limit),
 
     /** Events of the window appended after the first `size` leaves (a later checkpoint covers them), at most `limit`. */
-    async laterInWindow(tenant: string, window: TimeWindow, size: number, limit: number): Promise<string[]> {
-      const { rows } = await db.query<{ event_id: string }>(
-        `SELECT event_id::text FROM integrity_leaves
-         WHERE tree_id = ${TREE_OF_TENANT} AND ts >= $2 AND ts < $3 AND leaf_index >= $4 ORDER BY leaf_index LIMIT $5`,
-        [tenant, window.since ?? NO_SINCE, window.until ?? NO_UNTIL, size, limit],
-      );
-      return rows.map((r) => r.event_id);
-    },
+    laterInWindow: (tenant: string, window: TimeWindow, size: number, limit: number): Promise<string[]> =>
+      laterInWindow(db, tenant, window, size, limit),
 
     /** The hashes that, with the given leaves' own, make the root of the tree of `size` leaves. */
     windowProof: (tenant: string, indices: readonly number[], size: number) =>

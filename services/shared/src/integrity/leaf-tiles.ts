@@ -1,0 +1,113 @@
+/**
+ * A tree's leaves are stored in tiles (docs/integrity.md "The tree store"): runs of consecutive leaves of one tree
+ * in one row, their hashes, event ids and event times each packed into one bytea, so that a batch of the audit topic
+ * costs its Postgres a row per tenant rather than a row and three index entries per leaf.
+ */
+
+/** A tile holds at most this many leaves: a window page decodes whole tiles, so they stay small. */
+export const TILE_MAX_LEAVES = 1024;
+
+/**
+ * A tile's event times lie within this many milliseconds of each other, so that the leaves of a window of time
+ * are all in tiles whose earliest time is at most this much before the window (one index range, however long the
+ * tree). Events of one batch are seconds apart; a batch of events from all over the calendar (a backfill) is
+ * stored as tiles of the events that are close, down to a leaf a tile.
+ */
+export const TILE_MAX_SPAN_MS = 600_000;
+
+const HASH_BYTES = 32;
+const ID_BYTES = 16;
+const TIME_BYTES = 8;
+
+/** A leaf as the notary appends it. */
+export interface TileLeaf {
+  leaf_index: number;
+  event_id: string;
+  leaf_hash: Uint8Array;
+  /** The event's time, epoch ms. */
+  ts: number;
+}
+
+/** A stored tile: consecutive leaves from `first_index`, as its row holds them. */
+export interface Tile {
+  first_index: number;
+  leaf_hashes: Buffer;
+  event_ids: Buffer;
+  /** Big-endian int64 epoch ms, one per leaf; null for a leaf appended before leaves had times (migration 0017). */
+  times: Buffer | null;
+  min_ts: number | null;
+  max_ts: number | null;
+}
+
+/** A UUID (lowercase, with dashes: the record schema's rule) as its 16 bytes, and back. */
+export const uuidBytes = (id: string): Buffer => Buffer.from(id.replaceAll('-', ''), 'hex');
+export const uuidOf = (bytes: Buffer, at = 0): string => {
+  const hex = bytes.toString('hex', at, at + ID_BYTES);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
+function tileOf(run: readonly TileLeaf[]): Tile {
+  const times = Buffer.allocUnsafe(run.length * TIME_BYTES);
+  let min = Infinity;
+  let max = -Infinity;
+  run.forEach((l, i) => {
+    // Two 32-bit halves: a time is a safe integer from 0 on (the record schema's rule), and no BigInt is made.
+    times.writeUInt32BE(Math.floor(l.ts / 2 ** 32), i * TIME_BYTES);
+    times.writeUInt32BE(l.ts % 2 ** 32, i * TIME_BYTES + 4);
+    min = Math.min(min, l.ts);
+    max = Math.max(max, l.ts);
+  });
+  return {
+    first_index: run[0]!.leaf_index,
+    leaf_hashes: Buffer.concat(run.map((l) => l.leaf_hash)),
+    event_ids: Buffer.concat(run.map((l) => uuidBytes(l.event_id))),
+    times,
+    min_ts: min,
+    max_ts: max,
+  };
+}
+
+/**
+ * Cuts one tree's newly appended leaves (consecutive, in leaf order) into tiles: a leaf begins a new tile when the
+ * current one is full or the leaf's time would stretch it past TILE_MAX_SPAN_MS.
+ */
+export function cutTiles(leaves: readonly TileLeaf[]): Tile[] {
+  const tiles: Tile[] = [];
+  let run: TileLeaf[] = [];
+  let min = 0;
+  let max = 0;
+  for (const leaf of leaves) {
+    const lo = Math.min(min, leaf.ts);
+    const hi = Math.max(max, leaf.ts);
+    if (run.length > 0 && (run.length === TILE_MAX_LEAVES || hi - lo > TILE_MAX_SPAN_MS)) {
+      tiles.push(tileOf(run));
+      run = [];
+    }
+    if (run.length === 0) [min, max] = [leaf.ts, leaf.ts];
+    else [min, max] = [lo, hi];
+    run.push(leaf);
+  }
+  if (run.length > 0) tiles.push(tileOf(run));
+  return tiles;
+}
+
+/** A tile's leaf count. */
+export const tileSize = (tile: Pick<Tile, 'leaf_hashes'>): number => tile.leaf_hashes.length / HASH_BYTES;
+
+/** The hash of the tile's leaf of that index (which the tile must hold). */
+export const tileLeafHash = (tile: Pick<Tile, 'first_index' | 'leaf_hashes'>, index: number): Buffer => {
+  const at = (index - tile.first_index) * HASH_BYTES;
+  return tile.leaf_hashes.subarray(at, at + HASH_BYTES);
+};
+
+/** The tile's leaves, in leaf order; a leaf without a time (before migration 0017) has ts null. */
+export function leavesOfTile(
+  tile: Tile,
+): { leaf_index: number; event_id: string; leaf_hash: Buffer; ts: number | null }[] {
+  return Array.from({ length: tileSize(tile) }, (_, i) => ({
+    leaf_index: tile.first_index + i,
+    event_id: uuidOf(tile.event_ids, i * ID_BYTES),
+    leaf_hash: tile.leaf_hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES),
+    ts: tile.times ? Number(tile.times.readBigInt64BE(i * TIME_BYTES)) : null,
+  }));
+}

@@ -1,0 +1,106 @@
+import type pg from 'pg';
+import type { TimeWindow, WindowLeaf } from './integrity.store.js';
+import { TILE_MAX_SPAN_MS, tileLeafHash, tileSize, uuidOf, type Tile } from './leaf-tiles.js';
+import {
+  leafTilesRepository,
+  TILE_COLUMNS,
+  tileOfRow,
+  TREE_OF_TENANT,
+  type TileRow,
+} from './leaf-tiles.repository.js';
+
+type Db = Pick<pg.Pool, 'query'>;
+
+// Every event time is from 1970 to 9999 (docs/api.md): these bound a window not bounded on a side.
+const NO_SINCE = 0;
+const NO_UNTIL = Number.MAX_SAFE_INTEGER;
+
+/** Tiles are read this many at a time at first, twice as many each time more are needed, up to the most. */
+const FIRST_CHUNK = 32;
+const MOST_CHUNK = 1024;
+
+interface Candidate {
+  tile: Tile;
+  leaf_index: number;
+  ts: number;
+}
+
+const before = (a: Candidate, b: Candidate) => a.ts - b.ts || a.leaf_index - b.leaf_index;
+
+const leafOf = (c: Candidate): WindowLeaf => ({
+  leaf_index: c.leaf_index,
+  ts: c.ts,
+  event_id: uuidOf(c.tile.event_ids, (c.leaf_index - c.tile.first_index) * 16),
+  leaf_hash: tileLeafHash(c.tile, c.leaf_index),
+});
+
+/**
+ * The leaves among the first `size` whose event time is in the window, in time order then leaf order, after
+ * `after`, at most `limit`. A tile's times lie within TILE_MAX_SPAN_MS, so every leaf from time `lo` on is in a
+ * tile whose least time is at least `lo - TILE_MAX_SPAN_MS`: tiles are read in order of their least time from
+ * there, and once `limit` leaves are earlier than the least time of the last tile read, no tile not read yet can
+ * hold an earlier one.
+ */
+export async function windowLeaves(
+  db: Db,
+  tenant: string,
+  window: TimeWindow,
+  size: number,
+  after: { ts: number; leaf_index: number } | null,
+  limit: number,
+): Promise<WindowLeaf[]> {
+  const since = window.since ?? NO_SINCE;
+  const until = window.until ?? NO_UNTIL;
+  const lo = Math.max(since, after?.ts ?? since);
+  const found: Candidate[] = [];
+  let cursor: [number, number] = [lo - TILE_MAX_SPAN_MS - 1, Number.MAX_SAFE_INTEGER];
+  for (let chunk = FIRST_CHUNK; ; chunk = Math.min(chunk * 2, MOST_CHUNK)) {
+    const { rows } = await db.query<TileRow>(
+      `SELECT ${TILE_COLUMNS} FROM integrity_tiles
+       WHERE tree_id = ${TREE_OF_TENANT} AND min_ts < $2 AND max_ts >= $3 AND first_index < $4
+         AND min_ts >= $5 AND (min_ts, first_index) > ($5::bigint, $6::bigint)
+       ORDER BY min_ts, first_index LIMIT $7`,
+      [tenant, until, lo, size, cursor[0], cursor[1], chunk],
+    );
+    for (const tile of rows.map(tileOfRow)) {
+      for (let i = 0; i < tileSize(tile); i++) {
+        const ts = Number(tile.times!.readBigInt64BE(i * 8));
+        const c = { tile, leaf_index: tile.first_index + i, ts };
+        if (ts < since || ts >= until || c.leaf_index >= size) continue;
+        if (after && before(c, { ...c, ts: after.ts, leaf_index: after.leaf_index }) <= 0) continue;
+        found.push(c);
+      }
+    }
+    if (rows.length < chunk) break;
+    const last = tileOfRow(rows.at(-1)!);
+    cursor = [last.min_ts!, last.first_index];
+    if (found.filter((c) => c.ts < last.min_ts!).length >= limit) break;
+  }
+  return found.sort(before).slice(0, limit).map(leafOf);
+}
+
+/** Events of the window appended after the first `size` leaves, in leaf order, at most `limit`. */
+export async function laterInWindow(
+  db: Db,
+  tenant: string,
+  window: TimeWindow,
+  size: number,
+  limit: number,
+): Promise<string[]> {
+  const since = window.since ?? NO_SINCE;
+  const until = window.until ?? NO_UNTIL;
+  const found: string[] = [];
+  for (let from = size, chunk = FIRST_CHUNK; found.length < limit; chunk = Math.min(chunk * 2, MOST_CHUNK)) {
+    const tiles = await leafTilesRepository.from(db, tenant, from, chunk);
+    for (const t of tiles) {
+      for (let i = 0; i < tileSize(t); i++) {
+        const ts = t.times ? Number(t.times.readBigInt64BE(i * 8)) : null;
+        if (t.first_index + i >= size && ts !== null && ts >= since && ts < until)
+          found.push(uuidOf(t.event_ids, i * 16));
+      }
+    }
+    if (tiles.length < chunk) break;
+    from = tiles.at(-1)!.first_index + tileSize(tiles.at(-1)!);
+  }
+  return found.slice(0, limit);
+}

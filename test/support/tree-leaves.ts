@@ -1,0 +1,30 @@
+import type pg from 'pg';
+import { leafTilesRepository, leavesOfTile, tileSize } from '@audit/shared';
+
+export interface StoredLeaf {
+  leaf_index: number;
+  event_id: string;
+  leaf_hash: Buffer;
+  ts: number | null;
+}
+
+/** Every leaf of the tenant's tree, in leaf order, as its tiles hold them (docs/integrity.md "The tree store"). */
+export async function storedLeaves(db: Pick<pg.Pool, 'query'>, tenant: string): Promise<StoredLeaf[]> {
+  const leaves: StoredLeaf[] = [];
+  for (let from = 0; ;) {
+    const tiles = await leafTilesRepository.from(db, tenant, from, 256);
+    for (const tile of tiles) leaves.push(...leavesOfTile(tile));
+    if (tiles.length < 256) return leaves;
+    from = tiles.at(-1)!.first_index + tileSize(tiles.at(-1)!);
+  }
+}
+
+/** The tenant's event-id keys (integrity_leaf_events), by event id. */
+export async function leafKeys(db: Pick<pg.Pool, 'query'>, tenant: string): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ event_id: string; leaf_index: string }>(
+    `SELECT event_id::text, leaf_index FROM integrity_leaf_events
+     WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)`,
+    [tenant],
+  );
+  return new Map(rows.map((r) => [r.event_id, Number(r.leaf_index)]));
+}
