@@ -1,14 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   leavesOfTile,
   migratePostgres,
-  MIGRATIONS_DIR,
   TILE_COLUMNS,
   tileOfRow,
   tileSize,
@@ -16,7 +11,7 @@ import {
   type TileRow,
 } from '@audit/shared';
 import { uniqueNames } from '../support/names.js';
-import { freshPostgres } from '../support/postgres.js';
+import { freshPostgres, migrationsUpTo } from '../support/postgres.js';
 
 // Migration 0020 moves the leaves, stored a row each, into tiles (docs/integrity.md "The tree store"): a run of
 // up to 256 by index with no leaf missing, all timed and within 10 minutes becomes one tile; every other leaf gets
@@ -29,15 +24,6 @@ afterAll(async () => {
   await pool?.end();
   await postgres?.drop();
 });
-
-/** The Postgres migrations up to `last`, in a directory of their own. */
-function migrationsUpTo(last: number): URL {
-  const from = fileURLToPath(new URL('postgres/', MIGRATIONS_DIR));
-  const dir = mkdtempSync(join(tmpdir(), 'pg-migrations-'));
-  for (const file of readdirSync(from).filter((f) => /^\d{4}_/.test(f) && Number(f.slice(0, 4)) <= last))
-    copyFileSync(join(from, file), join(dir, file));
-  return pathToFileURL(`${dir}/`);
-}
 
 interface Leaf {
   leaf_index: number;

@@ -1,8 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -11,12 +7,11 @@ import {
   frontierRoot,
   integrityStore,
   migratePostgres,
-  MIGRATIONS_DIR,
   TreeStoreDamagedError,
 } from '@audit/shared';
 import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import { uniqueNames } from '../support/names.js';
-import { freshPostgres } from '../support/postgres.js';
+import { freshPostgres, migrationsUpTo } from '../support/postgres.js';
 
 // Migration 0018 stores every fourth level's subtrees: the trees appended before it, when only every eighth was
 // stored, get theirs made from the bands below (docs/integrity.md "The tree store").
@@ -28,15 +23,6 @@ afterAll(async () => {
   await pool?.end();
   await postgres?.drop();
 });
-
-/** The Postgres migrations up to `last`, in a directory of their own. */
-function migrationsUpTo(last: number): URL {
-  const from = fileURLToPath(new URL('postgres/', MIGRATIONS_DIR));
-  const dir = mkdtempSync(join(tmpdir(), 'pg-migrations-'));
-  for (const file of readdirSync(from).filter((f) => /^\d{4}_/.test(f) && Number(f.slice(0, 4)) <= last))
-    copyFileSync(join(from, file), join(dir, file));
-  return pathToFileURL(`${dir}/`);
-}
 
 /** A tree of `size` random leaves as a notary of before 0018 stored it (every eighth level). */
 async function oldTree(db: pg.Pool, tenant: string, size: number) {

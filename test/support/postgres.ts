@@ -1,4 +1,9 @@
+import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { MIGRATIONS_DIR } from '@audit/shared';
 import type { TestNames } from './names.js';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://audit:audit@127.0.0.1:55432/audit';
@@ -21,4 +26,13 @@ export async function freshPostgres(names: TestNames) {
     url: DATABASE_URL.replace(/\/[^/]+$/, `/${database}`),
     drop: () => adminQuery(`DROP DATABASE IF EXISTS ${database}`),
   };
+}
+
+/** The Postgres migrations up to `last`, in a directory of their own: a database migrated to an older version. */
+export function migrationsUpTo(last: number): URL {
+  const from = fileURLToPath(new URL('postgres/', MIGRATIONS_DIR));
+  const dir = mkdtempSync(join(tmpdir(), 'pg-migrations-'));
+  for (const file of readdirSync(from).filter((f) => /^\d{4}_/.test(f) && Number(f.slice(0, 4)) <= last))
+    copyFileSync(join(from, file), join(dir, file));
+  return pathToFileURL(`${dir}/`);
 }
