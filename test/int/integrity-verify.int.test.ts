@@ -146,6 +146,32 @@ describe('ops integrity verify', () => {
     );
   });
 
+  it('stops with an error naming the tile when two tiles overlap', async () => {
+    const tree = '(SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)';
+    const { rows } = await db.query<{ first_index: string }>(
+      `SELECT first_index FROM integrity_tiles WHERE tree_id = ${tree} AND length(leaf_hashes) >= 64
+       ORDER BY first_index LIMIT 1`,
+      [tenant],
+    );
+    expect(rows, 'a tile of two leaves or more').toHaveLength(1);
+    const at = Number(rows[0]!.first_index) + 1;
+    // A copy of the tile from its second leaf on, as a tile of its own: every leaf still has its hash (the event-id
+    // pass finds nothing), but the leaves from the second on are stored twice.
+    await db.query(
+      `INSERT INTO integrity_tiles (tree_id, first_index, leaf_hashes, event_ids, times, min_ts, max_ts)
+       SELECT tree_id, $2, substring(leaf_hashes FROM 33), substring(event_ids FROM 17), substring(times FROM 9),
+         min_ts, max_ts
+       FROM integrity_tiles WHERE tree_id = ${tree} AND first_index = $3`,
+      [tenant, at, at - 1],
+    );
+    const res = await ops(['integrity', 'verify', '--tenant', tenant, '--json']);
+    expect(res.code).toBe(1);
+    expect(res.err).toContain(
+      `the tree store is damaged: tenant ${tenant}: a tile begins at leaf ${at}, not`,
+    );
+    await db.query(`DELETE FROM integrity_tiles WHERE tree_id = ${tree} AND first_index = $2`, [tenant, at]);
+  });
+
   it('stops with an error naming the leaf when the tree store itself lost a tile', async () => {
     await db.query(
       `DELETE FROM integrity_tiles WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1)

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { leafTilesRepository, leavesOfTile, tileSize } from '@audit/shared';
+import { leafTilesRepository, leavesOfTile } from '@audit/shared';
 
 export interface StoredLeaf {
   leaf_index: number;
@@ -11,11 +11,11 @@ export interface StoredLeaf {
 /** Every leaf of the tenant's tree, in leaf order, as its tiles hold them (docs/integrity.md "The tree store"). */
 export async function storedLeaves(db: Pick<pg.Pool, 'query'>, tenant: string): Promise<StoredLeaf[]> {
   const leaves: StoredLeaf[] = [];
-  for (let from = 0; ;) {
-    const tiles = await leafTilesRepository.from(db, tenant, from, 256);
+  for (let after = -1; ;) {
+    const tiles = await leafTilesRepository.after(db, tenant, after, 256);
     for (const tile of tiles) leaves.push(...leavesOfTile(tile));
     if (tiles.length < 256) return leaves;
-    from = tiles.at(-1)!.first_index + tileSize(tiles.at(-1)!);
+    after = tiles.at(-1)!.first_index;
   }
 }
 

@@ -33,9 +33,9 @@ CREATE TABLE integrity_leaf_events (
     leaf_index bigint NOT NULL CHECK (leaf_index >= 0)
 );
 
--- The leaves there are moved into tiles of up to 256 (by index), when such a run is complete, all timed and within
--- 10 minutes; every other leaf (untimed, or of a run that is not) gets a tile of its own. The indexes are made
--- after the rows.
+-- The leaves there are moved into tiles of up to 256 (runs by index / 256), when such a run has no leaf missing and
+-- is all timed and within 10 minutes; every other leaf (untimed, or of a run that is not) gets a tile of its own.
+-- The indexes are made after the rows.
 CREATE TEMP TABLE tiled_runs ON COMMIT DROP AS
 SELECT tree_id, leaf_index / 256 AS run
 FROM integrity_leaves
@@ -60,7 +60,9 @@ INSERT INTO integrity_leaf_events (tree_id, event_id, leaf_index)
 SELECT tree_id, event_id, leaf_index FROM integrity_leaves ORDER BY 1, 2;
 
 ALTER TABLE integrity_tiles ADD PRIMARY KEY (tree_id, first_index);
-CREATE INDEX integrity_tiles_by_time ON integrity_tiles (tree_id, min_ts, first_index) INCLUDE (max_ts)
+-- max_ts a key column, not an included one: a scan then skips the tiles of the 10 minutes before a window that end
+-- before it in the index, without reading their rows.
+CREATE INDEX integrity_tiles_by_time ON integrity_tiles (tree_id, min_ts, first_index, max_ts)
     WHERE min_ts IS NOT NULL;
 ALTER TABLE integrity_leaf_events ADD PRIMARY KEY (tree_id, event_id);
 

@@ -49,12 +49,21 @@ export async function* leavesByEventId(pool: pg.Pool, tenant: string): AsyncGene
 
 /**
  * The tenant's leaf hashes in leaf order, a page of tiles at a time. The tiles must follow each other without gap
- * or overlap: a leaf left out would shift every later one, and the checkpoints would all look like forks.
+ * or overlap, and reach at least the tree's size when reading began: a leaf left out would shift every later one,
+ * and the checkpoints would all look like forks.
  */
 export async function* leafHashesInOrder(pool: pg.Pool, tenant: string, count: (n: number) => void) {
-  for (let next = 0; ;) {
+  const { rows } = await pool.query<{ size: string }>(
+    'SELECT size FROM integrity_trees WHERE tenant_id = $1',
+    [tenant],
+  );
+  const size = Number(rows[0]?.size ?? 0);
+  let next = 0;
+  for (let after = -1; ;) {
+    const tiles = await leafTilesRepository.after(pool, tenant, after, TILE_PAGE);
+    if (tiles.length === 0) break;
     const hashes: Buffer[] = [];
-    for (const tile of await leafTilesRepository.from(pool, tenant, next, TILE_PAGE)) {
+    for (const tile of tiles) {
       if (tile.first_index !== next)
         throw new TreeStoreDamagedError(
           `tenant ${tenant}: a tile begins at leaf ${tile.first_index}, not ${next}`,
@@ -62,8 +71,10 @@ export async function* leafHashesInOrder(pool: pg.Pool, tenant: string, count: (
       for (let i = 0; i < tileSize(tile); i++) hashes.push(tileLeafHash(tile, next + i));
       next += tileSize(tile);
     }
-    if (hashes.length === 0) return;
     count(hashes.length);
     yield hashes;
+    after = tiles.at(-1)!.first_index;
   }
+  if (next < size)
+    throw new TreeStoreDamagedError(`tenant ${tenant}: the tiles end at leaf ${next}, the tree has ${size}`);
 }

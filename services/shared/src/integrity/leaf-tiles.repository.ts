@@ -27,15 +27,12 @@ export const tileOfRow = (r: TileRow): Tile => ({
 
 /** What is read of the tiles of a tenant's tree (docs/integrity.md "The tree store"). */
 export const leafTilesRepository = {
-  /** Up to `limit` tiles in leaf order that hold leaves from `from` on: the one holding `from`, and those after. */
-  async from(db: Db, tenant: string, from: number, limit: number): Promise<Tile[]> {
+  /** Up to `limit` tiles in leaf order that begin after leaf `after` (-1: from the first). */
+  async after(db: Db, tenant: string, after: number, limit: number): Promise<Tile[]> {
     const { rows } = await db.query<TileRow>(
-      `SELECT ${TILE_COLUMNS} FROM integrity_tiles WHERE tree_id = ${TREE_OF_TENANT}
-         AND first_index >= coalesce((SELECT max(first_index) FROM integrity_tiles
-           WHERE tree_id = ${TREE_OF_TENANT} AND first_index <= $2), 0)
-         AND first_index + length(leaf_hashes) / 32 > $2
+      `SELECT ${TILE_COLUMNS} FROM integrity_tiles WHERE tree_id = ${TREE_OF_TENANT} AND first_index > $2
        ORDER BY first_index LIMIT $3`,
-      [tenant, from, limit],
+      [tenant, after, limit],
     );
     return rows.map(tileOfRow);
   },
@@ -48,13 +45,12 @@ export const leafTilesRepository = {
     const { rows } = await db.query<{ leaf_index: string; leaf_hash: Buffer }>(
       `SELECT w.i AS leaf_index, substring(t.leaf_hashes FROM (w.i - t.first_index)::int * 32 + 1 FOR 32) AS leaf_hash
        FROM unnest($2::bigint[]) AS w (i)
-       CROSS JOIN LATERAL (SELECT first_index, leaf_hashes FROM integrity_tiles
-         WHERE tree_id = ${TREE_OF_TENANT} AND first_index <= w.i ORDER BY first_index DESC LIMIT 1) t`,
+       JOIN LATERAL (SELECT first_index, leaf_hashes FROM integrity_tiles
+         WHERE tree_id = ${TREE_OF_TENANT} AND first_index <= w.i ORDER BY first_index DESC LIMIT 1) t
+         ON w.i < t.first_index + length(t.leaf_hashes) / 32`,
       [tenant, indices],
     );
-    return new Map(
-      rows.filter((r) => r.leaf_hash.length === 32).map((r) => [Number(r.leaf_index), r.leaf_hash]),
-    );
+    return new Map(rows.map((r) => [Number(r.leaf_index), r.leaf_hash]));
   },
 
   /**
@@ -70,7 +66,8 @@ export const leafTilesRepository = {
       `SELECT k.leaf_index, substring(t.leaf_hashes FROM (k.leaf_index - t.first_index)::int * 32 + 1 FOR 32) AS leaf_hash
        FROM integrity_leaf_events k
        LEFT JOIN LATERAL (SELECT first_index, leaf_hashes FROM integrity_tiles
-         WHERE tree_id = k.tree_id AND first_index <= k.leaf_index ORDER BY first_index DESC LIMIT 1) t ON true
+         WHERE tree_id = k.tree_id AND first_index <= k.leaf_index ORDER BY first_index DESC LIMIT 1) t
+         ON k.leaf_index < t.first_index + length(t.leaf_hashes) / 32
        WHERE k.tree_id = ${TREE_OF_TENANT} AND k.event_id = $2::uuid`,
       [tenant, eventId],
     );
@@ -78,7 +75,7 @@ export const leafTilesRepository = {
     if (!row) return null;
     return {
       leaf_index: Number(row.leaf_index),
-      leaf_hash: row.leaf_hash?.length === 32 ? row.leaf_hash : null,
+      leaf_hash: row.leaf_hash,
     };
   },
 };

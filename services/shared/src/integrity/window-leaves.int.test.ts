@@ -82,14 +82,19 @@ describe('window reads over tiles', () => {
     );
   });
 
-  it('names the window events appended after a size, in leaf order', async () => {
-    const [since, until] = [T + 100_000, T + 3_000_000];
-    const later = leaves.filter((l) => l.leaf_index >= 2100 && l.ts >= since && l.ts < until);
-    expect(await laterInWindow(pool, tenant, { since, until }, 2100, 5000)).toEqual(
-      later.map((l) => l.event_id),
-    );
-    expect(await laterInWindow(pool, tenant, { since, until }, 2100, 10)).toEqual(
-      later.slice(0, 10).map((l) => l.event_id),
-    );
-  });
+  const later: [number, number, number][] = [
+    [T + 100_000, T + 3_000_000, 2100],
+    [0, Number.MAX_SAFE_INTEGER, 100],
+    [T - 365 * 86_400_000, T, 1600],
+    [T + 100_000, T + 3_000_000, 4000],
+  ];
+  it.each(later)(
+    'names the events of %i..%i appended after %i leaves, in leaf order',
+    async (since, until, size) => {
+      const expected = leaves.filter((l) => l.leaf_index >= size && l.ts >= since && l.ts < until);
+      const ids = expected.map((l) => l.event_id);
+      expect(await laterInWindow(pool, tenant, { since, until }, size, 5000)).toEqual(ids);
+      expect(await laterInWindow(pool, tenant, { since, until }, size, 10)).toEqual(ids.slice(0, 10));
+    },
+  );
 });

@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import type { TimeWindow, WindowLeaf } from './integrity.store.js';
-import { TILE_MAX_SPAN_MS, tileLeafHash, tileSize, uuidOf, type Tile } from './leaf-tiles.js';
 import {
-  leafTilesRepository,
-  TILE_COLUMNS,
-  tileOfRow,
-  TREE_OF_TENANT,
-  type TileRow,
-} from './leaf-tiles.repository.js';
+  TILE_MAX_LEAVES,
+  TILE_MAX_SPAN_MS,
+  tileLeafHash,
+  tileSize,
+  uuidOf,
+  type Tile,
+} from './leaf-tiles.js';
+import { TILE_COLUMNS, tileOfRow, TREE_OF_TENANT, type TileRow } from './leaf-tiles.repository.js';
 
 type Db = Pick<pg.Pool, 'query'>;
 
@@ -79,7 +80,11 @@ export async function windowLeaves(
   return found.sort(before).slice(0, limit).map(leafOf);
 }
 
-/** Events of the window appended after the first `size` leaves, in leaf order, at most `limit`. */
+/**
+ * Events of the window appended after the first `size` leaves, in leaf order, at most `limit`: from the tiles that
+ * can hold such a leaf both by time (least time from TILE_MAX_SPAN_MS before the window) and by index (a tile holds
+ * at most TILE_MAX_LEAVES), in leaf order, whichever of the two indexes Postgres finds the fewer through.
+ */
 export async function laterInWindow(
   db: Db,
   tenant: string,
@@ -90,17 +95,23 @@ export async function laterInWindow(
   const since = window.since ?? NO_SINCE;
   const until = window.until ?? NO_UNTIL;
   const found: string[] = [];
-  for (let from = size, chunk = FIRST_CHUNK; found.length < limit; chunk = Math.min(chunk * 2, MOST_CHUNK)) {
-    const tiles = await leafTilesRepository.from(db, tenant, from, chunk);
-    for (const t of tiles) {
-      for (let i = 0; i < tileSize(t); i++) {
-        const ts = t.times ? Number(t.times.readBigInt64BE(i * 8)) : null;
-        if (t.first_index + i >= size && ts !== null && ts >= since && ts < until)
-          found.push(uuidOf(t.event_ids, i * 16));
+  let after = size - TILE_MAX_LEAVES;
+  for (let chunk = FIRST_CHUNK; found.length < limit; chunk = Math.min(chunk * 2, MOST_CHUNK)) {
+    const { rows } = await db.query<Pick<TileRow, 'first_index' | 'event_ids' | 'times'>>(
+      `SELECT first_index, event_ids, times FROM integrity_tiles
+       WHERE tree_id = ${TREE_OF_TENANT} AND min_ts >= $2 AND min_ts < $3 AND max_ts >= $4 AND first_index > $5
+       ORDER BY first_index LIMIT $6`,
+      [tenant, since - TILE_MAX_SPAN_MS, until, since, after, chunk],
+    );
+    for (const r of rows) {
+      const first = Number(r.first_index);
+      for (let i = 0; i < r.event_ids.length / 16; i++) {
+        const ts = Number(r.times!.readBigInt64BE(i * 8));
+        if (first + i >= size && ts >= since && ts < until) found.push(uuidOf(r.event_ids, i * 16));
       }
     }
-    if (tiles.length < chunk) break;
-    from = tiles.at(-1)!.first_index + tileSize(tiles.at(-1)!);
+    if (rows.length < chunk) break;
+    after = Number(rows.at(-1)!.first_index);
   }
   return found.slice(0, limit);
 }
