@@ -100,14 +100,22 @@ export const tileLeafHash = (tile: Pick<Tile, 'first_index' | 'leaf_hashes'>, in
   return tile.leaf_hashes.subarray(at, at + HASH_BYTES);
 };
 
+/** The time of the tile's `i`-th leaf (its times must be there: not a leaf of before migration 0017). */
+export const tileTime = (tile: Pick<Tile, 'times'>, i: number): number =>
+  Number(tile.times!.readBigInt64BE(i * TIME_BYTES));
+
+/** The event id of the tile's `i`-th leaf. */
+export const tileEventId = (tile: Pick<Tile, 'event_ids'>, i: number): string =>
+  uuidOf(tile.event_ids, i * ID_BYTES);
+
 /** The tile's leaves, in leaf order; a leaf without a time (before migration 0017) has ts null. */
 export function leavesOfTile(
   tile: Tile,
 ): { leaf_index: number; event_id: string; leaf_hash: Buffer; ts: number | null }[] {
   return Array.from({ length: tileSize(tile) }, (_, i) => ({
     leaf_index: tile.first_index + i,
-    event_id: uuidOf(tile.event_ids, i * ID_BYTES),
-    leaf_hash: tile.leaf_hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES),
-    ts: tile.times ? Number(tile.times.readBigInt64BE(i * TIME_BYTES)) : null,
+    event_id: tileEventId(tile, i),
+    leaf_hash: tileLeafHash(tile, tile.first_index + i),
+    ts: tile.times ? tileTime(tile, i) : null,
   }));
 }

@@ -3,9 +3,10 @@ import type { TimeWindow, WindowLeaf } from './integrity.store.js';
 import {
   TILE_MAX_LEAVES,
   TILE_MAX_SPAN_MS,
+  tileEventId,
   tileLeafHash,
   tileSize,
-  uuidOf,
+  tileTime,
   type Tile,
 } from './leaf-tiles.js';
 import { TILE_COLUMNS, tileOfRow, TREE_OF_TENANT, type TileRow } from './leaf-tiles.repository.js';
@@ -26,12 +27,13 @@ interface Candidate {
   ts: number;
 }
 
-const before = (a: Candidate, b: Candidate) => a.ts - b.ts || a.leaf_index - b.leaf_index;
+type Place = Pick<Candidate, 'ts' | 'leaf_index'>;
+const before = (a: Place, b: Place) => a.ts - b.ts || a.leaf_index - b.leaf_index;
 
 const leafOf = (c: Candidate): WindowLeaf => ({
   leaf_index: c.leaf_index,
   ts: c.ts,
-  event_id: uuidOf(c.tile.event_ids, (c.leaf_index - c.tile.first_index) * 16),
+  event_id: tileEventId(c.tile, c.leaf_index - c.tile.first_index),
   leaf_hash: tileLeafHash(c.tile, c.leaf_index),
 });
 
@@ -63,17 +65,17 @@ export async function windowLeaves(
        ORDER BY min_ts, first_index LIMIT $7`,
       [tenant, until, lo, size, cursor[0], cursor[1], chunk],
     );
-    for (const tile of rows.map(tileOfRow)) {
+    const tiles = rows.map(tileOfRow);
+    for (const tile of tiles) {
       for (let i = 0; i < tileSize(tile); i++) {
-        const ts = Number(tile.times!.readBigInt64BE(i * 8));
-        const c = { tile, leaf_index: tile.first_index + i, ts };
-        if (ts < since || ts >= until || c.leaf_index >= size) continue;
-        if (after && before(c, { ...c, ts: after.ts, leaf_index: after.leaf_index }) <= 0) continue;
+        const c = { tile, leaf_index: tile.first_index + i, ts: tileTime(tile, i) };
+        if (c.ts < since || c.ts >= until || c.leaf_index >= size) continue;
+        if (after && before(c, after) <= 0) continue;
         found.push(c);
       }
     }
-    if (rows.length < chunk) break;
-    const last = tileOfRow(rows.at(-1)!);
+    if (tiles.length < chunk) break;
+    const last = tiles.at(-1)!;
     cursor = [last.min_ts!, last.first_index];
     if (found.filter((c) => c.ts < last.min_ts!).length >= limit) break;
   }
@@ -106,8 +108,8 @@ export async function laterInWindow(
     for (const r of rows) {
       const first = Number(r.first_index);
       for (let i = 0; i < r.event_ids.length / 16; i++) {
-        const ts = Number(r.times!.readBigInt64BE(i * 8));
-        if (first + i >= size && ts >= since && ts < until) found.push(uuidOf(r.event_ids, i * 16));
+        const ts = tileTime(r, i);
+        if (first + i >= size && ts >= since && ts < until) found.push(tileEventId(r, i));
       }
     }
     if (rows.length < chunk) break;
