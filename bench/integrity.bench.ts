@@ -2,8 +2,8 @@
 // without a notary on the same topic, inclusion proofs on a tree of 10 million leaves, and the offline verifier,
 // each beside a baseline measured in the same run.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { availableParallelism, loadavg, setPriority, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import {
@@ -14,7 +14,6 @@ import {
   topics,
   type ClickHouseClient,
 } from '@audit/shared';
-import { loadConfig as notaryConfig } from '../services/notary/src/config.js';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
 import { mintKey, opsCli } from '../test/support/ops-cli.js';
@@ -25,7 +24,6 @@ import {
   clickhouseSettings,
   gatewayService,
   ingestService,
-  KAFKA_BROKERS,
   notaryService,
   projectorService,
   testClickHouse,
@@ -33,7 +31,7 @@ import {
 } from '../test/support/stack.js';
 import { cpuMeter } from './lib/cpu-meter.js';
 import { httpClient } from './lib/http-timing.js';
-import { committedTo, startGroupAt, topicEnds } from './lib/consumer-group.js';
+import { committedTo, topicEnds } from './lib/consumer-group.js';
 import {
   emptyEventTables,
   mergesSettled,
@@ -42,7 +40,6 @@ import {
   treeProgress,
 } from './lib/integrity-progress.js';
 import { clickhouseBytes, treeStoreBytes } from './lib/integrity-storage.js';
-import { startFloorNotary, type FloorNotary } from './lib/notary-floor.js';
 import { runPool } from './lib/pool.js';
 import { proofLatency } from './lib/proof-latency.js';
 import { fmt, summarize } from './lib/stats.js';
@@ -55,13 +52,9 @@ const LEAVES = Number(process.env.BENCH_INTEGRITY_LEAVES ?? 10_000_000);
 const SAMPLES = Number(process.env.BENCH_INTEGRITY_SAMPLES ?? 2000);
 const ROWS = Number(process.env.BENCH_INTEGRITY_ROWS ?? 500_000);
 const ROUNDS = Number(process.env.BENCH_INTEGRITY_ROUNDS ?? 2);
+const PIPELINE_ROUNDS = Number(process.env.BENCH_INTEGRITY_PIPELINE_ROUNDS ?? 2);
 // Which parts to run (all by default), e.g. BENCH_INTEGRITY_PARTS=verifier after a change to the verifier alone.
 const PARTS = (process.env.BENCH_INTEGRITY_PARTS ?? 'pipeline,proofs,verifier').split(',');
-// The notary's CPU priority in the pipeline runs (a nice value, 0 to 19): on a host whose cores the path to
-// queryable needs, an operator lets the notary have only what that path leaves (docs/operations.md "Integrity").
-const NOTARY_NICE = Number(process.env.BENCH_INTEGRITY_NOTARY_NICE ?? 0);
-// The notary's fetches as deployed: test/support/stack.ts shortens their wait for the few events of a test.
-const NOTARY_AS_DEPLOYED = { NOTARY_FETCH_MAX_WAIT_MS: String(notaryConfig({}).fetch.maxWaitMs) };
 // bench:ingest's largest end-to-end case: 1000 events per request, 4 clients, 8 tenants spread over partitions.
 const BATCH = 1000;
 const CLIENTS = 4;
@@ -86,8 +79,6 @@ const scratch: string[] = [];
 const databases: { drop(): Promise<void> }[] = [];
 const pools: pg.Pool[] = [];
 const results: string[] = [];
-let floorRuns = 0;
-const floors: FloorNotary[] = [];
 const report = (line: string) => {
   results.push(line);
   console.log(line);
@@ -104,12 +95,6 @@ const load = () =>
 function started(service: ServiceProcess) {
   services.push(service);
   return service.start().then(() => service);
-}
-
-async function startedFloor(opts: Parameters<typeof startFloorNotary>[0]) {
-  const floor = await startFloorNotary(opts);
-  floors.push(floor);
-  return floor;
 }
 
 /** A tree store's bytes per million leaves: tables (with their TOAST) and indexes, each and in all. */
@@ -139,72 +124,69 @@ interface Pipeline {
   databaseUrl: string;
   keyDir: string;
   ingest: ServiceProcess;
-  projector: ServiceProcess;
+}
+
+/** How many writes the projector made and their mean size, and its trees' mean append time, from its metrics. */
+async function projectorWrites(projector: ServiceProcess) {
+  const text = await (await fetch(projector.metricsUrl)).text();
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const count = value('projector_batch_size_count');
+  const appends = value('projector_tree_append_duration_seconds_count');
+  const append = appends
+    ? `, trees appended in ${ms((1000 * value('projector_tree_append_duration_seconds_sum')) / appends)} ms`
+    : '';
+  return `${fmt(count)} writes of ${fmt(value('projector_batch_size_sum') / count)} records${append}`;
 }
 
 /**
- * What runs beside ingest and the projector: nothing (`off`), a notary (`on`), or the notary's floor
- * (notary-floor-child.ts) with its least store in Postgres (`floor`) or without storing anything (`read`).
+ * One run: EVENTS events sent to ingest until all are queryable, by a projector started for the run with its
+ * trees on (and a notary signing them) or off. The trees of an `on` run begin at the topic's end, so that they
+ * take this run's events only, as they come.
  */
-type Integrity = 'off' | 'on' | 'floor' | 'read';
-
-/**
- * One run: EVENTS events sent to ingest until all are queryable, with the notary or its floor, if any, in a group
- * of its own started at the topic's end (so that it appends this run's events only, as they come).
- */
-async function pipelineRun(p: Pipeline, tag: string, integrity: Integrity) {
+async function pipelineRun(p: Pipeline, tag: string, trees: boolean) {
   const tenants = Array.from({ length: TENANTS_PER_RUN }, (_, i) => `${names.tenant}-${tag}-${i}`);
   const requests = bodies(tenants);
-  const notary = integrity === 'on';
-  let notaryProcess: ServiceProcess | undefined;
-  let floor: FloorNotary | undefined;
-  const group = `notary-${names.id}-${tag}`;
-  if (integrity !== 'off') {
-    groups.push(group);
-    await startGroupAt(kafka, group, auditTopic, await topicEnds(kafka, auditTopic));
-  }
-  if (integrity === 'floor' || integrity === 'read') {
-    floor = await startedFloor({
-      brokers: KAFKA_BROKERS,
-      topic: auditTopic,
-      groupId: group,
-      databaseUrl: p.databaseUrl,
-      postgres: integrity === 'floor',
-      treeBase: 1000 * ++floorRuns,
-    });
-  }
-  if (notary) {
-    notaryProcess = await started(
-      notaryService(names, p.databaseUrl, {
-        NOTARY_GROUP_ID: group,
-        INTEGRITY_KEY_DIR: p.keyDir,
-        INTEGRITY_LOG_NAME: LOG_NAME,
-        LOG_LEVEL: 'warn',
-        ...NOTARY_AS_DEPLOYED,
-      }),
+  if (trees) {
+    const ends = await topicEnds(kafka, auditTopic);
+    await p.pool.query(
+      `INSERT INTO integrity_positions (topic, partition, next_offset)
+       SELECT $1, * FROM unnest($2::int[], $3::bigint[])
+       ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
+      [auditTopic, ends.map((e) => e.partition), ends.map((e) => e.offset)],
     );
-    // Linux gives each thread its own priority: every thread the notary has by now (GC and libuv workers).
-    if (NOTARY_NICE !== 0)
-      for (const task of readdirSync(`/proc/${notaryProcess.pid}/task`))
-        setPriority(Number(task), NOTARY_NICE);
   }
+  const projector = await started(
+    projectorService(names, {
+      LOG_LEVEL: 'warn',
+      PROJECTOR_TREES: String(trees),
+      DATABASE_URL: p.databaseUrl,
+    }),
+  );
+  const notary = trees
+    ? await started(
+        notaryService(names, p.databaseUrl, {
+          INTEGRITY_KEY_DIR: p.keyDir,
+          INTEGRITY_LOG_NAME: LOG_NAME,
+          LOG_LEVEL: 'warn',
+        }),
+      )
+    : undefined;
   await emptyEventTables(p.ch, names.database);
   await mergesSettled(p.ch);
   const meter = cpuMeter({
     ingest: { pid: p.ingest.pid },
-    projector: { pid: p.projector.pid },
-    notary: { pid: notaryProcess?.pid ?? floor?.pid },
+    projector: { pid: projector.pid },
+    notary: { pid: notary?.pid },
     postgres: { command: 'postgres' },
     clickhouse: { command: 'clickhouse-serv' },
     kafka: { command: 'java' },
     bench: { pid: process.pid },
   });
   const t0 = performance.now();
-  const leaves = notary
+  const leaves = trees
     ? reached(async () => (await treeProgress(p.pool, tenants)).leaves, EVENTS, 100)
-    : floor
-      ? reached(async () => floor.leaves(), EVENTS, 100)
-      : null;
+    : null;
   const url = `${p.ingest.url}/internal/v1/events`;
   await runPool(requests.length, CLIENTS, async (i) => {
     const res = await fetch(url, {
@@ -215,15 +197,16 @@ async function pipelineRun(p: Pipeline, tag: string, integrity: Integrity) {
     if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
   });
   const acked = performance.now();
-  // The projector commits a batch's offsets once ClickHouse has its rows: they are counted from then on.
+  // The projector commits a batch's offsets once ClickHouse (and, trees on, Postgres) has it: counted from then on.
   await committedTo(kafka, names.groupId, auditTopic, await topicEnds(kafka, auditTopic), 20);
   const visible = await reached(() => queryable(p.ch, tenants), EVENTS, 20);
   const leaved = await leaves;
   await mergesSettled(p.ch);
   const cpu = meter.stop();
-  const tree = notary ? await treeProgress(p.pool, tenants) : null;
-  await notaryProcess?.stop();
-  await floor?.stop();
+  const tree = trees ? await treeProgress(p.pool, tenants) : null;
+  const writes = await projectorWrites(projector);
+  await notary?.stop();
+  await projector.stop();
   const seconds = (visible.last - t0) / 1000;
   const each = (Object.entries(cpu.seconds) as [string, number][])
     .filter(([, s]) => s > 0)
@@ -231,47 +214,19 @@ async function pipelineRun(p: Pipeline, tag: string, integrity: Integrity) {
     .join(', ');
   const allUs = (cpu.total * 1e6) / EVENTS;
   report(
-    `pipeline ${tag.padEnd(6)} ${fmt(EVENTS)} events: ${fmt(EVENTS / seconds)} ev/s ingest→queryable (acks at ${fmt(EVENTS / ((acked - t0) / 1000))} ev/s); CPU µs/event ${each}; all ${fmt(allUs, 1)} (every core busy at ${fmt((CORES * 1e6) / allUs)} ev/s); machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
+    `pipeline ${tag.padEnd(6)} ${fmt(EVENTS)} events: ${fmt(EVENTS / seconds)} ev/s ingest→queryable (acks at ${fmt(EVENTS / ((acked - t0) / 1000))} ev/s); CPU µs/event ${each}; all ${fmt(allUs, 1)} (every core busy at ${fmt((CORES * 1e6) / allUs)} ev/s); machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %; ${writes}`,
   );
-  if (leaved) {
-    const leafSeconds = (leaved.last - t0) / 1000;
+  if (leaved && tree) {
     const behind = (leaved.last - visible.last) / 1000;
-    const when = `${fmt(Math.abs(behind), 1)} s ${behind >= 0 ? 'after' : 'before'} the last was queryable`;
-    const signed = tree
-      ? `; ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`
-      : '';
     report(
-      `pipeline ${tag.padEnd(6)} ${notary ? 'notary' : 'floor'}: every event a leaf after ${fmt(leafSeconds, 1)} s = ${fmt(EVENTS / leafSeconds)} ev/s (${when})${signed}`,
+      `pipeline ${tag.padEnd(6)} trees: every event a leaf ${fmt(Math.abs(behind), 1)} s ${behind >= 0 ? 'after' : 'before'} the last was queryable; ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`,
     );
   }
   return { rate: EVENTS / seconds, allUs, cpu, tenants };
 }
 
-/** A notary alone on the last run's events as a backlog (a group started where that run began). */
-async function notaryCatchUp(p: Pipeline, from: { partition: number; offset: string }[], tenants: string[]) {
-  const group = `notary-${names.id}-catchup`;
-  groups.push(group);
-  await startGroupAt(kafka, group, auditTopic, from);
-  await mergesSettled(p.ch);
-  const notary = await started(
-    notaryService(names, p.databaseUrl, {
-      NOTARY_GROUP_ID: group,
-      INTEGRITY_KEY_DIR: p.keyDir,
-      INTEGRITY_LOG_NAME: LOG_NAME,
-      LOG_LEVEL: 'warn',
-      ...NOTARY_AS_DEPLOYED,
-    }),
-  );
-  const meter = cpuMeter({ notary: { pid: notary.pid }, postgres: { command: 'postgres' } });
-  const before = (await treeProgress(p.pool, tenants)).leaves;
-  const done = await reached(async () => (await treeProgress(p.pool, tenants)).leaves, EVENTS, 50);
-  const cpu = meter.stop();
-  await notary.stop();
-  const appended = EVENTS - before;
-  report(
-    `notary catch-up alone, ${fmt(EVENTS)} events of a backlog: ${fmt(EVENTS / ((done.last - done.first) / 1000))} ev/s (first leaf to last); CPU µs/event notary ${us(cpu.seconds.notary, appended)}, Postgres ${us(cpu.seconds.postgres, appended)}; machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
-  );
-}
+const mean = (runs: readonly { rate: number }[]) => runs.reduce((n, r) => n + r.rate, 0) / runs.length;
+const meanUs = (runs: readonly { allUs: number }[]) => runs.reduce((n, r) => n + r.allUs, 0) / runs.length;
 
 async function measurePipeline() {
   await migrateClickHouse(clickhouseSettings(names));
@@ -294,33 +249,33 @@ async function measurePipeline() {
     databaseUrl: postgres.url,
     keyDir,
     ingest: await started(ingestService(names, { LOG_LEVEL: 'warn' })),
-    projector: await started(projectorService(names, { LOG_LEVEL: 'warn' })),
   };
   console.log(
-    `pipeline: ${fmt(EVENTS)} events a run, ${BATCH} per request, ${CLIENTS} clients, ${TENANTS_PER_RUN} tenants; a run to warm up, then integrity off, on, floor, read, on, off`,
+    `pipeline: ${fmt(EVENTS)} events a run, ${BATCH} per request, ${CLIENTS} clients, ${TENANTS_PER_RUN} tenants; a run to warm up, then ${PIPELINE_ROUNDS} rounds of trees off, on, on, off`,
   );
-  // A run not counted first: ingest and the projector are fresh processes, slower until compiled and sized.
-  await pipelineRun(p, 'warm', 'off');
-  // Off first and last, the notary second and fifth, its floors between: a drift of the machine over the runs
-  // weighs on every side alike.
-  const off = [await pipelineRun(p, 'off-1', 'off')];
-  const on = [await pipelineRun(p, 'on-1', 'on')];
-  const floor = await pipelineRun(p, 'floor', 'floor');
-  const read = await pipelineRun(p, 'read', 'read');
-  on.push(await pipelineRun(p, 'on-2', 'on'));
-  const lastStart = await topicEnds(kafka, auditTopic);
-  off.push(await pipelineRun(p, 'off-2', 'off'));
-  const mean = (runs: { rate: number }[]) => runs.reduce((n, r) => n + r.rate, 0) / runs.length;
+  // A run not counted first: ingest, ClickHouse and Kafka are slower until warmed. Every run has a projector
+  // process of its own, so that its trees are on or off as deployed.
+  await pipelineRun(p, 'warm', false);
+  // Rounds of off, on, on, off: a drift of the machine over a round weighs on both sides alike.
+  const off: Awaited<ReturnType<typeof pipelineRun>>[] = [];
+  const on: typeof off = [];
+  const rounds: number[] = [];
+  for (let round = 1; round <= PIPELINE_ROUNDS; round++) {
+    const first = await pipelineRun(p, `off-${2 * round - 1}`, false);
+    const both = [
+      await pipelineRun(p, `on-${2 * round - 1}`, true),
+      await pipelineRun(p, `on-${2 * round}`, true),
+    ];
+    const last = await pipelineRun(p, `off-${2 * round}`, false);
+    off.push(first, last);
+    on.push(...both);
+    rounds.push(mean(both) / mean([first, last]));
+  }
   const ratio = mean(on) / mean(off);
-  const meanUs = (runs: { allUs: number }[]) => runs.reduce((n, r) => n + r.allUs, 0) / runs.length;
   report(
-    `pipeline integrity on ${on.map((r) => fmt(r.rate)).join(' and ')} ev/s, off ${off.map((r) => fmt(r.rate)).join(' and ')} ev/s: on/off ${fmt(100 * ratio, 1)} % (goal ≥ ${100 * RATIO_GOAL} %: ${verdict(ratio >= RATIO_GOAL)}); all processes ${fmt(meanUs(on), 1)} against ${fmt(meanUs(off), 1)} µs/event`,
+    `pipeline trees on ${on.map((r) => fmt(r.rate)).join(', ')} ev/s, off ${off.map((r) => fmt(r.rate)).join(', ')} ev/s: on/off ${fmt(100 * ratio, 1)} % (goal ≥ ${100 * RATIO_GOAL} %: ${verdict(ratio >= RATIO_GOAL)}; by round ${rounds.map((r) => `${fmt(100 * r, 1)} %`).join(', ')}); all processes ${fmt(meanUs(on), 1)} against ${fmt(meanUs(off), 1)} µs/event`,
   );
-  report(
-    `floor    the notary's floor ${fmt(floor.rate)} ev/s = ${fmt((100 * floor.rate) / mean(off), 1)} % of off, all processes ${fmt(floor.allUs, 1)} µs/event; without storing ${fmt(read.rate)} ev/s = ${fmt((100 * read.rate) / mean(off), 1)} %, ${fmt(read.allUs, 1)} µs/event`,
-  );
-  await notaryCatchUp(p, lastStart, off[1]!.tenants);
-  storageLine('storage  tree store as the notary wrote it', await treeStoreBytes(pool));
+  storageLine('storage  tree store as the projector wrote it', await treeStoreBytes(pool));
   await mergesSettled(ch);
   const tables = await clickhouseBytes(ch, names.database);
   const events = tables.find((t) => t.table === 'audit_events')?.rows ?? 0;
@@ -330,7 +285,6 @@ async function measurePipeline() {
   );
   await ch.close();
   await p.ingest.stop();
-  await p.projector.stop();
 }
 
 async function measureProofs() {
@@ -460,7 +414,6 @@ const cleanup = () =>
     // process before the clean-up has.
     process.on('unhandledRejection', () => undefined);
     for (const s of services.reverse()) await s.stop().catch(() => undefined);
-    for (const f of floors) await f.stop();
     for (const p of pools) await p.end().catch(() => undefined);
     await cleanUp(names, groups).catch((err: unknown) => console.error(`clean-up: ${String(err)}`));
     for (const d of databases)
@@ -475,9 +428,7 @@ async function main() {
       void cleanup().finally(() => process.exit(130));
     });
   }
-  console.log(
-    `bench:integrity on ${names.id} at ${new Date().toISOString()}; load average ${load()}; notary nice ${NOTARY_NICE}`,
-  );
+  console.log(`bench:integrity on ${names.id} at ${new Date().toISOString()}; load average ${load()}`);
   try {
     if (PARTS.includes('pipeline')) await measurePipeline();
     if (PARTS.includes('proofs')) await measureProofs();

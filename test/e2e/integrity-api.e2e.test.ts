@@ -18,10 +18,10 @@ import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { notaryService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
-// Ingest, projector, gateway and notary as processes; the signing key made by the operator CLI into a directory
+// Ingest, projector (appending the trees), gateway and notary as processes; the signing key made by the operator CLI into a directory
 // of the test's; every answer checked by the publishable verifier alone.
-const { names, ingest: ingestProc } = pipelineFixture('integ');
-const gw = gatewayFixture(names);
+const { names, ingest: ingestProc, databaseUrl } = pipelineFixture('integ', {}, { trees: true });
+const gw = gatewayFixture(names, { databaseUrl });
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
 const ops = opsCli(names, () => gw.databaseUrl(), integrityEnv);

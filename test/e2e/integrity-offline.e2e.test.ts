@@ -27,8 +27,8 @@ import { waitFor } from '../support/wait-for.js';
 // checkpoints and the keys, written to files and checked by the package's verifier command and by the Python
 // reference of docs/integrity.md. The tampering is done to ClickHouse and Postgres directly, as by someone with
 // database access; both verifiers must name each change.
-const { names, ingest: ingestProc, ch } = pipelineFixture('ioffline');
-const gw = gatewayFixture(names, { env: { EXPORT_DIR: exportDir(names) } });
+const { names, ingest: ingestProc, ch, databaseUrl } = pipelineFixture('ioffline', {}, { trees: true });
+const gw = gatewayFixture(names, { env: { EXPORT_DIR: exportDir(names) }, databaseUrl });
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const dir = mkdtempSync(join(tmpdir(), 'integrity-offline-'));
 const LOG = 'audit.example.test';

@@ -14,14 +14,17 @@ import { waitFor } from '../support/wait-for.js';
 
 const TENANTS = 20;
 const PER_TENANT = 5000;
-const fx = pipelineFixture('replayproj');
+const fx = pipelineFixture('replayproj', {}, { trees: true });
 const { names } = fx;
-const gw = gatewayFixture(names, { env: { RATE_LIMIT_WRITE_PER_MIN: '100000' } });
+const gw = gatewayFixture(names, {
+  env: { RATE_LIMIT_WRITE_PER_MIN: '100000' },
+  databaseUrl: fx.databaseUrl,
+});
 const tenants = Array.from({ length: TENANTS }, (_, i) => `${names.tenant}-${i}`);
 const acked = new Map<string, Set<string>>(tenants.map((t) => [t, new Set()]));
 const keys = new Map<string, string>();
-// The notary keeps the tenants' trees all along: a replay must rebuild rows that verify against them, and leave
-// every checkpoint as it was (docs/integrity.md "Leaf order").
+// The live projection appends the tenants' trees all along, a replay never: it must rebuild rows that verify
+// against them, and leave every checkpoint as it was (docs/integrity.md "Who appends").
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
 const ops = opsCli(names, () => gw.databaseUrl(), integrityEnv);

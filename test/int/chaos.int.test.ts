@@ -9,7 +9,6 @@ import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { expectFilterIndexExact } from '../support/filter-index.js';
-import { freshPostgres } from '../support/postgres.js';
 import { notaryService } from '../support/stack.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { leafKeys, storedLeaves } from '../support/tree-leaves.js';
@@ -27,29 +26,29 @@ const {
   ch,
   kafka,
   topics,
-} = pipelineFixture('chaos', { PROJECTOR_SESSION_TIMEOUT_MS: '6000', PROJECTOR_BATCH_SIZE: '2000' });
+  databaseUrl,
+} = pipelineFixture(
+  'chaos',
+  { PROJECTOR_SESSION_TIMEOUT_MS: '6000', PROJECTOR_BATCH_SIZE: '2000' },
+  { trees: true },
+);
 const auditTopic = topics.auditEvents.name;
-// The notary is killed with the projector: the tenant's tree must end with every event once, and verify against
-// the rebuilt rows (docs/integrity.md "Verify").
+// The projector appends the trees, the notary signs them; both are killed: the tenant's tree must end with every
+// event once, and verify against the rebuilt rows (docs/integrity.md "Verify").
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
-let postgres: Awaited<ReturnType<typeof freshPostgres>>;
-let notary: ReturnType<typeof notaryService>;
-const ops = opsCli(names, () => postgres.url, integrityEnv);
+const notary = notaryService(names, databaseUrl, {
+  ...integrityEnv,
+  INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
+});
+const ops = opsCli(names, () => databaseUrl, integrityEnv);
 
 beforeAll(async () => {
-  postgres = await freshPostgres(names);
-  notary = notaryService(names, postgres.url, {
-    ...integrityEnv,
-    INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
-    NOTARY_SESSION_TIMEOUT_MS: '6000',
-  });
   await notary.start();
   expect((await ops(['integrity', 'keys', 'create'])).code).toBe(0);
 });
 afterAll(async () => {
-  await notary?.stop();
-  await postgres?.drop();
+  await notary.stop();
   rmSync(keyDir, { recursive: true, force: true });
 });
 
@@ -91,7 +90,7 @@ describe('projector and notary killed with SIGKILL while events flow', () => {
     await expectFilterIndexExact(ch, names.tenant);
 
     // Every acknowledged event is a leaf once (event ids are unique per tree), and a checkpoint covers them all.
-    const db = new pg.Pool({ connectionString: postgres.url, max: 1 });
+    const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
     try {
       await waitFor('a checkpoint of every event', async () => {
         const { rows } = await db.query(

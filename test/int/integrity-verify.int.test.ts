@@ -7,21 +7,19 @@ import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared';
 import { ingest, makeEvent } from '../support/events.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { freshPostgres } from '../support/postgres.js';
 import { notaryService } from '../support/stack.js';
 import { countRows } from '../support/stored-events.js';
 import { tamperWithRows } from '../support/tampering.js';
 import { waitFor } from '../support/wait-for.js';
 
-// Ingest, projector and notary as processes; the tampering done to ClickHouse and Postgres directly, as someone
+// Ingest, projector (appending the trees) and notary as processes; the tampering done to ClickHouse and Postgres directly, as someone
 // with database access would; `ops integrity verify` must name each change.
-const { names, ingest: ingestProc, ch } = pipelineFixture('iverify');
+const { names, ingest: ingestProc, ch, databaseUrl } = pipelineFixture('iverify', {}, { trees: true });
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const LOG = 'audit.example.test';
-let postgres: Awaited<ReturnType<typeof freshPostgres>>;
 let db: pg.Pool;
 let notary: ReturnType<typeof notaryService>;
-const ops = opsCli(names, () => postgres.url, { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: LOG });
+const ops = opsCli(names, () => databaseUrl, { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: LOG });
 const tenant = names.tenant;
 const events = Array.from({ length: 12 }, (_, i) => makeEvent(tenant, i));
 
@@ -37,9 +35,8 @@ const verify = async () => {
   return { code: res.code, report: res.json<Report>() };
 };
 beforeAll(async () => {
-  postgres = await freshPostgres(names);
-  db = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  notary = notaryService(names, postgres.url, {
+  db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  notary = notaryService(names, databaseUrl, {
     INTEGRITY_KEY_DIR: keyDir,
     INTEGRITY_LOG_NAME: LOG,
     INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
@@ -60,7 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await notary?.stop();
   await db?.end();
-  await postgres?.drop();
   rmSync(keyDir, { recursive: true, force: true });
 });
 

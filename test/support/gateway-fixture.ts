@@ -9,13 +9,14 @@ const CURSOR_SECRET = 'e2e-cursor-0123456789abcdef0123456789';
 
 /**
  * Gateway processes (one by default) sharing the test's own Postgres database, and keys minted through the real
- * operator CLI.
+ * operator CLI. The database is made here, unless the test's pipeline made it already (`databaseUrl`: a
+ * pipelineFixture with its trees on).
  */
 export function gatewayFixture(
   names: TestNames,
-  options: { processes?: number; env?: Record<string, string> } = {},
+  options: { processes?: number; env?: Record<string, string>; databaseUrl?: string } = {},
 ) {
-  let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
+  let postgres: { url: string; drop(): Promise<void> } | undefined;
   const gateways: ReturnType<typeof gatewayService>[] = [];
   const opsEnv = () => ({
     DATABASE_URL: postgres!.url,
@@ -26,7 +27,9 @@ export function gatewayFixture(
   });
 
   beforeAll(async () => {
-    postgres = await freshPostgres(names);
+    postgres = options.databaseUrl
+      ? { url: options.databaseUrl, drop: async () => undefined }
+      : await freshPostgres(names);
     const env = { DATABASE_URL: postgres.url, API_KEY_PEPPER: PEPPER, CURSOR_SECRET, ...options.env };
     for (let i = 0; i < (options.processes ?? 1); i++) gateways.push(gatewayService(names, env));
     // One after the other: each start applies the migrations, which the first must have finished.

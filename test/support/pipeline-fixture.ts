@@ -1,23 +1,36 @@
 import { afterAll, beforeAll } from 'vitest';
 import { topics } from '@audit/shared';
 import { uniqueNames } from './names.js';
+import { freshPostgres, postgresUrlOf } from './postgres.js';
 import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from './stack.js';
 
 /**
  * Ingest and projector as real processes on the test's own topics and database, started before the file's
- * tests and removed after them.
+ * tests and removed after them. With `trees`, the projector appends the tenants' trees (docs/integrity.md "Who
+ * appends") into a Postgres database of the test's own, made before it starts.
  */
-export function pipelineFixture(label: string, projectorEnv: Record<string, string> = {}) {
+export function pipelineFixture(
+  label: string,
+  projectorEnv: Record<string, string> = {},
+  { trees = false }: { trees?: boolean } = {},
+) {
   const names = uniqueNames(label);
+  const databaseUrl = postgresUrlOf(names);
+  let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
   const fixture = {
     names,
+    databaseUrl,
     ingest: ingestService(names),
-    projector: projectorService(names, projectorEnv),
+    projector: projectorService(names, {
+      ...(trees && { PROJECTOR_TREES: 'true', DATABASE_URL: databaseUrl }),
+      ...projectorEnv,
+    }),
     ch: testClickHouse(names),
     kafka: testKafka(),
     topics: topics(names.topicPrefix, 1),
   };
   beforeAll(async () => {
+    if (trees) postgres = await freshPostgres(names);
     await fixture.ingest.start();
     await fixture.projector.start();
   });
@@ -26,6 +39,7 @@ export function pipelineFixture(label: string, projectorEnv: Record<string, stri
     await fixture.projector.stop();
     await fixture.ch.close();
     await cleanUp(names);
+    await postgres?.drop();
   });
   return fixture;
 }

@@ -18,12 +18,16 @@ async function adminQuery(sql: string) {
   }
 }
 
+/** The URL of the test's own database (freshPostgres), known before the database is made. */
+export const postgresUrlOf = (names: TestNames) =>
+  DATABASE_URL.replace(/\/[^/]+$/, `/${names.database.toLowerCase()}`);
+
 /** A database of the test's own (names are generated, never user input), dropped by `drop`. */
 export async function freshPostgres(names: TestNames) {
   const database = names.database.toLowerCase();
   await adminQuery(`CREATE DATABASE ${database}`);
   return {
-    url: DATABASE_URL.replace(/\/[^/]+$/, `/${database}`),
+    url: postgresUrlOf(names),
     drop: () => adminQuery(`DROP DATABASE IF EXISTS ${database}`),
   };
 }

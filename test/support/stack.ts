@@ -49,9 +49,14 @@ export function ingestService(names: TestNames, extra: Record<string, string> = 
   return new ServiceProcess('ingest', serviceEnv(names, { INGEST_PORT: String(port), ...extra }), port);
 }
 
+/**
+ * The projector on the test's topics and database. Its trees are off unless the test turns them on with a
+ * Postgres database of its own (DATABASE_URL): the default database is nobody's to write.
+ */
 export function projectorService(names: TestNames, extra: Record<string, string> = {}) {
   const port = nextPort++;
-  return new ServiceProcess('projector', serviceEnv(names, { PROJECTOR_PORT: String(port), ...extra }), port);
+  const env = { PROJECTOR_PORT: String(port), PROJECTOR_TREES: 'false', ...extra };
+  return new ServiceProcess('projector', serviceEnv(names, env), port);
 }
 
 /** Webhook receivers of tests and benchmarks live on loopback: only that range is opened, every other stays refused. */
@@ -89,15 +94,12 @@ export function exporterService(names: TestNames, databaseUrl: string, extra: Re
   return new ServiceProcess('exporter', serviceEnv(names, env), port);
 }
 
-/** The notary on the test's topics and Postgres database, in a consumer group of its own. */
+/** The notary (it signs the trees the projector appends) on the test's Postgres database. */
 export function notaryService(names: TestNames, databaseUrl: string, extra: Record<string, string> = {}) {
   const port = nextPort++;
   const env = {
     NOTARY_PORT: String(port),
-    NOTARY_GROUP_ID: `notary-${names.id}`,
     DATABASE_URL: databaseUrl,
-    // A test's few events would wait out the whole default wait of every fetch: leaves come within 250 ms instead.
-    NOTARY_FETCH_MAX_WAIT_MS: '250',
     ...extra,
   };
   return new ServiceProcess('notary', serviceEnv(names, env), port);

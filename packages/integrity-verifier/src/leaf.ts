@@ -124,7 +124,7 @@ function flag(name: string, value: unknown, at: number): number {
 
 /**
  * Writes the event's canonical bytes into `scratch` from byte 1; returns where they end. Spelled out field by
- * field in LEAF_FIELDS' order rather than looped over it: a quarter cheaper, which the notary and a verifier pay
+ * field in LEAF_FIELDS' order rather than looped over it: a quarter cheaper, which the projector and a verifier pay
  * for every event (leaf.unit.test.ts holds it to LEAF_FIELDS).
  */
 function encodeIntoScratch(e: LeafEvent): number {
@@ -159,7 +159,7 @@ export function encodeLeaf(event: LeafEvent): Uint8Array {
 
 /**
  * The event's leaf hash in its tenant's tree: SHA-256(0x00 || encodeLeaf(event)), hashed where it is encoded: it
- * is done for every event the notary appends and every row a verifier checks.
+ * is done for every event the projector appends and every row a verifier checks.
  */
 export function leafHashOf(event: LeafEvent): Uint8Array {
   const end = encodeIntoScratch(event);

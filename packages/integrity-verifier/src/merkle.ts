@@ -23,8 +23,15 @@ export function hashLeaf(data: Uint8Array): Uint8Array {
 }
 
 /** The hash of an interior node: SHA-256(0x01 || left || right). */
+// Hashing reads its input at once, so one buffer serves every interior node of two SHA-256 hashes: a tree or a
+// proof folds many. Other lengths (a malformed proof) are hashed as given, as before.
+const NODE_INPUT = Buffer.alloc(65);
+
 export function hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
-  const input = Buffer.allocUnsafe(1 + left.length + right.length);
+  const input =
+    left.length === 32 && right.length === 32
+      ? NODE_INPUT
+      : Buffer.allocUnsafe(1 + left.length + right.length);
   input[0] = NODE_PREFIX;
   input.set(left, 1);
   input.set(right, 1 + left.length);

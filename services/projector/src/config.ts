@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  booleanFlag,
   clickhouseEnv,
   clickhouseSettings,
   kafkaEnv,
@@ -8,6 +9,7 @@ import {
   parseEnv,
   port,
   positiveInt,
+  postgresEnv,
   type Env,
 } from '@audit/shared';
 
@@ -16,6 +18,11 @@ const schema = z
     ...kafkaEnv,
     ...clickhouseEnv,
     ...loggingEnv,
+    ...postgresEnv,
+    // The live projection appends every event to its tenant's tree in Postgres (docs/integrity.md "Who appends").
+    PROJECTOR_TREES: booleanFlag(true),
+    // Where the notary of before migration 0021 had appended the trees up to: the trees go on from there.
+    PROJECTOR_TREES_NOTARY_GROUP_ID: z.string().min(1).default('audit-notary'),
     PROJECTOR_HOST: z.string().min(1).default('127.0.0.1'),
     PROJECTOR_PORT: port(8082),
     PROJECTOR_GROUP_ID: z.string().min(1).default('audit-projector'),
@@ -30,6 +37,9 @@ const schema = z
     kafka: kafkaSettings(e),
     clickhouse: clickhouseSettings(e),
     logLevel: e.LOG_LEVEL,
+    trees: e.PROJECTOR_TREES
+      ? { databaseUrl: e.DATABASE_URL, notaryGroupId: e.PROJECTOR_TREES_NOTARY_GROUP_ID }
+      : null,
     host: e.PROJECTOR_HOST,
     port: e.PROJECTOR_PORT,
     groupId: e.PROJECTOR_GROUP_ID,

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import {
   auditEventCodec,
   createHttpServer,
@@ -8,7 +9,9 @@ import {
   DurableProducer,
   kafkaDeployment,
   createLogger,
+  loggableError,
   migrateClickHouse,
+  migratePostgres,
   onShutdown,
   projectionStateStore,
   projectionTables,
@@ -28,8 +31,12 @@ import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
 import { ProjectionGate } from './adapters/projection-gate.js';
 import { projectionWatcher } from './adapters/projection-watcher.js';
 import { startPipeline } from './adapters/projection.pipeline.js';
-import { projectorMetrics } from './adapters/projector.metrics.js';
+import { guardPartitionCount } from './adapters/partition-guard.js';
+import { projectorMetrics, treeMetrics } from './adapters/projector.metrics.js';
 import { replayRunner } from './adapters/replay-runner.js';
+import { beginTreePositions } from './adapters/tree-positions.begin.js';
+import { treePositions } from './adapters/tree-positions.repository.js';
+import { treeAppender } from './adapters/tree.appender.js';
 import { loadConfig } from './config.js';
 
 // How often the projection's state is read when idle, and how long after a replay's missed deadline projectors
@@ -45,6 +52,10 @@ const { kafka, topics: topicSet, ensureTopics } = kafkaDeployment(config.kafka, 
 const clickhouse = createClickHouse(config.clickhouse);
 const producer = new DurableProducer(kafka);
 const admin = kafka.admin();
+const pool = config.trees
+  ? new pg.Pool({ connectionString: config.trees.databaseUrl, max: 10, connectionTimeoutMillis: 5000 })
+  : null;
+pool?.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
 
 const metrics = createMetrics('projector');
 let stopping = false;
@@ -55,6 +66,7 @@ registerStartupGate(app, startup);
 registerHealth(app, {
   clickhouse: () => clickhouseReady(clickhouse),
   kafka: () => admin.describeCluster(),
+  ...(pool && { postgres: () => pool.query('SELECT 1') }),
 });
 // The internal health listener: unauthenticated like the health endpoints.
 registerMetricsRoute(app, metrics);
@@ -73,12 +85,14 @@ onShutdown(logger, async () => {
   await producer.disconnect();
   await admin.disconnect();
   await clickhouse.close();
+  await pool?.end();
 });
 
 await startup.step('kafka', ensureTopics);
 await startup.step('clickhouse', () => migrateClickHouse(config.clickhouse));
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());
+const trees = pool && (await startTrees(pool));
 
 const { database, cluster } = config.clickhouse;
 const sink = clickhouseSink(clickhouse, database, 'live', cluster);
@@ -108,6 +122,7 @@ const live = startPipeline({
   deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
   meter: projectorMetrics(metrics),
   target: (write, lost) => gate.write(write, lost),
+  trees: trees ?? undefined,
   onJoin: (id) => (member = id),
   logger,
 });
@@ -152,3 +167,37 @@ registerConsumerLag(
 );
 startup.finish();
 logger.info({ topic: topicSet.auditEvents.name }, 'projector running');
+
+/**
+ * The trees' appender, once Postgres is migrated and the topic checked: a topic whose partition count is not the
+ * one its trees were begun over, or whose records a tree still needs are gone, stops the process, since no retry
+ * makes it right and an operator must (docs/operations.md "Integrity").
+ */
+async function startTrees(db: pg.Pool) {
+  const topic = topicSet.auditEvents.name;
+  const giveUp = (err: Error): never => {
+    logger.fatal({ err: loggableError(err) }, 'the trees cannot go on; stopping');
+    process.exit(1);
+  };
+  await startup.step('postgres', () => migratePostgres(config.trees!.databaseUrl));
+  const metadata = await startup.step('kafka', () => admin.fetchTopicMetadata({ topics: [topic] }));
+  const partitions = await startup.step('postgres', () =>
+    guardPartitionCount(db, topic, metadata.topics[0]!.partitions.length).catch((err: unknown) =>
+      giveUp(err as Error),
+    ),
+  );
+  await startup.step('postgres', () =>
+    beginTreePositions(admin, treePositions(db, topic), topic, partitions, config.trees!.notaryGroupId),
+  );
+  return treeAppender({
+    pool: db,
+    admin,
+    topic,
+    groupId: config.groupId,
+    partitions,
+    meter: treeMetrics(metrics),
+    fatal: giveUp,
+    stopping: () => stopping,
+    logger,
+  });
+}

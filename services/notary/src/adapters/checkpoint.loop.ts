@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { loggableError, sleep, type CheckpointKey, type Logger } from '@audit/shared';
 import { checkpointLag, signDue, TREES_PER_PASS, type CheckpointSettings } from './checkpointer.js';
-import type { CheckpointMeter } from './notary.metrics.js';
+import type { CheckpointMeter } from './checkpoint.metrics.js';
 
 const POLL_MS = 1000;
 

@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import { inTransaction, type CheckpointKey } from '@audit/shared';
+import { frontierOf, inTransaction, type CheckpointKey } from '@audit/shared';
 import { checkpointOf } from '../domain/checkpoint-of.js';
-import { frontierOf } from './trees.repository.js';
 
 export interface CheckpointSettings {
   logName: string;

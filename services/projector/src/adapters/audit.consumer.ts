@@ -3,6 +3,7 @@ import { loggableError, sleep, type Logger } from '@audit/shared';
 import type { ConsumedRecord } from '../domain/consumed-record.js';
 import type { FlushBuffer } from '../domain/flush-buffer.js';
 import type { GroupMembership } from './group-membership.js';
+import type { TreeAppender } from './tree.appender.js';
 
 const HEARTBEAT_EVERY_MS = 3000;
 
@@ -33,19 +34,48 @@ async function waitWithHeartbeat(
   await tracked;
 }
 
+/**
+ * Sends the partitions just assigned whose trees stand before the group's committed offset back to where the
+ * trees stop (docs/integrity.md "Who appends"). A failure only leaves it to the partition's next batch.
+ */
+async function rewindAfterJoin(
+  consumer: Consumer,
+  trees: Pick<TreeAppender, 'rewindsAfterJoin'>,
+  topic: string,
+  assignment: Record<string, number[]>,
+  logger: Logger,
+) {
+  try {
+    for (const { partition, offset } of await trees.rewindsAfterJoin(assignment[topic] ?? [])) {
+      logger.info({ topic, partition, to: offset }, 'partition read again from where its trees stop');
+      consumer.seek({ topic, partition, offset });
+    }
+  } catch (err) {
+    logger.warn({ err: loggableError(err) }, 'trees not compared with the partitions just assigned');
+  }
+}
+
 export interface ProjectorConsumerOptions {
   consumer: Consumer;
   topic: string;
   partitions: number;
   buffer: FlushBuffer<ConsumedRecord>;
   group: GroupMembership;
+  trees?: Pick<TreeAppender, 'rewindTo' | 'rewindsAfterJoin'>;
   logger: Logger;
 }
 
-/** Offsets are committed per partition only after the write that carried the partition's batch succeeded. */
+/**
+ * Offsets are committed per partition only after the write that carried the partition's batch succeeded (its
+ * store and, in the live projection, its append to the trees).
+ */
 export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Promise<void> {
   const { consumer, buffer, group } = opts;
-  consumer.on(consumer.events.GROUP_JOIN, () => group.joined());
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    group.joined();
+    if (opts.trees)
+      void rewindAfterJoin(consumer, opts.trees, opts.topic, e.payload.memberAssignment, opts.logger);
+  });
   await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
@@ -57,6 +87,14 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
         partition: batch.partition,
         offset: batch.firstOffset(),
       });
+      // A partition whose trees lag behind this batch is read again from where they stop (docs/integrity.md
+      // "Who appends"): what the projection has already is skipped by id, the trees get every record.
+      const rewind = await opts.trees?.rewindTo(batch.partition, batch.firstOffset()!);
+      if (rewind != null) {
+        log.info({ to: rewind }, 'partition read again from where its trees stop');
+        consumer.seek({ topic: batch.topic, partition: batch.partition, offset: rewind });
+        return;
+      }
       const records: ConsumedRecord[] = batch.messages.map((m) => ({
         topic: batch.topic,
         partition: batch.partition,

@@ -8,6 +8,7 @@ import { runProjectorConsumer } from './audit.consumer.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
 import { GroupMembership } from './group-membership.js';
 import { retryingFlush, type FlushMeter } from './retrying-flush.js';
+import type { TreeAppender } from './tree.appender.js';
 
 export interface PipelineOptions {
   kafka: Kafka;
@@ -23,6 +24,8 @@ export interface PipelineOptions {
   deadLetters: DeadLetterPublisher;
   meter: FlushMeter;
   target: <T>(write: (tables: ProjectionTables) => Promise<T>, lost: () => boolean) => Promise<T>;
+  /** The live projection's trees (docs/integrity.md "Who appends"); a replay's pipeline has none. */
+  trees?: TreeAppender;
   /** Told the consumer's group member id at every join. */
   onJoin?: (memberId: string) => void;
   logger: Logger;
@@ -50,6 +53,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       shouldStop: () => stopping || group.isLost,
       meter: opts.meter,
       target: opts.target,
+      trees: opts.trees,
     },
     opts.logger,
   );
@@ -78,6 +82,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     partitions: opts.partitions,
     buffer,
     group,
+    trees: opts.trees,
     logger: opts.logger,
   });
   return {

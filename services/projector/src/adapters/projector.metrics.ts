@@ -1,5 +1,10 @@
 import { Counter, Histogram, type Registry } from '@audit/shared';
 import type { FlushMeter } from './retrying-flush.js';
+import type { AppendOutcome } from './trees.repository.js';
+
+export interface TreeMeter {
+  appended(outcome: AppendOutcome & { seconds: number }): void;
+}
 
 const OUTCOMES = ['inserted', 'already_stored', 'duplicate', 'dead_lettered'] as const;
 const STAGES = ['decode', 'validate', 'store'] as const;
@@ -42,6 +47,29 @@ export function projectorMetrics(registry: Registry): FlushMeter {
       events.inc({ outcome: 'duplicate' }, duplicates);
       events.inc({ outcome: 'dead_lettered' }, letters.length);
       for (const letter of letters) deadLetters.inc({ stage: letter.stage });
+    },
+  };
+}
+
+export function treeMetrics(registry: Registry): TreeMeter {
+  const leaves = new Counter({
+    name: 'projector_tree_events_total',
+    help: "Events given to the tenants' trees: appended (a new leaf), known (a leaf already)",
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'projector_tree_append_duration_seconds',
+    help: "Duration of one write's append to its tenants' trees (one Postgres transaction)",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  for (const outcome of ['appended', 'known']) leaves.inc({ outcome }, 0);
+  return {
+    appended(o) {
+      leaves.inc({ outcome: 'appended' }, o.appended);
+      leaves.inc({ outcome: 'known' }, o.known);
+      duration.observe(o.seconds);
     },
   };
 }

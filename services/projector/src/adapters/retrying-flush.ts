@@ -11,7 +11,9 @@ import type { ConsumedRecord, DeadLetter } from '../domain/consumed-record.js';
 import { idKey, projectBatch } from '../domain/project-batch.js';
 import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-events.js';
 import { storeOrRefuse } from '../domain/store-or-refuse.js';
+import { treeBatch } from '../domain/tree-batch.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
+import type { TreeAppender } from './tree.appender.js';
 
 const MAX_BACKOFF_MS = 10_000;
 // A few failures are an outage riding out; more look like a stuck partition an operator must see.
@@ -36,6 +38,8 @@ export interface FlushDeps {
    * replay takes over), or the one a replay builds.
    */
   target: <T>(write: (tables: ProjectionTables) => Promise<T>, lost: () => boolean) => Promise<T>;
+  /** The tenants' trees, appended beside the live projection's store (never by a replay's). */
+  trees?: Pick<TreeAppender, 'append'>;
 }
 
 function retry<T>(logger: Logger, step: string, deps: FlushDeps, attemptFn: (attempt: number) => Promise<T>) {
@@ -54,16 +58,21 @@ function retry<T>(logger: Logger, step: string, deps: FlushDeps, attemptFn: (att
 }
 
 /**
- * Decodes once, publishes the dead letters once, then stores the events, each step retried with backoff until it
- * succeeds: an outage must not skip records. Events ClickHouse refuses for good are dead-lettered with the
- * reason instead of retried forever. Nothing is committed until the whole write succeeded.
+ * Decodes once, publishes the dead letters once, then stores the events and appends them to their tenants' trees
+ * at the same time, each step retried with backoff until it succeeds: an outage must not skip records. Events
+ * ClickHouse refuses for good are dead-lettered with the reason instead of retried forever; they are leaves still,
+ * as every valid event is (docs/integrity.md "Leaf order"). Nothing is committed until the whole write succeeded.
  */
 export function retryingFlush(deps: FlushDeps, logger: Logger) {
   return async (records: ConsumedRecord[]) => {
-    const { events, deadLetters, origins } = projectBatch(records, deps.codec);
+    const { events, sources, deadLetters, origins } = projectBatch(records, deps.codec);
     await retry(logger, 'dead letters', deps, () => deps.deadLetters.publish(deadLetters));
     if (deadLetters.length > 0) logger.warn({ count: deadLetters.length }, 'records dead-lettered');
-    const { outcome, refused } = await retry(logger, 'store', deps, async (attempt) => {
+    const trees = deps.trees;
+    const appended = trees
+      ? retry(logger, 'trees', deps, () => trees.append(treeBatch(records, events, sources)))
+      : undefined;
+    const stored = retry(logger, 'store', deps, async (attempt) => {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
       return storeOrRefuse(events, {
@@ -77,6 +86,11 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
         stopping: deps.shouldStop,
       });
     });
+    // Both settle before either's failure is thrown: a write given up must not leave a step running behind it.
+    const [store, tree] = await Promise.allSettled([stored, appended]);
+    if (store.status === 'rejected') throw store.reason;
+    if (tree.status === 'rejected') throw tree.reason;
+    const { outcome, refused } = store.value;
     const storeLetters: DeadLetter[] = refused.map(({ event, error }) => ({
       record: origins.get(idKey(event))!,
       stage: 'store',

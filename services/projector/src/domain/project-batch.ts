@@ -4,6 +4,8 @@ import type { ConsumedRecord, DeadLetter } from './consumed-record.js';
 export interface ProjectedBatch {
   /** Valid events, first occurrence of each (tenant_id, event_id) only, in consumption order. */
   events: AuditEventRecord[];
+  /** The record each event came from, by position in `events`. */
+  sources: ConsumedRecord[];
   deadLetters: DeadLetter[];
   /** The record each event came from, by idKey: where a refused event is dead-lettered from. */
   origins: Map<string, ConsumedRecord>;
@@ -34,6 +36,7 @@ export function projectBatch(
   codec: Codec<AuditEventRecord>,
 ): ProjectedBatch {
   const events: AuditEventRecord[] = [];
+  const sources: ConsumedRecord[] = [];
   const deadLetters: DeadLetter[] = [];
   const origins = new Map<string, ConsumedRecord>();
   for (const record of records) {
@@ -43,7 +46,8 @@ export function projectBatch(
     } else if (!origins.has(idKey(result))) {
       origins.set(idKey(result), record);
       events.push(result);
+      sources.push(record);
     }
   }
-  return { events, deadLetters, origins };
+  return { events, sources, deadLetters, origins };
 }

@@ -93,7 +93,7 @@ async function subtreeHashes(
       [tenant, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     );
     for (const r of rows) found.set(`${r.level}:${r.node_index}`, r.hash);
-    // A notary of before migration 0018 appending after it stores only every eighth level: a stored node it left
+    // A version of before migration 0018, still appending after it, stores only every eighth level: a node it left
     // out is made from the band below (docs/operations.md "Upgrading past migration 0018"); only leaves missing
     // mean a damaged store.
     const missing = pairs.filter(([level, index]) => !found.has(`${level}:${index}`));
@@ -125,7 +125,7 @@ async function proofOfRanges(db: Db, tenant: string, ranges: readonly LeafRange[
   return split.map((parts) => hashOfSubtrees(hashes.slice(at, (at += parts.length))));
 }
 
-/** What the API reads of the tenants' trees and checkpoints (Postgres, written by the notary). */
+/** What the API reads of the tenants' trees and checkpoints (Postgres: the projector appends, the notary signs). */
 export function integrityStore(db: Db) {
   return {
     /** The tenant's checkpoints, largest first, below `belowSize` when given. */

@@ -19,7 +19,7 @@ const HASH_BYTES = 32;
 const ID_BYTES = 16;
 const TIME_BYTES = 8;
 
-/** A leaf as the notary appends it. */
+/** A leaf as the projector appends it. */
 export interface TileLeaf {
   leaf_index: number;
   event_id: string;

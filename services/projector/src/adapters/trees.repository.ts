@@ -1,29 +1,22 @@
 import type pg from 'pg';
-import { inTransaction, leafHashOf, type AuditEventRecord, type Frontier } from '@audit/shared';
+import { frontierOf, inTransaction, leafHashOf, type AuditEventRecord } from '@audit/shared';
 import { eventKey, planAppend } from '../domain/append-plan.js';
+import { eventsToAppend, type PartitionRun, type TreeBatch } from '../domain/tree-batch.js';
 import { copyLeaves, isKnownLeafError } from './leaves.copy.js';
-
-const HASH_BYTES = 32;
-
-/** A tree row's size and right edge (32-byte hashes, concatenated) as a Frontier. */
-export const frontierOf = (size: string, bytes: Buffer): Frontier => ({
-  size: Number(size),
-  hashes: Array.from({ length: bytes.length / HASH_BYTES }, (_, i) =>
-    bytes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES),
-  ),
-});
 
 export interface AppendOutcome {
   /** Leaves added, over all tenants. */
   appended: number;
   /** Events that were leaves already (a redelivery, a re-sent event, a batch redone after a crash). */
   known: number;
+  /** Partitions whose trees are behind the write, left out of it (tree-batch.ts eventsToAppend). */
+  behind: number[];
 }
 
 /**
  * Gives leaves appended before they had a time (migration 0017; a tile of their own since migration 0020) the time
- * of their event, when this batch holds the very event the leaf is (its leaf hash): a notary of a new group
- * reading the topic again fills them all.
+ * of their event, when this write holds the very event the leaf is (its leaf hash): reading the topic again (its
+ * positions moved back, docs/operations.md "Integrity") fills them all.
  */
 async function giveTimes(
   db: Pick<pg.PoolClient, 'query'>,
@@ -51,27 +44,55 @@ async function giveTimes(
 }
 
 /**
- * Appends a batch of the audit topic to its tenants' trees in one transaction: the batch is added whole or not at
- * all, and a batch done again adds nothing. Almost every batch is only new events, so it is first written without
- * looking its events up; one that holds a leaf already (a redelivery, a re-sent event, a batch redone after a
- * crash) fails on the event-id key, and is done again with every event looked up.
+ * Appends a write's events to their tenants' trees and moves its partitions' positions, in one transaction: the
+ * write is added whole or not at all, and a write done again adds nothing. Almost every write is only new events,
+ * so it is first written without looking its events up; one that holds a leaf already (a re-sent event, a write
+ * redone after a crash) fails on the event-id key, and is done again with every event looked up.
  */
 export async function appendToTrees(
   pool: pg.Pool,
-  events: readonly AuditEventRecord[],
+  topic: string,
+  batch: TreeBatch,
   now: () => number = Date.now,
 ): Promise<AppendOutcome> {
-  if (events.length === 0) return { appended: 0, known: 0 };
+  if (batch.runs.length === 0) return { appended: 0, known: 0, behind: [] };
+  const attempt = (lookUp: boolean) =>
+    inTransaction(pool, async (db) => {
+      const { events, behind } = eventsToAppend(batch, await lockPositions(db, topic, batch.runs));
+      const appended = await append(db, events, now, lookUp);
+      const moved = batch.runs.filter((r) => !behind.includes(r.partition));
+      await db.query(
+        `UPDATE integrity_positions p SET next_offset = greatest(p.next_offset, r.next_offset)
+         FROM unnest($2::int[], $3::bigint[]) AS r (partition, next_offset)
+         WHERE p.topic = $1 AND p.partition = r.partition`,
+        [topic, moved.map((r) => r.partition), moved.map((r) => (r.last + 1n).toString())],
+      );
+      return { appended, known: events.length - appended, behind };
+    });
   try {
-    return await inTransaction(pool, (db) => append(db, events, now, false));
+    return await attempt(false);
   } catch (err) {
     if (!isKnownLeafError(err)) throw err;
   }
-  return inTransaction(pool, (db) => append(db, events, now, true));
+  return attempt(true);
+}
+
+/** The runs' partitions' positions, locked (in partition order) until the transaction ends. */
+async function lockPositions(
+  db: pg.PoolClient,
+  topic: string,
+  runs: readonly PartitionRun[],
+): Promise<Map<number, bigint>> {
+  const { rows } = await db.query<{ partition: number; next_offset: string }>(
+    `SELECT partition, next_offset FROM integrity_positions WHERE topic = $1 AND partition = ANY($2::int[])
+     ORDER BY partition FOR UPDATE`,
+    [topic, runs.map((r) => r.partition)],
+  );
+  return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
 }
 
 /**
- * The batch's append in a transaction. Each tenant's tree row is locked (in tenant order, so that two batches
+ * The events' append in a transaction, returning how many became leaves. Each tenant's tree row is locked (in tenant order, so that two batches
  * never wait on each other in a cycle) before its leaves are written or looked up: a batch handled twice at once,
  * by an old and a new owner of a partition, goes through one after the other.
  */
@@ -80,7 +101,8 @@ async function append(
   events: readonly AuditEventRecord[],
   now: () => number,
   lookUp: boolean,
-): Promise<AppendOutcome> {
+): Promise<number> {
+  if (events.length === 0) return 0;
   const tenants = [...new Set(events.map((e) => e.tenant_id))].sort();
   // Only the tenants without a tree: an insert that conflicts would still take a tree number.
   await db.query(
@@ -100,7 +122,7 @@ async function append(
   const treeIdOf = (tenant: string) => treeIds.get(tenant)!;
   const known = lookUp ? await knownLeaves(db, events, treeIds) : new Set<string>();
   const plan = planAppend(events, trees, known);
-  if (plan.leaves.length === 0) return { appended: 0, known: events.length };
+  if (plan.leaves.length === 0) return 0;
   await copyLeaves(db, plan.leaves, treeIdOf);
   if (plan.subtrees.length > 0) {
     await db.query(
@@ -128,7 +150,7 @@ async function append(
       now(),
     ],
   );
-  return { appended: plan.leaves.length, known: events.length - plan.leaves.length };
+  return plan.leaves.length;
 }
 
 /** The batch's events that are leaves already (by eventKey); leaves of before migration 0017 get their times. */

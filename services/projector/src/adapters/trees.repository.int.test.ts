@@ -5,6 +5,8 @@ import { sampleRecord } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';
 import { leafKeys, storedLeaves } from '../../../../test/support/tree-leaves.js';
+import type { TreeBatch } from '../domain/tree-batch.js';
+import { treePositions } from './tree-positions.repository.js';
 import { appendToTrees } from './trees.repository.js';
 
 const names = uniqueNames('treesrepo');
@@ -34,17 +36,42 @@ async function leaves(tenant: string) {
 const expected = (list: readonly AuditEventRecord[]) =>
   list.map((e, i) => `${i} ${e.event_id} ${Buffer.from(leafHashOf(e)).toString('hex')} ${e.timestamp} ${i}`);
 
+/** Records of one partition at consecutive offsets from `first`, as a write gives them to the trees. */
+const batchOf = (list: readonly AuditEventRecord[], first: number, partition = 0): TreeBatch => ({
+  runs: [{ partition, first: BigInt(first), last: BigInt(first + list.length - 1) }],
+  events: list,
+  sources: list.map((_, i) => ({ partition, offset: String(first + i) })),
+});
+
+const topic = `audit-${names.id}`;
+const positions = () => treePositions(pool, topic);
+
 describe('appendToTrees', () => {
+  beforeAll(() =>
+    positions().begin(
+      new Map([
+        [0, '0'],
+        [1, '0'],
+        [2, '100'],
+      ]),
+    ),
+  );
+
   it('appends new events without a lookup, and a batch holding leaves already once each, in batch order', async () => {
     const [a, b] = [`a-${names.id}`, `b-${names.id}`];
     const first = [...events(a, 20), ...events(b, 3)];
-    expect(await appendToTrees(pool, first)).toEqual({ appended: 23, known: 0 });
+    expect(await appendToTrees(pool, topic, batchOf(first, 0))).toEqual({
+      appended: 23,
+      known: 0,
+      behind: [],
+    });
 
-    // Known events among new ones (a redelivery overlapping new records), and one event twice in the batch.
+    // Re-sent events among new ones, and one event twice in the write.
     const more = events(a, 5);
     const mixed = [first[3]!, more[0]!, first[21]!, more[1]!, more[0]!, ...more.slice(2)];
-    expect(await appendToTrees(pool, mixed)).toEqual({ appended: 5, known: 3 });
-    expect(await appendToTrees(pool, [...first, ...more])).toEqual({ appended: 0, known: 28 });
+    expect(await appendToTrees(pool, topic, batchOf(mixed, 23))).toMatchObject({ appended: 5, known: 3 });
+    // The same write redone (a crash before its offsets were committed) adds nothing.
+    expect(await appendToTrees(pool, topic, batchOf(mixed, 23))).toMatchObject({ appended: 0, known: 0 });
 
     expect(await leaves(a)).toEqual(expected([...first.slice(0, 20), ...more]));
     expect(await leaves(b)).toEqual(expected(first.slice(20)));
@@ -56,17 +83,49 @@ describe('appendToTrees', () => {
       [a, 25],
       [b, 3],
     ]);
+    expect(await positions().of(0)).toBe(31n);
+  });
+
+  it("appends a partition's records from its position on, and leaves out a partition whose trees are behind", async () => {
+    const tenant = `p-${names.id}`;
+    const list = events(tenant, 10);
+    // Partition 2 is appended up to offset 100: records before it are in the trees already.
+    expect(await appendToTrees(pool, topic, batchOf(list, 96, 2))).toEqual({
+      appended: 6,
+      known: 0,
+      behind: [],
+    });
+    expect(await leaves(tenant)).toEqual(expected(list.slice(4)));
+    expect(await positions().of(2)).toBe(106n);
+
+    // A write from offset 107 on would leave 106 out: nothing of it is appended, the position stays.
+    expect(await appendToTrees(pool, topic, batchOf(events(tenant, 3), 107, 2))).toEqual({
+      appended: 0,
+      known: 0,
+      behind: [2],
+    });
+    expect(await positions().of(2)).toBe(106n);
+    expect(await leaves(tenant)).toHaveLength(6);
+    await expect(appendToTrees(pool, topic, batchOf(list, 0, 7))).rejects.toThrow(
+      /partition 7 has no tree position/,
+    );
   });
 
   it('gives each tree a number of its own, taking none for a tree that exists', async () => {
     const tenant = `c-${names.id}`;
-    await appendToTrees(pool, events(tenant, 2));
+    let offset = 0;
+    const append = (list: readonly AuditEventRecord[]) => {
+      const batch = batchOf(list, offset, 1);
+      offset += list.length;
+      return appendToTrees(pool, topic, batch);
+    };
+    await append(events(tenant, 2));
     const numbers = async () =>
       (await pool.query<{ n: string }>('SELECT max(tree_id) AS n FROM integrity_trees')).rows[0]!.n;
     const before = await numbers();
-    for (let i = 0; i < 3; i++) await appendToTrees(pool, events(tenant, 2));
+    for (let i = 0; i < 3; i++) await append(events(tenant, 2));
     expect(await numbers()).toBe(before);
-    await appendToTrees(pool, events(`d-${names.id}`, 1));
+    await append(events(`d-${names.id}`, 1));
     expect(Number(await numbers())).toBe(Number(before) + 1);
   });
 });

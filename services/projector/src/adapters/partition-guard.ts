@@ -26,7 +26,7 @@ export async function guardPartitionCount(pool: pg.Pool, topic: string, partitio
   return recorded;
 }
 
-/** A batch from a partition the recorded count does not have: the topic grew while the notary ran. */
+/** A batch from a partition the recorded count does not have: the topic grew while the projector ran. */
 export function checkPartition(topic: string, partition: number, recorded: number) {
   if (partition >= recorded) throw refusal(topic, recorded, partition + 1);
 }

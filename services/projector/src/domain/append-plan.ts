@@ -27,6 +27,9 @@ export interface AppendPlan {
   trees: Map<string, Frontier>;
 }
 
+/** The levels of subtrees a tree's store keeps (docs/integrity.md "The tree store"). */
+const storedLevel = (level: number) => level > 0 && level % STORED_LEVEL_STEP === 0;
+
 export const eventKey = (tenantId: string, eventId: string) => `${tenantId}\u0000${eventId}`;
 
 /**
@@ -39,11 +42,11 @@ export function planAppend(
   trees: ReadonlyMap<string, Frontier>,
   known: ReadonlySet<string>,
 ): AppendPlan {
-  const seen = new Set(known);
+  const seen = new Set<string>();
   const byTenant = new Map<string, AuditEventRecord[]>();
   for (const event of events) {
     const key = eventKey(event.tenant_id, event.event_id);
-    if (seen.has(key)) continue;
+    if (seen.has(key) || known.has(key)) continue;
     seen.add(key);
     const list = byTenant.get(event.tenant_id) ?? [];
     list.push(event);
@@ -54,7 +57,7 @@ export function planAppend(
     const before = trees.get(tenantId);
     if (!before) throw new RangeError(`no tree given for tenant ${tenantId}`);
     const hashes = list.map((e) => leafHashOf(e));
-    const { frontier, completed } = appendLeaves(before, hashes);
+    const { frontier, completed } = appendLeaves(before, hashes, storedLevel);
     list.forEach((e, i) =>
       plan.leaves.push({
         tenant_id: tenantId,
@@ -64,9 +67,7 @@ export function planAppend(
         ts: e.timestamp,
       }),
     );
-    for (const s of completed) {
-      if (s.level > 0 && s.level % STORED_LEVEL_STEP === 0) plan.subtrees.push({ tenant_id: tenantId, ...s });
-    }
+    for (const s of completed) plan.subtrees.push({ tenant_id: tenantId, ...s });
     plan.trees.set(tenantId, frontier);
   }
   return plan;

@@ -43,7 +43,7 @@ export function copyTexts(
 }
 
 /**
- * Writes the leaves with COPY in its text format: cheaper for the notary and for Postgres than an INSERT of array
+ * Writes the leaves with COPY in its text format: cheaper for the projector and for Postgres than an INSERT of array
  * parameters, which both sides must make and parse as array literals.
  */
 export async function copyLeaves(

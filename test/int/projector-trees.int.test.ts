@@ -15,12 +15,12 @@ import { verifyConsistency, verifyInclusion } from '../../packages/integrity-ver
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
-import { cleanUp, notaryService, testKafka } from '../support/stack.js';
+import { cleanUp, projectorService, testKafka } from '../support/stack.js';
 import { storedLeaves } from '../support/tree-leaves.js';
 import { waitFor } from '../support/wait-for.js';
 import type { ServiceProcess } from '../support/service-process.js';
 
-const names = uniqueNames('notary');
+const names = uniqueNames('ptrees');
 const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
 const kafka = testKafka();
 const codec = auditEventCodec();
@@ -29,15 +29,26 @@ const tenantB = `${names.tenant}-b`;
 let postgres: Awaited<ReturnType<typeof freshPostgres>>;
 let db: pg.Pool;
 const processes: ServiceProcess[] = [];
-const groups: string[] = [];
 
-function notary(group: string) {
-  groups.push(group);
-  // Batches of whatever a fetch finds: the SIGKILL below must land between two of them, with events still flowing.
-  const p = notaryService(names, postgres.url, { NOTARY_GROUP_ID: group, NOTARY_FETCH_MIN_BYTES: '1' });
+/** The projector, its trees on (or off) in the test's database; small writes, so that a SIGKILL lands between two. */
+function projector(trees = true) {
+  const p = projectorService(names, {
+    PROJECTOR_TREES: String(trees),
+    DATABASE_URL: postgres.url,
+    PROJECTOR_BATCH_SIZE: '200',
+  });
   processes.push(p);
   return p;
 }
+
+const caughtUp = () => groupCaughtUp(kafka, names.groupId, auditTopic);
+const position = async () =>
+  (
+    await db.query<{ next: string }>(
+      'SELECT sum(next_offset) AS next FROM integrity_positions WHERE topic = $1',
+      [auditTopic],
+    )
+  ).rows[0]!.next;
 
 const events = (tenant: string, n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => sampleRecord({ tenant_id: tenant, resource_id: `r${from + i}` }));
@@ -93,24 +104,31 @@ afterAll(async () => {
   for (const p of processes) await p.stop('SIGKILL');
   await db?.end();
   await postgres?.drop();
-  await cleanUp(names, groups);
+  await cleanUp(names, [names.groupId]);
 });
 
-describe('the notary', () => {
+describe("the projector's trees", () => {
   const a = events(tenantA, 600);
   const b = events(tenantB, 5);
 
-  it("appends each tenant's events in topic order, each once, and stores its subtrees of levels 4 and 8", async () => {
-    const first = notary(`notary-${names.id}-1`);
-    await first.start();
-    // Interleaved tenants, an event sent twice, and a record the projector would dead-letter.
+  it("appends each tenant's events in topic order, each once, also those projected while its trees were off", async () => {
+    // Projected with the trees off: turned on, the trees begin with the oldest record the topic keeps.
+    const off = projector(false);
+    await off.start();
+    // Interleaved tenants, an event sent twice, and a record the projector dead-letters.
     await publish([...a.slice(0, 300), b[0]!, a[3]!, Buffer.from('{"not":"avro"}'), ...b.slice(1)]);
+    await waitFor('the projection caught up', caughtUp);
+    expect(await off.stop()).toBe(0);
+    const first = projector();
+    await first.start();
     await publish([...a.slice(300), a[299]!]);
     await waitFor(
       'both trees grown',
       async () => (await treeSize(tenantA)) === 600 && (await treeSize(tenantB)) === 5,
     );
-    await waitFor('every record handled', () => groupCaughtUp(kafka, `notary-${names.id}-1`, auditTopic));
+    await waitFor('every record handled', caughtUp);
+    // 300 + 1 + 1 + 1 + 4 records, then 300 + 1: every partition appended up to its end.
+    expect(await position()).toBe('608');
 
     const treeA = await stored(tenantA);
     expect(treeA.leaves.map((l) => l.event_id)).toEqual(a.map((e) => e.event_id));
@@ -130,14 +148,17 @@ describe('the notary', () => {
 
   it('builds nothing more when the topic is read again, after a SIGKILL while events flow', async () => {
     const more = events(tenantA, 3000, 600);
-    const killed = notary(`notary-${names.id}-1`);
+    const killed = projector();
     await killed.start();
     const sending = (async () => {
       for (let i = 0; i < more.length; i += 300) await publish(more.slice(i, i + 300));
     })();
-    await waitFor('the notary in the middle of them', async () => (await treeSize(tenantA)) > 600);
+    await waitFor('the projector in the middle of them', async () => (await treeSize(tenantA)) > 600);
     await killed.stop('SIGKILL');
     await sending;
+    const restarted = projector();
+    await restarted.start();
+    await waitFor('the projection caught up', caughtUp);
     // Leaves of before migration 0017 had no time (migration 0020 gave each a tile of its own): reading the topic
     // again gives them their event's.
     await db.query(
@@ -149,19 +170,26 @@ describe('the notary', () => {
       [tenantA],
     );
     expect((await storedLeaves(db, tenantA)).filter((l) => l.ts === null).length).toBeGreaterThanOrEqual(700);
-    // A new group reads the whole topic again: every batch redone, none adding a leaf.
-    const again = notary(`notary-${names.id}-2`);
-    await again.start();
-    await waitFor('the new group caught up', () => groupCaughtUp(kafka, `notary-${names.id}-2`, auditTopic));
-    const all = [...a, ...more];
+    // An operator moves the positions back (docs/operations.md "Integrity"): the running projector reads the
+    // topic again from there, every write redone, none adding a leaf.
+    // The next record of a partition sends the projector back to its position.
+    const end = Number(await position());
+    await db.query('UPDATE integrity_positions SET next_offset = 0 WHERE topic = $1', [auditTopic]);
+    const [last, lastB] = [events(tenantA, 1, 3600), events(tenantB, 1, 5)];
+    await publish([...last, ...lastB]);
+    await waitFor('the topic read again', async () => Number(await position()) === end + 2);
+    await waitFor('the leaves timed', async () =>
+      (await storedLeaves(db, tenantA)).every((l) => l.ts !== null),
+    );
+    const all = [...a, ...more, ...last];
     const treeA = await stored(tenantA);
     expect(treeA.leaves.map((l) => l.event_id)).toEqual(all.map((e) => e.event_id));
     expect(treeA.root).toBe(rootHex(all));
     expect(treeA.subtrees.filter((s) => s.level === 8)).toHaveLength(Math.floor(all.length / 256));
     expect(treeA.subtrees.filter((s) => s.level === 4)).toHaveLength(Math.floor(all.length / 16));
     expect(treeA.leaves.map((l) => l.ts)).toEqual(all.map((e) => e.timestamp));
-    expect((await stored(tenantB)).root).toBe(rootHex(b));
-    expect(await again.stop()).toBe(0);
+    expect((await stored(tenantB)).root).toBe(rootHex([...b, ...lastB]));
+    expect(await restarted.stop()).toBe(0);
   });
 
   it('proves inclusion and consistency at any size from the stored leaves and subtrees, as the leaves say', async () => {
@@ -191,9 +219,9 @@ describe('the notary', () => {
 
   it('refuses to run over the topic once its partition count differs from the one the trees began over', async () => {
     await db.query('UPDATE integrity_topics SET partitions = partitions - 1 WHERE topic = $1', [auditTopic]);
-    const refused = notary(`notary-${names.id}-3`);
+    const refused = projector();
     refused.launch();
-    await waitFor('the notary to exit', async () => !refused.running);
+    await waitFor('the projector to exit', async () => !refused.running);
     expect(await refused.stop()).toBe(1);
     expect(refused.logged().find((l) => l.level === 60)).toMatchObject({
       msg: 'the trees cannot go on; stopping',

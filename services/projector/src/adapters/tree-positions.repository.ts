@@ -1,0 +1,26 @@
+import type pg from 'pg';
+
+/**
+ * Where each partition of the audit topic is appended to the trees up to (migration 0021): the next offset to
+ * append. Moved only by appendToTrees, in the transaction that appends.
+ */
+export const treePositions = (pool: pg.Pool, topic: string) => ({
+  async of(partition: number): Promise<bigint | null> {
+    const { rows } = await pool.query<{ next_offset: string }>(
+      'SELECT next_offset FROM integrity_positions WHERE topic = $1 AND partition = $2',
+      [topic, partition],
+    );
+    return rows[0] ? BigInt(rows[0].next_offset) : null;
+  },
+
+  /** Gives the partitions that have none the position given; a partition's position, once given, stays its own. */
+  async begin(starts: ReadonlyMap<number, string>): Promise<void> {
+    await pool.query(
+      `INSERT INTO integrity_positions (topic, partition, next_offset)
+       SELECT $1, * FROM unnest($2::int[], $3::bigint[]) ON CONFLICT DO NOTHING`,
+      [topic, [...starts.keys()], [...starts.values()]],
+    );
+  },
+});
+
+export type TreePositions = ReturnType<typeof treePositions>;
