@@ -22,11 +22,11 @@ export function hashLeaf(data: Uint8Array): Uint8Array {
   return sha256(input);
 }
 
-/** The hash of an interior node: SHA-256(0x01 || left || right). */
 // Hashing reads its input at once, so one buffer serves every interior node of two SHA-256 hashes: a tree or a
-// proof folds many. Other lengths (a malformed proof) are hashed as given, as before.
+// proof folds many. Other lengths (a malformed proof) are hashed as given.
 const NODE_INPUT = Buffer.alloc(65);
 
+/** The hash of an interior node: SHA-256(0x01 || left || right). */
 export function hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
   const input =
     left.length === 32 && right.length === 32

@@ -31,7 +31,7 @@ import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
 import { ProjectionGate } from './adapters/projection-gate.js';
 import { projectionWatcher } from './adapters/projection-watcher.js';
 import { startPipeline } from './adapters/projection.pipeline.js';
-import { guardPartitionCount } from './adapters/partition-guard.js';
+import { guardPartitionCount, PartitionCountChangedError } from './adapters/partition-guard.js';
 import { projectorMetrics, treeMetrics } from './adapters/projector.metrics.js';
 import { replayRunner } from './adapters/replay-runner.js';
 import { beginTreePositions } from './adapters/tree-positions.begin.js';
@@ -182,9 +182,10 @@ async function startTrees(db: pg.Pool) {
   await startup.step('postgres', () => migratePostgres(config.trees!.databaseUrl));
   const metadata = await startup.step('kafka', () => admin.fetchTopicMetadata({ topics: [topic] }));
   const partitions = await startup.step('postgres', () =>
-    guardPartitionCount(db, topic, metadata.topics[0]!.partitions.length).catch((err: unknown) =>
-      giveUp(err as Error),
-    ),
+    guardPartitionCount(db, topic, metadata.topics[0]!.partitions.length).catch((err: unknown) => {
+      // Another count is for an operator; anything else (Postgres not answering yet) is retried by the step.
+      throw err instanceof PartitionCountChangedError ? giveUp(err) : err;
+    }),
   );
   await startup.step('postgres', () =>
     beginTreePositions(admin, treePositions(db, topic), topic, partitions, config.trees!.notaryGroupId),

@@ -12,12 +12,12 @@ const HEARTBEAT_EVERY_MS = 3000;
  * the wait: the write in flight must finish before anyone handles these records again. It does stop the write's
  * retries (GroupMembership), so the partitions are released within the rebalance timeout.
  */
-async function waitWithHeartbeat(
-  done: Promise<void>,
+async function waitWithHeartbeat<T>(
+  done: Promise<T>,
   heartbeat: () => Promise<void>,
   group: GroupMembership,
   log: Logger,
-) {
+): Promise<T> {
   let settled = false;
   const tracked = done.finally(() => {
     settled = true;
@@ -31,7 +31,7 @@ async function waitWithHeartbeat(
       });
     }
   }
-  await tracked;
+  return tracked;
 }
 
 /**
@@ -61,7 +61,7 @@ export interface ProjectorConsumerOptions {
   partitions: number;
   buffer: FlushBuffer<ConsumedRecord>;
   group: GroupMembership;
-  trees?: Pick<TreeAppender, 'rewindTo' | 'rewindsAfterJoin'>;
+  trees?: Pick<TreeAppender, 'rewindTo' | 'rewindsAfterJoin' | 'leftBehind'>;
   logger: Logger;
 }
 
@@ -88,13 +88,25 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
         offset: batch.firstOffset(),
       });
       // A partition whose trees lag behind this batch is read again from where they stop (docs/integrity.md
-      // "Who appends"): what the projection has already is skipped by id, the trees get every record.
-      const rewind = await opts.trees?.rewindTo(batch.partition, batch.firstOffset()!);
-      if (rewind != null) {
-        log.info({ to: rewind }, 'partition read again from where its trees stop');
-        consumer.seek({ topic: batch.topic, partition: batch.partition, offset: rewind });
-        return;
-      }
+      // "Who appends"): what the projection has already is skipped by id, the trees get every record. Waiting for
+      // Postgres keeps the membership alive, and ends once the group took the partition.
+      const { trees } = opts;
+      const rewindFrom = async () => {
+        const to = trees
+          ? await waitWithHeartbeat(
+              trees.rewindTo(batch.partition, batch.firstOffset()!, () => group.isLost),
+              heartbeat,
+              group,
+              log,
+            )
+          : null;
+        if (to !== null) {
+          log.info({ to }, 'partition read again from where its trees stop');
+          consumer.seek({ topic: batch.topic, partition: batch.partition, offset: to });
+        }
+        return to !== null;
+      };
+      if (await rewindFrom()) return;
       const records: ConsumedRecord[] = batch.messages.map((m) => ({
         topic: batch.topic,
         partition: batch.partition,
@@ -104,6 +116,8 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
         headers: m.headers ?? {},
       }));
       await waitWithHeartbeat(buffer.add(records), heartbeat, group, log);
+      // The trees' position was moved back while the write ran: not committed, the partition is read again.
+      if (trees?.leftBehind(batch.partition) && (await rewindFrom())) return;
       const next = (BigInt(batch.lastOffset()) + 1n).toString();
       await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
     },

@@ -25,10 +25,10 @@ describe('beginTreePositions', () => {
   it('goes on from where the notary of before had appended, partition by partition', async () => {
     expect(
       await begun([
-        { partition: 0, offset: '40' },
-        { partition: 1, offset: '-1' },
+        { partition: 0, offset: '-1' },
+        { partition: 1, offset: '40' },
         { partition: 2, offset: '9' },
       ]),
-    ).toEqual({ 0: '40', 1: '0', 2: '9' });
+    ).toEqual({ 0: '5', 1: '40', 2: '9' });
   });
 });

@@ -2,7 +2,8 @@ import type pg from 'pg';
 
 /**
  * Where each partition of the audit topic is appended to the trees up to (migration 0021): the next offset to
- * append. Moved only by appendToTrees, in the transaction that appends.
+ * append. Given once by `begin`, then moved by appendToTrees in the transaction that appends (and by an operator,
+ * docs/operations.md "Integrity").
  */
 export const treePositions = (pool: pg.Pool, topic: string) => ({
   async of(partition: number): Promise<bigint | null> {

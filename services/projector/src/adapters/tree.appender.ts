@@ -13,7 +13,9 @@ export interface TreeAppender {
    * Null when a partition's batch that begins at `first` may go into a write; otherwise the offset the partition
    * must be read from again, so that no record is left out of the trees.
    */
-  rewindTo(partition: number, first: string): Promise<string | null>;
+  rewindTo(partition: number, first: string, lost?: () => boolean): Promise<string | null>;
+  /** Whether the partition's trees were behind the last write that held it (and forgets it). */
+  leftBehind(partition: number): boolean;
   /**
    * For partitions just assigned: where each must be read from again because its trees stand before the group's
    * committed offset (trees turned on, positions moved back), so that a partition without new records catches up
@@ -40,11 +42,12 @@ export interface TreeAppenderOptions {
 
 export function treeAppender(opts: TreeAppenderOptions): TreeAppender {
   const positions = treePositions(opts.pool, opts.topic);
-  const retried = <T>(step: () => Promise<T>) =>
+  const behind = new Set<number>();
+  const retried = <T>(step: () => Promise<T>, lost = () => false) =>
     retryWithBackoff(step, {
       firstDelayMs: 200,
       maxDelayMs: 10_000,
-      stopping: opts.stopping,
+      stopping: () => opts.stopping() || lost(),
       failed: (err, attempt, backoffMs) =>
         opts.logger.warn(
           { err: loggableError(err), attempt, backoffMs },
@@ -52,17 +55,17 @@ export function treeAppender(opts: TreeAppenderOptions): TreeAppender {
         ),
     });
   return {
-    async rewindTo(partition, first) {
+    async rewindTo(partition, first, lost) {
       try {
         checkPartition(opts.topic, partition, opts.partitions);
       } catch (err) {
         return opts.fatal(err as Error);
       }
-      const position = await retried(() => positions.of(partition));
+      const position = await retried(() => positions.of(partition), lost);
       if (position === null)
         return opts.fatal(new TreeGapError(`partition ${partition} has no tree position`));
       if (position >= BigInt(first)) return null;
-      const low = (await retried(() => opts.admin.fetchTopicOffsets(opts.topic))).find(
+      const low = (await retried(() => opts.admin.fetchTopicOffsets(opts.topic), lost)).find(
         (p) => p.partition === partition,
       )?.low;
       if (low !== undefined && position < BigInt(low))
@@ -74,6 +77,7 @@ export function treeAppender(opts: TreeAppenderOptions): TreeAppender {
         );
       return position.toString();
     },
+    leftBehind: (partition) => behind.delete(partition),
     async rewindsAfterJoin(partitions) {
       if (partitions.length === 0) return [];
       const [committed] = await retried(() =>
@@ -92,9 +96,11 @@ export function treeAppender(opts: TreeAppenderOptions): TreeAppender {
     async append(batch) {
       const started = performance.now();
       const outcome = await appendToTrees(opts.pool, opts.topic, batch);
-      // Moved back by an operator since its batch was checked: its next batch is read again from the position.
-      for (const partition of outcome.behind)
-        opts.logger.warn({ partition }, 'trees behind the partition: its next batch is read again');
+      // Moved back by an operator since its batch was checked: the batch is not committed but read again.
+      for (const partition of outcome.behind) {
+        behind.add(partition);
+        opts.logger.warn({ partition }, 'trees behind the partition: it is read again');
+      }
       opts.meter.appended({ ...outcome, seconds: (performance.now() - started) / 1000 });
       return outcome;
     },

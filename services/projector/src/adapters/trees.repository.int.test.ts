@@ -111,6 +111,31 @@ describe('appendToTrees', () => {
     );
   });
 
+  it('takes writes of the same partitions made at once by two owners one after the other: each event once', async () => {
+    const [q, r] = [`q-${names.id}`, `r-${names.id}`];
+    await positions().begin(
+      new Map([
+        [3, '0'],
+        [4, '0'],
+      ]),
+    );
+    const [listQ, listR] = [events(q, 15), events(r, 15)];
+    const both = (a: TreeBatch, b: TreeBatch): TreeBatch => ({
+      runs: [...a.runs, ...b.runs],
+      events: [...a.events, ...b.events],
+      sources: [...a.sources, ...b.sources],
+    });
+    // An old owner's write of offsets 0-9 and a new owner's of 0-14 (its partitions in the other order) at once.
+    const outcomes = await Promise.all([
+      appendToTrees(pool, topic, both(batchOf(listQ.slice(0, 10), 0, 3), batchOf(listR.slice(0, 10), 0, 4))),
+      appendToTrees(pool, topic, both(batchOf(listR, 0, 4), batchOf(listQ, 0, 3))),
+    ]);
+    expect(outcomes.reduce((n, o) => n + o.appended, 0)).toBe(30);
+    expect(await leaves(q)).toEqual(expected(listQ));
+    expect(await leaves(r)).toEqual(expected(listR));
+    expect([await positions().of(3), await positions().of(4)]).toEqual([15n, 15n]);
+  });
+
   it('gives each tree a number of its own, taking none for a tree that exists', async () => {
     const tenant = `c-${names.id}`;
     let offset = 0;
