@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { frontierOf, inTransaction, leafHashOf, type AuditEventRecord } from '@audit/shared';
-import { eventKey, planAppend } from '../domain/append-plan.js';
+import { planAppend } from '../domain/append-plan.js';
+import { idKey } from '../domain/project-batch.js';
 import { eventsToAppend, type PartitionRun, type TreeBatch } from '../domain/tree-batch.js';
 import { copyLeaves, isKnownLeafError } from './leaves.copy.js';
 
@@ -24,10 +25,10 @@ async function giveTimes(
   treeIds: ReadonlyMap<string, string>,
   found: readonly { tenant_id: string; event_id: string; leaf_index: string; untimed: Buffer | null }[],
 ): Promise<void> {
-  const untimed = new Map(found.filter((r) => r.untimed).map((r) => [eventKey(r.tenant_id, r.event_id), r]));
+  const untimed = new Map(found.filter((r) => r.untimed).map((r) => [idKey(r), r]));
   if (untimed.size === 0) return;
   const timed = events.flatMap((e) => {
-    const leaf = untimed.get(eventKey(e.tenant_id, e.event_id));
+    const leaf = untimed.get(idKey(e));
     return leaf?.untimed!.equals(leafHashOf(e)) ? [{ leaf_index: leaf.leaf_index, event: e }] : [];
   });
   if (timed.length === 0) return;
@@ -153,7 +154,7 @@ async function append(
   return plan.leaves.length;
 }
 
-/** The batch's events that are leaves already (by eventKey); leaves of before migration 0017 get their times. */
+/** The batch's events that are leaves already (by idKey); leaves of before migration 0017 get their times. */
 async function knownLeaves(
   db: pg.PoolClient,
   events: readonly AuditEventRecord[],
@@ -175,5 +176,5 @@ async function knownLeaves(
   );
   const found = rows.map((r) => ({ ...r, tenant_id: tenantsOf.get(r.tree_id)! }));
   await giveTimes(db, events, treeIds, found);
-  return new Set(found.map((r) => eventKey(r.tenant_id, r.event_id)));
+  return new Set(found.map((r) => idKey(r)));
 }

@@ -6,6 +6,7 @@ import {
   type CompletedSubtree,
   type Frontier,
 } from '@audit/shared';
+import { idKey } from './project-batch.js';
 
 export interface NewLeaf {
   tenant_id: string;
@@ -30,11 +31,9 @@ export interface AppendPlan {
 /** The levels of subtrees a tree's store keeps (docs/integrity.md "The tree store"). */
 const storedLevel = (level: number) => level > 0 && level % STORED_LEVEL_STEP === 0;
 
-export const eventKey = (tenantId: string, eventId: string) => `${tenantId}\u0000${eventId}`;
-
 /**
  * What appending a batch of events (in the audit topic's order) adds to their tenants' trees: each event not
- * already a leaf (`known`, by eventKey) and not seen earlier in the batch becomes its tenant's next leaf
+ * already a leaf (`known`, by idKey) and not seen earlier in the batch becomes its tenant's next leaf
  * (docs/integrity.md "Leaf order"). `trees` holds the current frontier of every tenant in the batch.
  */
 export function planAppend(
@@ -45,7 +44,7 @@ export function planAppend(
   const seen = new Set<string>();
   const byTenant = new Map<string, AuditEventRecord[]>();
   for (const event of events) {
-    const key = eventKey(event.tenant_id, event.event_id);
+    const key = idKey(event);
     if (seen.has(key) || known.has(key)) continue;
     seen.add(key);
     const list = byTenant.get(event.tenant_id) ?? [];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_FRONTIER, leafHashOf, rootOf, frontierRoot, type Frontier } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
-import { eventKey, planAppend } from './append-plan.js';
+import { planAppend } from './append-plan.js';
+import { idKey } from './project-batch.js';
 
 const events = (tenant: string, n: number) =>
   Array.from({ length: n }, (_, i) => sampleRecord({ tenant_id: tenant, resource_id: `r${i}` }));
@@ -10,7 +11,7 @@ describe('planAppend', () => {
   it("makes each event its tenant's next leaf, once, at its first occurrence in the batch", () => {
     const [a1, a2, a3] = events('a', 3);
     const [b1] = events('b', 1);
-    const known = new Set([eventKey('a', a2!.event_id)]);
+    const known = new Set([idKey({ tenant_id: 'a', event_id: a2!.event_id })]);
     const trees = new Map<string, Frontier>([
       ['a', { size: 5, hashes: [new Uint8Array(32), new Uint8Array(32)] }],
       ['b', EMPTY_FRONTIER],
@@ -51,7 +52,7 @@ describe('planAppend', () => {
 
   it('adds nothing for a batch whose events are all leaves already', () => {
     const batch = events('t', 3);
-    const known = new Set(batch.map((e) => eventKey(e.tenant_id, e.event_id)));
+    const known = new Set(batch.map((e) => idKey(e)));
     const plan = planAppend(batch, new Map([['t', EMPTY_FRONTIER]]), known);
     expect(plan).toEqual({ leaves: [], subtrees: [], trees: new Map() });
   });
