@@ -220,6 +220,49 @@ describe("the projector's trees", () => {
     }
   });
 
+  it('reads a partition again when its position is moved back while a write of it waits to append', async () => {
+    const running = projector();
+    await running.start();
+    const earlier = (await stored(tenantB)).leaves;
+    const end = Number(await position());
+    const more = events(tenantB, 4, 6);
+    // The test holds partition 1's position, so that the projector's write of `more` waits on it with its events
+    // checked against the position as it was.
+    const holder = await db.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(
+        'SELECT next_offset FROM integrity_positions WHERE topic = $1 AND partition = 1 FOR UPDATE',
+        [auditTopic],
+      );
+      await publish(more);
+      await waitFor('the write waiting for the position', async () => {
+        const { rows } = await db.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()
+           AND wait_event_type = 'Lock' AND query LIKE '%FROM integrity_positions%FOR UPDATE%'`,
+        );
+        return rows[0]!.n === '1';
+      });
+      await holder.query(
+        'UPDATE integrity_positions SET next_offset = 0 WHERE topic = $1 AND partition = 1',
+        [auditTopic],
+      );
+      await holder.query('COMMIT');
+    } finally {
+      holder.release();
+    }
+    await waitFor('the partition read again', async () => Number(await position()) === end + more.length);
+    await waitFor('the projection caught up', caughtUp);
+    expect(running.logged()).toContainEqual(
+      expect.objectContaining({ partition: 1, msg: 'trees behind the partition: it is read again' }),
+    );
+    const treeB = await stored(tenantB);
+    expect(treeB.leaves.map((l) => l.event_id)).toEqual([...earlier, ...more].map((e) => e.event_id));
+    const hashes = [...earlier.map((l) => l.leaf_hash), ...more.map((e) => leafHashOf(e))];
+    expect(treeB.root).toBe(Buffer.from(rootOf(hashes)).toString('hex'));
+    expect(await running.stop()).toBe(0);
+  });
+
   it('refuses to run over the topic once its partition count differs from the one the trees began over', async () => {
     await db.query('UPDATE integrity_topics SET partitions = partitions - 1 WHERE topic = $1', [auditTopic]);
     const refused = projector();

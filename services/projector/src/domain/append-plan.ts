@@ -41,18 +41,18 @@ export function planAppend(
   trees: ReadonlyMap<string, Frontier>,
   known: ReadonlySet<string>,
 ): AppendPlan {
-  const seen = new Set<string>();
-  const byTenant = new Map<string, AuditEventRecord[]>();
+  // Each tenant's events and their ids: a set of ids per tenant, where one of keys would join every event's two ids.
+  const byTenant = new Map<string, { ids: Set<string>; list: AuditEventRecord[] }>();
   for (const event of events) {
-    const key = idKey(event);
-    if (seen.has(key) || known.has(key)) continue;
-    seen.add(key);
-    const list = byTenant.get(event.tenant_id) ?? [];
-    list.push(event);
-    byTenant.set(event.tenant_id, list);
+    if (known.size > 0 && known.has(idKey(event))) continue;
+    let tenant = byTenant.get(event.tenant_id);
+    if (!tenant) byTenant.set(event.tenant_id, (tenant = { ids: new Set(), list: [] }));
+    if (tenant.ids.has(event.event_id)) continue;
+    tenant.ids.add(event.event_id);
+    tenant.list.push(event);
   }
   const plan: AppendPlan = { leaves: [], subtrees: [], trees: new Map() };
-  for (const [tenantId, list] of byTenant) {
+  for (const [tenantId, { list }] of byTenant) {
     const before = trees.get(tenantId);
     if (!before) throw new RangeError(`no tree given for tenant ${tenantId}`);
     const hashes = list.map((e) => leafHashOf(e));

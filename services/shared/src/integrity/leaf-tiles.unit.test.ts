@@ -48,5 +48,22 @@ describe('cutTiles', () => {
     const id = randomUUID();
     expect(uuidBytes(id)).toHaveLength(16);
     expect(uuidOf(Buffer.concat([Buffer.alloc(3), uuidBytes(id)]), 3)).toBe(id);
+    expect(uuidBytes(id)).toEqual(Buffer.from(id.replaceAll('-', ''), 'hex'));
+  });
+
+  it('refuses to write what is not a lowercase UUID with its dashes', () => {
+    const id = '0123abcd-4567-89ef-0123-456789abcdef';
+    expect(uuidBytes(id).toString('hex')).toBe(id.replaceAll('-', ''));
+    for (const bad of [
+      id.toUpperCase(),
+      id.replaceAll('-', ''),
+      id.slice(0, 35),
+      `${id}0`,
+      id.replace('-', '0'),
+      id.replace('a', 'g'),
+      id.replace('a', '\u{1F600}'),
+      '',
+    ])
+      expect(() => uuidBytes(bad), bad).toThrow(TypeError);
   });
 });
