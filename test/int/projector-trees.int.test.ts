@@ -75,13 +75,13 @@ const treeSize = async (tenant: string) =>
       .rows[0]?.size ?? 0,
   );
 
-async function stored(tenant: string) {
-  const leaves = await storedLeaves(db, tenant);
-  const tree = await db.query<{ size: string; frontier: Buffer }>(
+async function stored(tenant: string, store: pg.Pool = db) {
+  const leaves = await storedLeaves(store, tenant);
+  const tree = await store.query<{ size: string; frontier: Buffer }>(
     'SELECT size, frontier FROM integrity_trees WHERE tenant_id = $1',
     [tenant],
   );
-  const subtrees = await db.query<{ level: number; node_index: string; hash: Buffer }>(
+  const subtrees = await store.query<{ level: number; node_index: string; hash: Buffer }>(
     'SELECT level, node_index, hash FROM integrity_subtrees WHERE tree_id = (SELECT tree_id FROM integrity_trees WHERE tenant_id = $1) ORDER BY level, node_index',
     [tenant],
   );
@@ -261,6 +261,37 @@ describe("the projector's trees", () => {
     const hashes = [...earlier.map((l) => l.leaf_hash), ...more.map((e) => leafHashOf(e))];
     expect(treeB.root).toBe(Buffer.from(rootOf(hashes)).toString('hex'));
     expect(await running.stop()).toBe(0);
+  });
+
+  it('rebuilds the same trees, leaf for leaf, from the topic into an empty tree store', async () => {
+    const empty = await freshPostgres({ ...names, database: `${names.database}_rebuilt` });
+    const rebuilt = new pg.Pool({ connectionString: empty.url, max: 1 });
+    try {
+      // The same consumer group, caught up: its trees begin at the topic's oldest record and read it all again.
+      const again = projectorService(names, { PROJECTOR_TREES: 'true', DATABASE_URL: empty.url });
+      processes.push(again);
+      await again.start();
+      const sizeIn = async (pool: pg.Pool, tenant: string) =>
+        (
+          await pool.query<{ size: string }>('SELECT size FROM integrity_trees WHERE tenant_id = $1', [
+            tenant,
+          ])
+        ).rows[0]?.size;
+      for (const tenant of [tenantA, tenantB]) {
+        const size = await sizeIn(db, tenant);
+        await waitFor(`${tenant}'s tree rebuilt`, async () => (await sizeIn(rebuilt, tenant)) === size);
+      }
+      for (const tenant of [tenantA, tenantB]) {
+        const [was, is] = [await stored(tenant), await stored(tenant, rebuilt)];
+        expect(is.leaves).toEqual(was.leaves);
+        expect(is.subtrees).toEqual(was.subtrees);
+        expect(is.root).toBe(was.root);
+      }
+      expect(await again.stop()).toBe(0);
+    } finally {
+      await rebuilt.end();
+      await empty.drop();
+    }
   });
 
   it('refuses to run over the topic once its partition count differs from the one the trees began over', async () => {

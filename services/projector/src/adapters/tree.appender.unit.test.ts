@@ -1,0 +1,30 @@
+import type { Admin } from 'kafkajs';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '@audit/shared';
+import { PartitionCountChangedError } from './partition-guard.js';
+import { treeAppender } from './tree.appender.js';
+
+describe('treeAppender', () => {
+  it('stops the process at a batch from a partition the trees were not begun over, before reading anything', async () => {
+    // Neither store is reached: the partition is checked against the recorded count first.
+    const unreachable = new Proxy({}, { get: () => () => Promise.reject(new Error('reached a store')) });
+    const appender = treeAppender({
+      pool: unreachable as pg.Pool,
+      admin: unreachable as Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
+      topic: 'audit-events',
+      groupId: 'projector',
+      partitions: 6,
+      meter: { appended: () => undefined },
+      fatal: (err) => {
+        throw err;
+      },
+      stopping: () => false,
+      logger: createLogger('test', 'silent'),
+    });
+    await expect(appender.rewindTo(6, '0')).rejects.toThrow(PartitionCountChangedError);
+    await expect(appender.rewindTo(6, '0')).rejects.toThrow(
+      /audit topic audit-events has 7 partitions, its trees were begun over 6/,
+    );
+  });
+});
