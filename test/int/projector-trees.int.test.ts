@@ -249,7 +249,8 @@ describe("the projector's trees", () => {
       );
       await holder.query('COMMIT');
     } finally {
-      holder.release();
+      // Failed before its commit, the test's transaction must not hold the position lock past the test.
+      holder.release(true);
     }
     await waitFor('the partition read again', async () => Number(await position()) === end + more.length);
     await waitFor('the projection caught up', caughtUp);
@@ -266,10 +267,9 @@ describe("the projector's trees", () => {
   it('rebuilds the same trees, leaf for leaf, from the topic into an empty tree store', async () => {
     const empty = await freshPostgres({ ...names, database: `${names.database}_rebuilt` });
     const rebuilt = new pg.Pool({ connectionString: empty.url, max: 1 });
+    // The same consumer group, caught up: its trees begin at the topic's oldest record and read it all again.
+    const again = projectorService(names, { PROJECTOR_TREES: 'true', DATABASE_URL: empty.url });
     try {
-      // The same consumer group, caught up: its trees begin at the topic's oldest record and read it all again.
-      const again = projectorService(names, { PROJECTOR_TREES: 'true', DATABASE_URL: empty.url });
-      processes.push(again);
       await again.start();
       const sizeIn = async (pool: pg.Pool, tenant: string) =>
         (
@@ -289,6 +289,7 @@ describe("the projector's trees", () => {
       }
       expect(await again.stop()).toBe(0);
     } finally {
+      if (again.running) await again.stop('SIGKILL');
       await rebuilt.end();
       await empty.drop();
     }

@@ -99,7 +99,7 @@ export const exportJobSchema = z
         expires_at: time('When the file is deleted and the job expires.', '2026-11-28T09:34:12.900+00:00'),
         integrity_tree_size: z.int().min(1).nullable().meta({
           description:
-            'The tenant\'s latest checkpoint when the file was published (`null` while it had none): the `tree_size` to ask the window proof of the job\'s window with, to check an NDJSON file offline (docs/integrity.md "Offline verification").',
+            "The tenant's latest checkpoint made by the job's acceptance (`null` while it had none): every event it covers is in the file; the `tree_size` to ask the window proof of the job's window with, to check an NDJSON or CSV file offline (docs/integrity.md \"Offline verification\").",
           example: 1_250_431,
         }),
       })

@@ -38,26 +38,32 @@ async function tree(tenant: string, size: number, waitingSince: number) {
 }
 
 describe('signDue', () => {
-  it('signs the trees whose new leaves number the count or have waited the interval, and no other', async () => {
+  it('signs the trees whose new leaves number the count or have waited the interval, from the boundary on, and no other', async () => {
     await tree('by-count', 150, NOW - 1000);
+    await tree('by-count-just', 100, NOW - 1000);
     await tree('by-time', 3, NOW - 2 * HOUR);
-    await tree('not-yet', 99, NOW - 1000);
+    await tree('by-time-just', 5, NOW - HOUR);
+    await tree('not-yet', 99, NOW - HOUR + 1);
     const settings = { logName: 'audit.example', intervalMs: HOUR, every: 100 };
-    expect(await signDue(pool, key, settings, () => NOW)).toBe(2);
+    expect(await signDue(pool, key, settings, () => NOW)).toBe(4);
     const { rows } = await pool.query<{ tenant_id: string; tree_size: string; key_name: string }>(
       'SELECT tenant_id, tree_size, key_name FROM integrity_checkpoints ORDER BY tenant_id',
     );
     expect(rows).toEqual([
       { tenant_id: 'by-count', tree_size: '150', key_name: key.name },
+      { tenant_id: 'by-count-just', tree_size: '100', key_name: key.name },
       { tenant_id: 'by-time', tree_size: '3', key_name: key.name },
+      { tenant_id: 'by-time-just', tree_size: '5', key_name: key.name },
     ]);
     const trees = await pool.query<{ tenant_id: string; signed_size: string; unsigned_since: string | null }>(
       'SELECT tenant_id, signed_size, unsigned_since FROM integrity_trees ORDER BY tenant_id',
     );
     expect(trees.rows).toEqual([
       { tenant_id: 'by-count', signed_size: '150', unsigned_since: null },
+      { tenant_id: 'by-count-just', signed_size: '100', unsigned_since: null },
       { tenant_id: 'by-time', signed_size: '3', unsigned_since: null },
-      { tenant_id: 'not-yet', signed_size: '0', unsigned_since: String(NOW - 1000) },
+      { tenant_id: 'by-time-just', signed_size: '5', unsigned_since: null },
+      { tenant_id: 'not-yet', signed_size: '0', unsigned_since: String(NOW - HOUR + 1) },
     ]);
     // Signed, a tree is due again only once new leaves wait: nothing more now.
     expect(await signDue(pool, key, settings, () => NOW)).toBe(0);

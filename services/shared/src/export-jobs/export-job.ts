@@ -27,7 +27,7 @@ export interface ExportManifest {
   /** The file's first row (the newest event) and its last (the oldest); null for an empty window. */
   first: ExportPosition | null;
   last: ExportPosition | null;
-  /** The tenant's latest checkpoint when the file was published; absent in manifests written before it was kept. */
+  /** The tenant's latest checkpoint made by the job's acceptance; absent in manifests written before it was kept. */
   integrityTreeSize?: number | null;
 }
 

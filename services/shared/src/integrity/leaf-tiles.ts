@@ -47,6 +47,7 @@ for (let d = 0; d < 16; d++) HEX_DIGIT['0123456789abcdef'.charCodeAt(d)] = d;
  * for every leaf, without the strings and buffers a `Buffer.from` of its hex would make.
  */
 export function writeUuid(id: string, out: Uint8Array, at: number): void {
+  if (id.length !== 36) throw new TypeError(`not a UUID: ${JSON.stringify(id)}`);
   for (let i = 0, byte = at; i < 36; i += 2, byte++) {
     // The dashes, skipped.
     if (i === 8 || i === 13 || i === 18 || i === 23) {
@@ -58,7 +59,6 @@ export function writeUuid(id: string, out: Uint8Array, at: number): void {
     if (high < 0 || low < 0) throw new TypeError(`not a UUID: ${JSON.stringify(id)}`);
     out[byte] = (high << 4) | low;
   }
-  if (id.length !== 36) throw new TypeError(`not a UUID: ${JSON.stringify(id)}`);
 }
 
 /** A UUID as its 16 bytes (writeUuid), and back. */
@@ -86,6 +86,8 @@ function tileOf(run: readonly TileLeaf[]): Tile {
   const hashes = Buffer.allocUnsafe(run.length * HASH_BYTES);
   const ids = Buffer.allocUnsafe(run.length * ID_BYTES);
   run.forEach((l, i) => {
+    // A shorter hash would leave bytes of the unzeroed buffer in the tile.
+    if (l.leaf_hash.length !== HASH_BYTES) throw new RangeError(`a leaf hash of ${l.leaf_hash.length} bytes`);
     hashes.set(l.leaf_hash, i * HASH_BYTES);
     writeUuid(l.event_id, ids, i * ID_BYTES);
   });
