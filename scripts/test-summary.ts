@@ -1,10 +1,10 @@
 // Prints one closing line over every vitest JSON report: `tests: N passed, N failed, N skipped`, after a line per
-// failed test (report, file, name and the first line of its error), so that a CI log cut to its last lines still
-// says what failed.
-// Usage: test-summary.ts <vitest runs that exited non-zero> <report.json>...
-// A file that failed before running any test (an import error) counts as one failure; so does a run that failed
-// outside any test (an unhandled rejection), which its JSON report does not show.
-import { readFileSync } from 'node:fs';
+// failed test (report, file, name and the first line of its error) and, for each tier that exited non-zero, what its
+// log says of why, so that a CI log cut to its last lines still says what failed.
+// Usage: test-summary.ts <failed-tiers.tsv: name, exit status, log> <report.json>...
+// A file that failed before running any test (an import error) counts as one failure; so does a tier that failed
+// outside any test (an unhandled rejection, a step that is not vitest), which no JSON report shows.
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 
 interface AssertionResult {
@@ -21,13 +21,34 @@ interface VitestReport {
   testResults: { name: string; status: string; message?: string; assertionResults: AssertionResult[] }[];
 }
 
+// eslint-disable-next-line no-control-regex -- the colours vitest writes are what is removed
+const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
+
+/** A failed tier's log, cut to why: vitest's unhandled errors, else the lines that speak of errors, else its end. */
+function whyFailed(log: string): string[] {
+  const all = plain(log)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const unhandled = all.findIndex((line) => /Unhandled (Error|Rejection)/.test(line));
+  const errors = all.filter(
+    (line) => /\b(FAIL|Error|ERR!|error|failed)\b/.test(line) && !/\b0 failed\b/.test(line),
+  );
+  const why =
+    unhandled >= 0
+      ? all.slice(unhandled, unhandled + 30)
+      : errors.length > 0
+        ? errors.slice(-15)
+        : all.slice(-12);
+  return why.map((line) => `  ${line.slice(0, 300)}`);
+}
+
 const firstLine = (text: string | undefined): string => (text ?? '').split('\n')[0]!.slice(0, 300);
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const lines: string[] = [];
-const [failedRuns, ...files] = process.argv.slice(2);
+const [failedTiersFile, ...files] = process.argv.slice(2);
 for (const file of files) {
   const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport;
   passed += report.numPassedTests;
@@ -44,6 +65,13 @@ for (const file of files) {
   failed += report.numFailedTests;
   skipped += report.numPendingTests + report.numTodoTests;
 }
-if (failed === 0) failed = Number(failedRuns);
+const failedTiers = existsSync(failedTiersFile!)
+  ? readFileSync(failedTiersFile!, 'utf8').trim().split('\n')
+  : [];
+for (const tier of failedTiers) {
+  const [name, status, log] = tier.split('\t') as [string, string, string];
+  lines.push(`failed tier "${name}" (exit ${status}); from ${log}:`, ...whyFailed(readFileSync(log, 'utf8')));
+}
+if (failed === 0) failed = failedTiers.length;
 for (const line of lines) console.log(line);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);

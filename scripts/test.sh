@@ -33,12 +33,18 @@ echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
 echo "typecheck and lint: $((SECONDS - started)) s"
 failed_runs=0
 timings=()
-# tier NAME COMMAND...: runs one tier, counts it as failed if it exits non-zero, and keeps how long it took.
+# tier NAME COMMAND...: runs one tier, its output also kept in a log, counts it as failed if it exits non-zero (and
+# names it with its log in failed-tiers.tsv, for the summary), and keeps how long it took.
 tier() {
-  local name="$1" started=$SECONDS
+  local name="$1" started=$SECONDS status=0 log
   shift
+  log="$results/tier-$((${#timings[@]} + 1)).log"
   echo "== $name"
-  "$@" || failed_runs=$((failed_runs + 1))
+  { "$@" 2>&1 | tee "$log"; } || status=$?
+  if [ "$status" -ne 0 ]; then
+    failed_runs=$((failed_runs + 1))
+    printf '%s\t%s\t%s\n' "$name" "$status" "$log" >>"$results/failed-tiers.tsv"
+  fi
   timings+=("$(printf '%5d s  %s' $((SECONDS - started)) "$name")")
 }
 tier "unit" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
@@ -55,5 +61,5 @@ if [ "$components" = local ]; then
 fi
 echo "== time per tier"
 printf '%s\n' "${timings[@]}"
-npx tsx scripts/test-summary.ts "$failed_runs" "$results"/*.json
+npx tsx scripts/test-summary.ts "$results/failed-tiers.tsv" "$results"/*.json
 [ "$failed_runs" -eq 0 ]
