@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { open } from 'node:fs/promises';
 
 const LF = 0x0a;
 
@@ -29,6 +30,46 @@ export async function* lineBlocks(
   if (heldBytes > 0) yield joined(held, heldBytes);
 }
 
+/**
+ * A file's bytes in blocks of whole lines, as lineBlocks gives a stream's of `size`-byte chunks, read straight into
+ * buffers of their own, each at least `size` bytes: `spare` ones (of blocks whoever took them is done with) where
+ * there are, new ones else. Reading into a buffer used before neither copies the bytes once more nor faults in new
+ * memory, both of which a large export paid for each block (docs/benchmarks.md "bench:integrity").
+ */
+export async function* fileBlocks(path: string, size: number, spare: ArrayBuffer[]): AsyncGenerator<Buffer> {
+  const take = (least: number): Buffer => {
+    const b = spare.at(-1);
+    if (b && b.byteLength >= least) return Buffer.from(spare.pop()!);
+    return Buffer.allocUnsafeSlow(Math.max(size, least));
+  };
+  const file = await open(path);
+  try {
+    let buf = take(size);
+    // The bytes at buf's start, of a line the last block left out, or read since.
+    let held = 0;
+    for (;;) {
+      while (held < buf.length) {
+        const { bytesRead } = await file.read(buf, held, buf.length - held, null);
+        if (bytesRead === 0) {
+          if (held > 0) yield buf.subarray(0, held);
+          return;
+        }
+        held += bytesRead;
+      }
+      const cut = buf.lastIndexOf(LF) + 1;
+      // A line longer than the buffer: read on into one twice its size.
+      const next = take(cut === 0 ? 2 * buf.length : 2 * (buf.length - cut));
+      buf.copy(next, 0, cut);
+      held = buf.length - cut;
+      const block = buf.subarray(0, cut);
+      buf = next;
+      if (cut > 0) yield block;
+    }
+  } finally {
+    await file.close();
+  }
+}
+
 /** The chunks in one buffer of their own: Buffer.concat would put a small one in Node's shared pool. */
 function joined(chunks: Uint8Array[], length: number): Buffer {
   const out = Buffer.allocUnsafeSlow(length);
@@ -46,15 +87,27 @@ function joined(chunks: Uint8Array[], length: number): Buffer {
  * JSON.parse (docs/benchmarks.md "bench:integrity").
  */
 export function eachLine(block: Uint8Array, each: (line: string) => void): void {
-  const bytes = Buffer.isBuffer(block) ? block : Buffer.from(block.buffer, block.byteOffset, block.length);
+  const bytes = asBuffer(block);
+  eachLineFeed(bytes, (start, end) => eachLineOf(bytes.toString('utf8', start, end), each));
+}
+
+export const asBuffer = (block: Uint8Array): Buffer =>
+  Buffer.isBuffer(block) ? block : Buffer.from(block.buffer, block.byteOffset, block.length);
+
+/** Calls `each` with where each of the bytes' lines begins and ends, cut at line feeds only (left out). */
+export function eachLineFeed(bytes: Buffer, each: (start: number, end: number) => void): void {
   for (let start = 0; start < bytes.length;) {
     let end = bytes.indexOf(LF, start);
     if (end === -1) end = bytes.length;
-    const line = bytes.toString('utf8', start, end);
+    each(start, end);
     start = end + 1;
-    // A carriage return ends a line too; the empty line `\r\n` leaves is blank, and skipped.
-    if (line.includes('\r')) {
-      for (const part of line.split('\r')) if (part.trim() !== '') each(part);
-    } else if (line.trim() !== '') each(line);
   }
+}
+
+/** Calls `each` with the lines of the text of one line of eachLineFeed's that are not blank. */
+export function eachLineOf(line: string, each: (line: string) => void): void {
+  // A carriage return ends a line too; the empty line `\r\n` leaves is blank, and skipped.
+  if (line.includes('\r')) {
+    for (const part of line.split('\r')) if (part.trim() !== '') each(part);
+  } else if (line.trim() !== '') each(line);
 }

@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { eachLine, lineBlocks } from './line-reader.js';
+import { eachLine, fileBlocks, lineBlocks } from './line-reader.js';
 
 /** The lines readline gives of the bytes, blank ones left out: what the command read before. */
 async function byReadline(bytes: Buffer): Promise<string[]> {
@@ -78,5 +81,40 @@ describe('the line reader', () => {
     const { lines, blocks } = await byBlocks(gunzip, 4096);
     expect(lines).toEqual(text.split('\r\n'));
     expect(blocks.length).toBeGreaterThan(2);
+  });
+
+  it('reads a file into blocks of whole lines, lines longer than a block too, in the memory of blocks it is given back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'file-blocks-'));
+    try {
+      const long = `{"long":"${'ü'.repeat(300)}"}`;
+      const text = [TEXT, long, ...Array.from({ length: 200 }, (_, i) => `{"n":${i},"t":"🧾"}`), long].join(
+        '\r\n',
+      );
+      const path = join(dir, 'export.ndjson');
+      writeFileSync(path, text);
+      const expected = await byReadline(Buffer.from(text));
+      for (const size of [1, 7, 64, 500, 1 << 20]) {
+        const spare: ArrayBuffer[] = [];
+        const lines: string[] = [];
+        const blocks: string[] = [];
+        const memory = new Set<ArrayBuffer>();
+        for await (const block of fileBlocks(path, size, spare)) {
+          blocks.push(block.toString('latin1'));
+          eachLine(block, (line) => lines.push(line));
+          memory.add(block.buffer as ArrayBuffer);
+          // Given back as the row threads give it, whole, the block's bytes overwritten by whoever reads next.
+          spare.push(block.buffer as ArrayBuffer);
+        }
+        expect(lines, `blocks of ${size}`).toEqual(expected);
+        expect(blocks.join('')).toBe(Buffer.from(text).toString('latin1'));
+        for (const block of blocks.slice(0, -1)) expect(block.endsWith('\n')).toBe(true);
+        if (size === 64) expect(memory.size).toBeLessThan(blocks.length);
+      }
+      writeFileSync(path, '');
+      for await (const block of fileBlocks(path, 64, []))
+        expect.unreachable(`a block of ${block.length} bytes`);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 });

@@ -55,6 +55,7 @@ describe('the published integrity verifier package', () => {
       'line-reader',
       'merkle',
       'multiproof',
+      'row-bytes',
       'row-hasher',
       'row-leaf',
       'row-threads',

@@ -1,8 +1,19 @@
 // A worker thread of the verifier command (row-threads.ts): it reads the rows of the blocks of lines it is sent,
 // and answers each block with what the trail check needs of its rows, in their order.
+import * as buffer from 'node:buffer';
 import { parentPort, workerData } from 'node:worker_threads';
-import { eachLine } from './line-reader.js';
-import { rowLeaf } from './row-leaf.js';
+import { asBuffer, eachLineFeed, eachLineOf } from './line-reader.js';
+import { rowLeafOfBytes } from './row-bytes.js';
+import { rowLeaf, type RowLeaf } from './row-leaf.js';
+
+/** A line's JSON value; undefined where it is not JSON, which rowLeaf refuses. */
+function parsed(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A block's rows, in order. Row i's event id is the text of `ids` from `idEnds[i - 1]` (0 for the first) to
@@ -22,7 +33,10 @@ export interface HashedBlock {
   problems: string[];
 }
 
-/** The rows of a block of whole lines (line-reader.ts), as the verifier command reads them on its own thread. */
+/**
+ * The rows of a block of whole lines (line-reader.ts), as the verifier command reads them: each read from its
+ * bytes (row-bytes.ts) where it can be, else as JSON.parse and rowLeaf read it.
+ */
 export function hashBlock(block: Uint8Array): HashedBlock {
   const ids: string[] = [];
   const idEnds: number[] = [];
@@ -32,14 +46,7 @@ export function hashBlock(block: Uint8Array): HashedBlock {
   const problems = new Map<string, number>();
   let hashes = new Uint8Array(32 * 1024);
   let end = 0;
-  eachLine(block, (line) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      value = undefined;
-    }
-    const leaf = rowLeaf(value);
+  const add = (leaf: RowLeaf | string) => {
     const i = times.length;
     if (typeof leaf === 'string') {
       idEnds.push(end);
@@ -60,6 +67,14 @@ export function hashBlock(block: Uint8Array): HashedBlock {
     end += leaf.id.length;
     idEnds.push(end);
     times.push(leaf.ts);
+  };
+  const bytes = asBuffer(block);
+  // Bytes that are not UTF-8 are not a string's: the command refuses them, and they are read as text here.
+  const fromBytes = typeof buffer.isUtf8 === 'function' && buffer.isUtf8(bytes);
+  eachLineFeed(bytes, (start, stop) => {
+    const leaf = fromBytes ? rowLeafOfBytes(bytes, start, stop) : undefined;
+    if (leaf) add(leaf);
+    else eachLineOf(bytes.toString('utf8', start, stop), (line) => add(rowLeaf(parsed(line))));
   });
   return {
     ids: ids.join(''),
@@ -73,10 +88,12 @@ export function hashBlock(block: Uint8Array): HashedBlock {
 }
 
 // Only on a thread row-threads.ts started: imported anywhere else, it only exports hashBlock.
+// The block's memory goes back with its answer, for the reader to read another block into (fileBlocks).
 if (workerData === 'row-hasher')
   parentPort!.on('message', (block: Uint8Array) => {
     const hashed = hashBlock(block);
-    parentPort!.postMessage(hashed, [
+    parentPort!.postMessage({ hashed, memory: block.buffer }, [
+      block.buffer as ArrayBuffer,
       hashed.idEnds.buffer as ArrayBuffer,
       hashed.times.buffer as ArrayBuffer,
       hashed.refusedAt.buffer as ArrayBuffer,

@@ -14,15 +14,21 @@ const inFlightOf = (threads: number) => Math.min(4 * threads, 16);
 // rows of the usual size holds about a sixth of its block (ids, times, hashes).
 const AHEAD = 64;
 
-/** A worker thread (row-hasher.ts) and the answers it owes, in the order of the blocks it was sent. */
-function hasher() {
+/**
+ * A worker thread (row-hasher.ts) and the answers it owes, in the order of the blocks it was sent; the memory of
+ * each block it answered goes to `spare`.
+ */
+function hasher(spare: ArrayBuffer[] | undefined) {
   const worker = new Worker(new URL('./row-hasher.js', import.meta.url), { workerData: 'row-hasher' });
   const owed: { resolve(h: HashedBlock): void; reject(e: unknown): void }[] = [];
   const fail = (err: unknown) => {
     for (const { reject } of owed.splice(0)) reject(err);
   };
   let gone: Error | undefined;
-  worker.on('message', (hashed: HashedBlock) => owed.shift()?.resolve(hashed));
+  worker.on('message', ({ hashed, memory }: { hashed: HashedBlock; memory: ArrayBuffer }) => {
+    spare?.push(memory);
+    owed.shift()?.resolve(hashed);
+  });
   worker.on('error', fail);
   worker.on('exit', (code) => fail((gone = new Error(`a row thread stopped (exit code ${code})`))));
   return {
@@ -50,10 +56,11 @@ function signal() {
 /**
  * Starts reading the rows of lineBlocks' blocks on `threads` worker threads, at once: `take` gives each block's
  * rows to a sink, in the blocks' order, as eachLine gives them, so with the same findings in the same order as
- * reading them on this thread. `stop` ends the threads; call it also when the rows are not taken.
+ * reading them on this thread. `stop` ends the threads; call it also when the rows are not taken. The memory of
+ * each block read goes to `spare`, if given, for the reader of the blocks to read more into (fileBlocks).
  */
-export function rowThreads(blocks: AsyncIterable<Buffer>, threads: number) {
-  const hashers = Array.from({ length: threads }, hasher);
+export function rowThreads(blocks: AsyncIterable<Buffer>, threads: number, spare?: ArrayBuffer[]) {
+  const hashers = Array.from({ length: threads }, () => hasher(spare));
   const inFlightAtMost = inFlightOf(threads);
   const answers: Promise<HashedBlock>[] = [];
   const sent = signal();

@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
 import { csvHeaderProblem, csvRecords, isCsvHeader, rowOfCsv } from './csv-rows.js';
 import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
-import { eachLine, lineBlocks } from './line-reader.js';
+import { eachLine, fileBlocks, lineBlocks } from './line-reader.js';
+import { hashBlock } from './row-hasher.js';
 import { rowThreads } from './row-threads.js';
 import {
   trailCheckInTurns,
@@ -148,15 +149,6 @@ const THREADS_FROM = 64 << 20;
 const cores = () =>
   typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 
-/** A line's JSON value, or undefined for a line that is not JSON (rowLeaf names it). */
-function parsed(line: string): unknown {
-  try {
-    return JSON.parse(line) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The blocks, with a failure to read them (a broken gzip stream) as unusable input. */
 async function* readable(path: string, blocks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   try {
@@ -201,11 +193,17 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
   }
   if (isCsvHeader(await firstLineOf(path, gzip))) return csvRows(path, gzip);
   const content = contentOf(path, gzip);
-  const blocks = () => utf8Blocks(path, lineBlocks(content.chunks(), BLOCK));
+  // A file is read into the memory of blocks already read (fileBlocks); a gzip stream's are its own.
+  const spare: ArrayBuffer[] | undefined = gzip ? undefined : [];
+  const blocks = () =>
+    utf8Blocks(
+      path,
+      spare ? readable(path, fileBlocks(path, BLOCK, spare)) : lineBlocks(content.chunks(), BLOCK),
+    );
   const stop = content.stop;
   const count = threads ?? ((await stat(path)).size >= THREADS_FROM ? cores() : 0);
   if (count > 0) {
-    const rows = rowThreads(blocks(), count);
+    const rows = rowThreads(blocks(), count, spare);
     return {
       read: async (check) => {
         await rows.take(check);
@@ -219,8 +217,11 @@ async function exportRows(path: string, threads: number | undefined): Promise<Ex
   }
   return {
     read: async (check) => {
-      let n = 0;
-      for await (const block of blocks()) eachLine(block, (line) => check.row(parsed(line), ++n));
+      // Read as a row thread reads them (row-hasher.ts), on this thread.
+      for await (const block of blocks()) {
+        check.block(hashBlock(block));
+        spare?.push(block.buffer as ArrayBuffer);
+      }
       return false;
     },
     close: async () => stop(),

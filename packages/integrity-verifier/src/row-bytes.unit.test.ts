@@ -1,0 +1,153 @@
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { rowLeafOfBytes } from './row-bytes.js';
+import { rowLeaf } from './row-leaf.js';
+
+/** An event as the API writes it, in its order of fields. */
+const apiRow = (over: Record<string, unknown> = {}) => ({
+  event_id: '599b93aa-9cde-4bbd-bed0-d8ebac59eb69',
+  timestamp: '2026-11-01T00:08:19.999+00:00',
+  action: 'phi.read',
+  user_id: 'user-61',
+  user_role: 'clinician',
+  resource_type: 'claim',
+  resource_id: 'res-4',
+  fields_accessed: '["dob","ssn"]',
+  phi_involved: false,
+  tenant_id: 'acme',
+  source_ip: '10.0.31.161',
+  user_agent: 'agent/1 "quoted" \'single\' \\ \\t ü\t🧾\r\n\u0000',
+  justification: '',
+  success: true,
+  details: '{"seq":4,"nested":{"ok":true,"text":"line\\n4"}}',
+  ...over,
+});
+
+/** The row's leaf by both readers: JSON.parse and rowLeaf's, and the bytes' (undefined where it defers). */
+function both(line: string | Buffer) {
+  const bytes = Buffer.isBuffer(line) ? line : Buffer.from(line);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  return { slow: rowLeaf(parsed), fast: rowLeafOfBytes(bytes, 0, bytes.length) };
+}
+
+/** The bytes' leaf, where it gives one, is the one JSON.parse and rowLeaf give. */
+function agrees(line: string | Buffer): boolean {
+  const { slow, fast } = both(line);
+  if (fast === undefined) return true;
+  expect(fast).toEqual(slow);
+  return true;
+}
+
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.constantFrom('', '\\', '"', '\\u0041', '\ud800', '\udc00x', '\u2028', '🧾', '\u0000'),
+);
+
+describe('the leaf of a row read from its bytes', () => {
+  it('is the leaf JSON.parse and rowLeaf give, for rows of any text as the API writes them', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...Object.keys(apiRow())), text), (over) => {
+        const line = JSON.stringify(apiRow(over));
+        const { slow, fast } = both(line);
+        // Every row whose text is well formed is read from its bytes, escapes and all, but in its event id (the
+        // API's are UUIDs): its text is kept, and JSON.parse makes it.
+        const plainId = JSON.stringify(over.event_id ?? '').length === (over.event_id ?? '').length + 2;
+        if (Object.values(over).every((t) => !/\p{Cs}/u.test(t)) && plainId && typeof slow !== 'string')
+          expect(fast).toBeDefined();
+        return agrees(line);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('takes fields in any order, other keys of strings and flags, and a carriage return at the end', () => {
+    const row = apiRow();
+    const reversed = Object.fromEntries(Object.entries(row).reverse());
+    for (const line of [
+      JSON.stringify(reversed),
+      JSON.stringify({ ...row, extra: 'x', more: true }),
+      JSON.stringify({ extra: false, ...row }),
+      `${JSON.stringify(row)}\r`,
+    ]) {
+      const { slow, fast } = both(line);
+      expect(fast).toEqual(slow);
+      expect(fast).toBeDefined();
+    }
+  });
+
+  it('leaves to JSON.parse what it does not take, whatever JSON.parse makes of it', () => {
+    const line = JSON.stringify(apiRow());
+    for (const other of [
+      ` ${line}`,
+      `${line} `,
+      line.replace('{"event_id"', '{ "event_id"'),
+      line.replace('"success":true', '"success": true'),
+      line.replace('"success":true', '"success":1'),
+      line.replace('"success":true', '"success":"true"'),
+      line.replace('"action":"phi.read"', '"action":null'),
+      line.replace('"action":"phi.read"', '"action":"phi.read","action":"phi.write"'),
+      line.replace('"action":"phi.read"', '"act\\u0069on":"phi.read"'),
+      line.replace('"action":"phi.read"', '"action":"phi.read","n":1'),
+      line.replace('"action":"phi.read"', '"action":"phi.read","o":{}'),
+      line.replace('"action":"phi.read",', ''),
+      line.replace('"phi_involved":false', '"phi_involved":"false"'),
+      line.replace('+00:00', 'Z'),
+      line.replace('2026-11-01', '2026-02-30'),
+      line.replace('2026-11-01', '2026-11-0\\u0031'),
+      line.replace('599b93aa', '599b\\u0039'),
+      line.replace('phi.read', 'phi\\ud800'),
+      line.replace('phi.read', 'phi\\udc00\\ud800'),
+      line.replace('phi.read', 'phi\\ud83d\\ude00'),
+      line.replace('phi.read', 'phi\\x'),
+      line.replace('phi.read', 'phi\\u00e'),
+      line.replace('phi.read', 'phi\tread'),
+      `${line}}`,
+      `${line},`,
+      line.slice(0, -1),
+      `${line}\r\r`,
+    ]) {
+      expect(agrees(other), other).toBe(true);
+    }
+  });
+
+  it('never gives a leaf JSON.parse and rowLeaf would not, for rows edited at random', () => {
+    const pieces = [
+      '"',
+      '\\',
+      '\\u',
+      'd800',
+      'dc00',
+      '{',
+      '}',
+      ':',
+      ',',
+      ' ',
+      '\r',
+      '\t',
+      'true',
+      'false',
+      '0',
+      'é',
+    ];
+    const base = JSON.stringify(apiRow());
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(base.length), fc.nat(3), fc.constantFrom(...pieces)), { maxLength: 4 }),
+        (edits) => {
+          let line = base;
+          for (const [at, cut, piece] of edits) line = line.slice(0, at) + piece + line.slice(at + cut);
+          const bytes = Buffer.from(line);
+          return !isUtf8(bytes) || agrees(bytes);
+        },
+      ),
+      { numRuns: 20000 },
+    );
+  });
+});
