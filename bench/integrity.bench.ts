@@ -401,6 +401,7 @@ async function measureVerifier() {
   line('verifier the same command on one thread (--threads 0)', 'commandOneThread');
   line('baseline the leaf hash of the canonical encodings alone', 'sha256');
   line('baseline the leaf encoding and its hash (leafHashOf)', 'encodeAndSha256');
+  line("baseline each row's leaf from its bytes (rowLeafOfBytes)", 'leafFromBytes');
   line('baseline JSON.parse of the lines alone', 'parse');
   line("baseline reading the file's lines alone (the command's reader)", 'readLines');
   report(`verifier the machine during each round: ${machine.join('; ')}`);

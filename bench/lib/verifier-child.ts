@@ -1,7 +1,8 @@
 // One measure of bench:integrity's verifier part, run in a process of its own (verifier-throughput.ts): an
 // auditor's verifier holds nothing but its own input, and a heap that held the others' would make its collections
 // slower than they are. Prints {"seconds": …} for the timed work alone; what it needs first is made untimed.
-import { createReadStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   encodeLeaf,
   hashLeaf,
@@ -9,18 +10,19 @@ import {
   leafHashOf,
   parseVerifierKey,
   trailCheck,
-  verifyCommand,
   type ListedCheckpoint,
   type TrailCheck,
   type VerifierKey,
   type WindowProof,
 } from '../../packages/integrity-verifier/src/index.js';
-import { eachLine, lineBlocks } from '../../packages/integrity-verifier/src/line-reader.js';
+import { eachLineFeed, fileBlocks } from '../../packages/integrity-verifier/src/line-reader.js';
+import { rowLeafOfBytes } from '../../packages/integrity-verifier/src/row-bytes.js';
 import type { VerifierFiles } from './verifier-dataset.js';
 
 export const MEASURES = [
   'readLines',
   'parse',
+  'leafFromBytes',
   'sha256',
   'encodeAndSha256',
   'trailCheck',
@@ -28,6 +30,7 @@ export const MEASURES = [
   'commandOneThread',
 ] as const;
 export type Measure = (typeof MEASURES)[number];
+type Verifier = typeof import('../../packages/integrity-verifier/src/index.js');
 
 const json = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
 const lines = (files: VerifierFiles) => readFileSync(files.export, 'utf8').split('\n').filter(Boolean);
@@ -39,19 +42,27 @@ function verified(result: TrailCheck, rows: number) {
 
 /**
  * The timed work of each measure, after its untimed preparation. The floors do what the command does, each
- * alone: reading the lines as it reads them, JSON.parse, the leaf hash of encodings made beforehand, and the
- * encoding and hash together.
+ * alone: reading the lines as it reads them, the leaf of each row from its bytes as it reads them, the leaf hash of
+ * encodings made beforehand, and the encoding and hash together; and JSON.parse, which it leaves only the rows it
+ * is not sure of.
  */
 const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: number) => () => unknown> = {
   readLines: (files) => async () => {
     let n = 0;
-    for await (const block of lineBlocks(createReadStream(files.export, { highWaterMark: 1 << 20 })))
-      eachLine(block, () => (n += 1));
+    const spare: ArrayBuffer[] = [];
+    for await (const block of fileBlocks(files.export, 4 << 20, spare)) {
+      eachLineFeed(block, () => (n += 1));
+      spare.push(block.buffer as ArrayBuffer);
+    }
     return n;
   },
   parse: (files) => {
     const all = lines(files);
     return () => all.map((l) => JSON.parse(l) as unknown).length;
+  },
+  leafFromBytes: (files) => {
+    const all = lines(files).map((l) => Buffer.from(l));
+    return () => all.reduce((n, l) => n + rowLeafOfBytes(l, 0, l.length)!.hash[0]!, 0);
   },
   sha256: (files) => {
     const encodings = lines(files).map((l) =>
@@ -80,8 +91,12 @@ const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: num
   commandOneThread: (files, origin, rows) => () => command(files, origin, rows, ['--threads', '0']),
 };
 
-/** The verifier command over the files, as an auditor runs it (with `extra` options), checked to verify. */
+/**
+ * The verifier command over the files, as an auditor runs it (with `extra` options), checked to verify: the
+ * package's compiled JavaScript, as npm gives it (its worker threads then load no TypeScript).
+ */
 async function command(files: VerifierFiles, origin: string, rows: number, extra: string[]) {
+  const { verifyCommand } = (await import(join(files.compiled, 'verify-command.js'))) as Verifier;
   let out = '';
   const argv = ['--keys', files.keys, '--checkpoints', files.checkpoints];
   argv.push(...files.proofs.flatMap((f) => ['--proof', f]), '--export', files.export);

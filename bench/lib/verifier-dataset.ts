@@ -4,8 +4,10 @@
 // docs/integrity.md "Offline verification" fetches them. The window's leaves sit in the middle of a larger tree
 // (other events before and after), so that every page carries cover hashes as a real window does.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   coverRanges,
   formatTimestamp,
@@ -29,6 +31,10 @@ import { makeEvent } from '../../test/support/events.js';
 /** Leaves a window proof's page holds at most (the API's). */
 const PAGE_LEAVES = 10_000;
 const LOG_NAME = 'bench.integrity.local';
+const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+const VERIFIER_PACKAGE = fileURLToPath(
+  new URL('../../packages/integrity-verifier/tsconfig.json', import.meta.url),
+);
 
 export interface VerifierDataset {
   /** The checkpoints' origin, and the export's rows. */
@@ -46,6 +52,8 @@ export interface VerifierFiles {
   keys: string;
   checkpoints: string;
   proofs: string[];
+  /** The verifier package compiled (its `tsc` build), as an auditor runs it from npm. */
+  compiled: string;
 }
 
 /** The event as the API and the export render a stored row (`toAuditEventView`'s fields and order). */
@@ -146,7 +154,9 @@ export function verifierDataset(
     keys: join(dir, 'keys.json'),
     checkpoints: join(dir, 'checkpoints.json'),
     proofs: proofs.map((_, i) => join(dir, `window-${i}.json`)),
+    compiled: join(dir, 'verifier-dist'),
   };
+  execFileSync(process.execPath, [TSC, '-p', VERIFIER_PACKAGE, '--outDir', files.compiled]);
   writeFileSync(files.export, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(files.keys, JSON.stringify({ keys: [{ verifier_key: verifierKeyOf(key) }] }));
   writeFileSync(files.checkpoints, JSON.stringify({ checkpoints }));

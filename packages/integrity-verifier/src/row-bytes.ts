@@ -64,11 +64,11 @@ function sameKey(b: Buffer, at: number, end: number, key: Buffer): boolean {
   return true;
 }
 
-/** Whether the bytes from `at` are `"key":` for the key of field `f` (which needs no escape). */
-function isKeyOf(b: Buffer, at: number, f: number): boolean {
+/** Whether the bytes from `at`, before `end`, are `"key":` for the key of field `f` (which needs no escape). */
+function isKeyOf(b: Buffer, at: number, end: number, f: number): boolean {
   const key = KEYS[f]!;
-  const end = at + 1 + key.length;
-  return sameKey(b, at + 1, end, key) && b[end] === QUOTE && b[end + 1] === 0x3a;
+  const close = at + 1 + key.length;
+  return close + 1 < end && sameKey(b, at + 1, close, key) && b[close] === QUOTE && b[close + 1] === 0x3a;
 }
 
 // Whether the last string stringEnd read holds an escape.
@@ -96,8 +96,9 @@ function stringEnd(b: Buffer, at: number, end: number): number {
   return -1;
 }
 
-/** Whether the bytes from `at` are `word` (true, false). */
-function isWord(b: Buffer, at: number, word: Buffer): boolean {
+/** Whether the bytes from `at`, before `end`, are `word` (true, false). */
+function isWord(b: Buffer, at: number, end: number, word: Buffer): boolean {
+  if (at + word.length > end) return false;
   for (let i = 0; i < word.length; i++) if (b[at + i] !== word[i]) return false;
   return true;
 }
@@ -116,7 +117,7 @@ function scan(b: Buffer, at: number, end: number): boolean {
     if (b[p] !== QUOTE) return false;
     // The key the API writes n-th, compared in place; any other is read as a string, then looked up.
     let f = API_ORDER[n] ?? -1;
-    if (f !== -1 && isKeyOf(b, p, f)) p += KEYS[f]!.length + 3;
+    if (f !== -1 && isKeyOf(b, p, end, f)) p += KEYS[f]!.length + 3;
     else {
       const keyEnd = stringEnd(b, p + 1, end);
       if (keyEnd === -1 || escapes || b[keyEnd + 1] !== 0x3a) return false;
@@ -134,10 +135,10 @@ function scan(b: Buffer, at: number, end: number): boolean {
       valueEnd = stringEnd(b, p, end);
       if (valueEnd === -1) return false;
       if (escapes) kind = ESCAPED_STRING;
-    } else if (isWord(b, p, TRUE)) {
+    } else if (isWord(b, p, end, TRUE)) {
       kind = TRUE_FLAG;
       valueEnd = p + 4;
-    } else if (isWord(b, p, FALSE)) {
+    } else if (isWord(b, p, end, FALSE)) {
       kind = FALSE_FLAG;
       valueEnd = p + 5;
     } else return false;
@@ -226,7 +227,7 @@ function text(b: Buffer, f: number, out: number): number {
  * return), which must be UTF-8; undefined for a row to read with JSON.parse and rowLeaf instead.
  */
 export function rowLeafOfBytes(b: Buffer, at: number, end: number): RowLeaf | undefined {
-  if (b[end - 1] === CR) end -= 1;
+  if (end > at && b[end - 1] === CR) end -= 1;
   if (!scan(b, at, end)) return undefined;
   for (let f = 0; f < LEAF_FIELDS.length; f++)
     if (kinds[f]! >= STRING !== (f === TIMESTAMP || TEXT[f]!)) return undefined;

@@ -1,6 +1,6 @@
 import * as buffer from 'node:buffer';
 import { Buffer } from 'node:buffer';
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream, readFileSync, type ReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import { createGunzip, type Gunzip } from 'node:zlib';
@@ -122,19 +122,20 @@ async function pages<T>(paths: string[], is: (v: unknown) => v is T, what: strin
 }
 
 /**
- * The window proof's pages, read at once but each parsed only as the trail check takes it: a page parsed is
- * garbage once its leaves are kept, where all of them parsed together would fill the heap for the collector to go
- * over again and again.
+ * The window proof's pages, each read and parsed only as the trail check takes it: a page is garbage once its
+ * leaves are kept, where all of them read (and parsed) at once would fill the heap, new memory for the collector
+ * to go over again and again.
  */
-async function windowProofs(paths: string[]): Promise<Iterable<WindowProof>> {
-  const files: (Buffer | undefined)[] = await Promise.all(paths.map(bytesOf));
-  return (function* () {
-    for (const [i, path] of paths.entries()) {
-      const page = parsedFile(path, files[i]!);
-      files[i] = undefined;
-      yield pageOf(path, page, isWindowProof, 'GET /audit/integrity/proofs/window');
+function* windowProofs(paths: string[]): Iterable<WindowProof> {
+  for (const path of paths) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch (err) {
+      throw new InputError(`${path}: ${(err as Error).message}`);
     }
-  })();
+    yield pageOf(path, parsedFile(path, bytes), isWindowProof, 'GET /audit/integrity/proofs/window');
+  }
 }
 
 // The export is read in blocks of this many bytes of whole lines: a worker thread's task, of about 8,000 rows. A
@@ -380,7 +381,7 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
         checkpoints: (
           await pages(values.checkpoints, isCheckpointPage, 'GET /audit/integrity/checkpoints')
         ).flatMap((p) => p.checkpoints),
-        proofs: await windowProofs(values.proof ?? []),
+        proofs: windowProofs(values.proof ?? []),
         complete: !values.partial,
         ...(values.origin ? { origin: values.origin } : {}),
       });

@@ -250,6 +250,16 @@ describe('audit-trail-integrity', () => {
         '--export',
         checkpoints,
       ],
+      // And read as they are checked: the second is found absent after the first was checked.
+      [
+        ...base,
+        '--proof',
+        proofOfLeaves([0, 1, 2]),
+        '--proof',
+        join(dir, 'absent.json'),
+        '--export',
+        checkpoints,
+      ],
       ['--keys', file('keys-not-json.json', '{"keys": ['), '--checkpoints', checkpoints],
       ['--keys', file('keys-wrong.json', { keys: [{ name: 'x' }] }), '--checkpoints', checkpoints],
       ['--keys', keys, '--checkpoints', file('checkpoints-object.json', { checkpoints: {} })],
