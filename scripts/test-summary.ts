@@ -70,7 +70,8 @@ const failedTiers = existsSync(failedTiersFile!)
   : [];
 for (const tier of failedTiers) {
   const [name, status, log] = tier.split('\t') as [string, string, string];
-  lines.push(`failed tier "${name}" (exit ${status}); from ${log}:`, ...whyFailed(readFileSync(log, 'utf8')));
+  const why = existsSync(log) ? whyFailed(readFileSync(log, 'utf8')) : ['  (no log)'];
+  lines.push(`failed tier "${name}" (exit ${status}); from ${log}:`, ...why);
 }
 if (failed === 0) failed = failedTiers.length;
 for (const line of lines) console.log(line);

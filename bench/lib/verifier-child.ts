@@ -3,6 +3,7 @@
 // slower than they are. Prints {"seconds": …} for the timed work alone; what it needs first is made untimed.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   encodeLeaf,
   hashLeaf,
@@ -46,7 +47,10 @@ function verified(result: TrailCheck, rows: number) {
  * encodings made beforehand, and the encoding and hash together; and JSON.parse, which it leaves only the rows it
  * is not sure of.
  */
-const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: number) => () => unknown> = {
+const measures: Record<
+  Measure,
+  (files: VerifierFiles, origin: string, rows: number) => (() => unknown) | Promise<() => unknown>
+> = {
   readLines: (files) => async () => {
     let n = 0;
     const spare: ArrayBuffer[] = [];
@@ -87,8 +91,8 @@ const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: num
       verified(check.finish(false), rows);
     };
   },
-  command: (files, origin, rows) => () => command(files, origin, rows, []),
-  commandOneThread: (files, origin, rows) => () => command(files, origin, rows, ['--threads', '0']),
+  command: (files, origin, rows) => command(files, origin, rows, []),
+  commandOneThread: (files, origin, rows) => command(files, origin, rows, ['--threads', '0']),
 };
 
 /**
@@ -96,7 +100,19 @@ const measures: Record<Measure, (files: VerifierFiles, origin: string, rows: num
  * package's compiled JavaScript, as npm gives it (its worker threads then load no TypeScript).
  */
 async function command(files: VerifierFiles, origin: string, rows: number, extra: string[]) {
-  const { verifyCommand } = (await import(join(files.compiled, 'verify-command.js'))) as Verifier;
+  const { verifyCommand } = (await import(
+    pathToFileURL(join(files.compiled, 'verify-command.js')).href
+  )) as Verifier;
+  return () => run(verifyCommand, files, origin, rows, extra);
+}
+
+async function run(
+  verifyCommand: Verifier['verifyCommand'],
+  files: VerifierFiles,
+  origin: string,
+  rows: number,
+  extra: string[],
+) {
   let out = '';
   const argv = ['--keys', files.keys, '--checkpoints', files.checkpoints];
   argv.push(...files.proofs.flatMap((f) => ['--proof', f]), '--export', files.export);
@@ -111,7 +127,7 @@ async function command(files: VerifierFiles, origin: string, rows: number, extra
 if (process.argv[1] === new URL(import.meta.url).pathname) {
   const [measure, input] = process.argv.slice(2) as [Measure, string];
   const { files, origin, rows } = JSON.parse(input) as { files: VerifierFiles; origin: string; rows: number };
-  const work = measures[measure](files, origin, rows);
+  const work = await measures[measure](files, origin, rows);
   const started = performance.now();
   await work();
   console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000 }));

@@ -157,6 +157,8 @@ export function verifierDataset(
     compiled: join(dir, 'verifier-dist'),
   };
   execFileSync(process.execPath, [TSC, '-p', VERIFIER_PACKAGE, '--outDir', files.compiled]);
+  // ES modules, as the package's package.json says of them.
+  writeFileSync(join(files.compiled, 'package.json'), JSON.stringify({ type: 'module' }));
   writeFileSync(files.export, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(files.keys, JSON.stringify({ keys: [{ verifier_key: verifierKeyOf(key) }] }));
   writeFileSync(files.checkpoints, JSON.stringify({ checkpoints }));

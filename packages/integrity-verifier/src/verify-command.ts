@@ -172,10 +172,15 @@ interface ExportRows {
  * threads, if any, start on the rows at once: they work while this thread reads the window proof.
  */
 async function exportRows(path: string, threads: number | undefined): Promise<ExportRows> {
-  const file = await open(path).catch((err: Error) => {
+  const unusable = (err: Error) => {
     throw new InputError(`${path}: ${err.message}`);
-  });
-  const { buffer, bytesRead } = await file.read(Buffer.alloc(64), 0, 64, 0).finally(() => file.close());
+  };
+  const file = await open(path).catch(unusable);
+  // A directory opens, and fails to be read.
+  const { buffer, bytesRead } = await file
+    .read(Buffer.alloc(64), 0, 64, 0)
+    .catch(unusable)
+    .finally(() => file.close());
   // A JSON export is one document (the API writes it on one line; a pretty-printed copy has `{` alone on its
   // first); NDJSON has an event per line. The first line tells them apart.
   const gzip = buffer[0] === 0x1f && buffer[1] === 0x8b;

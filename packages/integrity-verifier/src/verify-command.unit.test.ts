@@ -234,6 +234,7 @@ describe('audit-trail-integrity', () => {
       [],
       ['--keys', keys],
       [...base, '--export', 'x.json'],
+      [...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', dir],
       [...base, '--bogus'],
       ['--keys', file('bad-keys.txt', 'not a key\n'), '--checkpoints', checkpoints],
       ['--keys', keys, '--checkpoints', file('not-json.json', '{')],
