@@ -107,9 +107,13 @@ function text(name: string, value: unknown, at: number): number {
 function millis(name: string, value: unknown, at: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value))
     throw new TypeError(`${name}: not an integer number of milliseconds`);
+  return writeMillis(room(at, 8), value, at);
+}
+
+/** Writes a safe integer of milliseconds at `at` as the encoding's timestamp; returns where it ends. */
+export function writeMillis(out: Buffer, value: number, at: number): number {
   // Two's complement in two 32-bit halves: a BigInt per event costs more than the rest of the field.
   const high = Math.floor(value / 2 ** 32);
-  const out = room(at, 8);
   out.writeInt32BE(high, at);
   out.writeUInt32BE(value - high * 2 ** 32, at + 4);
   return at + 8;

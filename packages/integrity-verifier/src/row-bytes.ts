@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { apiMillis, LEAF_ENCODING_VERSION, LEAF_FIELDS } from './leaf.js';
+import { apiMillis, LEAF_ENCODING_VERSION, LEAF_FIELDS, writeMillis } from './leaf.js';
 import { LEAF_PREFIX, sha256 } from './merkle.js';
 import type { RowLeaf } from './row-leaf.js';
 
@@ -240,12 +240,8 @@ export function rowLeafOfBytes(b: Buffer, at: number, end: number): RowLeaf | un
   scratch[1] = LEAF_ENCODING_VERSION;
   let out = 2;
   for (let f = 0; f < LEAF_FIELDS.length && out !== -1; f++) {
-    if (f === TIMESTAMP) {
-      const high = Math.floor(ts / 2 ** 32);
-      scratch.writeInt32BE(high, out);
-      scratch.writeUInt32BE(ts - high * 2 ** 32, out + 4);
-      out += 8;
-    } else if (TEXT[f]) out = text(b, f, out);
+    if (f === TIMESTAMP) out = writeMillis(scratch, ts, out);
+    else if (TEXT[f]) out = text(b, f, out);
     else scratch[out++] = kinds[f]!;
   }
   if (out === -1) return undefined;

@@ -54,7 +54,7 @@ function signal() {
 }
 
 /**
- * Starts reading the rows of lineBlocks' blocks on `threads` worker threads, at once: `take` gives each block's
+ * Starts reading the rows of blocks of whole lines (lineBlocks, fileBlocks) on `threads` worker threads, at once: `take` gives each block's
  * rows to a sink, in the blocks' order, as eachLine gives them, so with the same findings in the same order as
  * reading them on this thread. `stop` ends the threads; call it also when the rows are not taken. The memory of
  * each block read goes to `spare`, if given, for the reader of the blocks to read more into (fileBlocks).
