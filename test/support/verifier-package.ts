@@ -90,5 +90,8 @@ export async function typecheckConsumer(project: string, source: string): Promis
     }),
   );
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  await run(process.execPath, [tsc, '-p', project]);
+  // tsc prints its diagnostics on stdout, which execFile's error leaves out of its message.
+  await run(process.execPath, [tsc, '-p', project]).catch((error: { stdout?: string }) => {
+    throw new Error(`tsc refused the consumer project:\n${error.stdout ?? ''}`, { cause: error });
+  });
 }

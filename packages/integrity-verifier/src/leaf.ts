@@ -111,11 +111,20 @@ function millis(name: string, value: unknown, at: number): number {
 }
 
 /** Writes a safe integer of milliseconds at `at` as the encoding's timestamp; returns where it ends. */
-export function writeMillis(out: Buffer, value: number, at: number): number {
-  // Two's complement in two 32-bit halves: a BigInt per event costs more than the rest of the field.
+export function writeMillis(out: Uint8Array, value: number, at: number): number {
+  // Two's complement in two 32-bit halves: a BigInt per event costs more than the rest of the field. Written byte
+  // by byte into a Uint8Array, so that the package's declarations need no Node types (an auditor's project may
+  // have none).
   const high = Math.floor(value / 2 ** 32);
-  out.writeInt32BE(high, at);
-  out.writeUInt32BE(value - high * 2 ** 32, at + 4);
+  const low = value - high * 2 ** 32;
+  out[at] = high >>> 24;
+  out[at + 1] = high >>> 16;
+  out[at + 2] = high >>> 8;
+  out[at + 3] = high;
+  out[at + 4] = low >>> 24;
+  out[at + 5] = low >>> 16;
+  out[at + 6] = low >>> 8;
+  out[at + 7] = low;
   return at + 8;
 }
 
