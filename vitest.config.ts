@@ -25,6 +25,9 @@ export default defineConfig({
           ],
           testTimeout: 300_000,
           hookTimeout: 180_000,
+          // The services the tests start run compiled, built once for the run (docs/testing.md).
+          globalSetup: ['test/support/compiled-services.global-setup.ts'],
+          setupFiles: ['test/support/compiled-services.setup.ts'],
           pool: 'forks',
           poolOptions: { forks: { singleFork: true } },
         },

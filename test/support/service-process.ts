@@ -9,13 +9,24 @@ const LOG_DIR = `${ROOT}.data/test-logs`;
 
 export type ServiceName = 'ingest' | 'projector' | 'gateway' | 'dispatcher' | 'exporter' | 'notary';
 
-/** A service run as a real process (node + tsx loader, one PID, so SIGKILL kills exactly it). */
+// Where service processes run from unless one is told otherwise: a compiled build, or their TypeScript via tsx.
+let defaultCompiledApp: string | undefined;
+
+/** From now on, service processes run from this compiled build (compiled-app.ts) unless told otherwise. */
+export function runServicesCompiledFrom(app: string): void {
+  defaultCompiledApp = app;
+}
+
+/**
+ * A service run as a real process (one PID, so SIGKILL kills exactly it): compiled JavaScript, or its TypeScript
+ * through the tsx loader.
+ */
 export class ServiceProcess {
   private child: ChildProcess | undefined;
   private starts = 0;
   private logPath: string | undefined;
   /** Where a compiled build of the service lives (compiled-app.ts), or undefined: its TypeScript through tsx. */
-  private compiledApp: string | undefined;
+  private compiledApp: string | undefined = defaultCompiledApp;
 
   constructor(
     readonly name: ServiceName,
