@@ -23,23 +23,29 @@ case "$(uname -s)-$(uname -m)" in
     ;;
 esac
 dir=$PWD/.data/go-$version-$platform
-if [ ! -x "$dir/bin/go" ]; then
-  module=golang.org/toolchain@v0.0.1-go$version.$platform
-  echo "Fetching Go $version from the Go module proxy ($module)..." >&2
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp" "$dir.partial"' EXIT
-  curl -fsSL --retry 3 -o "$tmp/go.zip" \
-    "${GOPROXY_URL:-https://proxy.golang.org}/golang.org/toolchain/@v/v0.0.1-go$version.$platform.zip"
-  got=$( (sha256sum 2>/dev/null || shasum -a 256) <"$tmp/go.zip" | cut -d' ' -f1)
-  [ "$got" = "$sum" ] || {
-    echo "go: the toolchain's SHA-256 is $got, expected $sum" >&2
-    exit 1
-  }
-  command -v unzip >/dev/null || {
-    echo "go: unzip is needed to unpack the toolchain" >&2
-    exit 1
-  }
-  unzip -q "$tmp/go.zip" -d "$tmp/unpacked"
-  rm -rf "$dir.partial" && mv "$tmp/unpacked/$module" "$dir.partial" && rm -rf "$dir" && mv "$dir.partial" "$dir"
-fi
+mkdir -p "$(dirname "$dir")"
+# Under a lock where flock exists (Linux, where the containers tier runs beside the local one): one run fetches it,
+# another waits and finds it.
+(
+  if command -v flock >/dev/null; then flock 9; fi
+  if [ ! -x "$dir/bin/go" ]; then
+    module=golang.org/toolchain@v0.0.1-go$version.$platform
+    echo "Fetching Go $version from the Go module proxy ($module)..." >&2
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp" "$dir.partial"' EXIT
+    curl -fsSL --retry 3 -o "$tmp/go.zip" \
+      "${GOPROXY_URL:-https://proxy.golang.org}/golang.org/toolchain/@v/v0.0.1-go$version.$platform.zip"
+    got=$( (sha256sum 2>/dev/null || shasum -a 256) <"$tmp/go.zip" | cut -d' ' -f1)
+    [ "$got" = "$sum" ] || {
+      echo "go: the toolchain's SHA-256 is $got, expected $sum" >&2
+      exit 1
+    }
+    command -v unzip >/dev/null || {
+      echo "go: unzip is needed to unpack the toolchain" >&2
+      exit 1
+    }
+    unzip -q "$tmp/go.zip" -d "$tmp/unpacked"
+    rm -rf "$dir.partial" && mv "$tmp/unpacked/$module" "$dir.partial" && rm -rf "$dir" && mv "$dir.partial" "$dir"
+  fi
+) 9>"$dir.lock"
 echo "$dir/bin/go"

@@ -4,24 +4,31 @@
 # (each client must type-check strictly and then work against the gateway), and Schemathesis with every check, its
 # stateful phase included. Installs the tools itself (pinned in infra/api-tools), starts ingest, projector and
 # gateway on names of their own, prints one line per tool, and exits non-zero if any failed. Logs:
-# .data/test-logs/api-tools/. API_TOOLS_MAX_EXAMPLES bounds Schemathesis' test cases per operation and phase.
+# .data/test-logs/NAME/, where NAME is API_TOOLS_NAME (default api-tools), which also names its work folder under
+# .data, so that two runs can go at once (the containers tier's beside the local one's). API_TOOLS_MAX_EXAMPLES
+# bounds Schemathesis' test cases per operation and phase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prepare.sh
 root=$PWD
 tools=$root/infra/api-tools
+name=${API_TOOLS_NAME:-api-tools}
 venv=$root/.data/api-tools-venv
-work=$root/.data/api-tools
-logs=$root/.data/test-logs/api-tools
+work=$root/.data/$name
+logs=$root/.data/test-logs/$name
 max_examples=${API_TOOLS_MAX_EXAMPLES:-200}
 started=$(date +%s)
 
 source scripts/python-venv.sh
 ensure_venv "$venv" "$tools/requirements.txt"
-if [ ! -f "$tools/node_modules/.package-lock.json" ] ||
-  [ "$tools/package-lock.json" -nt "$tools/node_modules/.package-lock.json" ]; then
-  npm ci --prefix "$tools" --no-audit --no-fund --loglevel=error
-fi
+# Under a lock where flock exists (Linux, where two runs can go at once): the second run finds the tools installed.
+(
+  if command -v flock >/dev/null; then flock 9; fi
+  if [ ! -f "$tools/node_modules/.package-lock.json" ] ||
+    [ "$tools/package-lock.json" -nt "$tools/node_modules/.package-lock.json" ]; then
+    npm ci --prefix "$tools" --no-audit --no-fund --loglevel=error
+  fi
+) 9>"$root/.data/api-tools-npm.lock"
 # The tools by name: the venv's (the Python client generator also calls its ruff) and the npm ones.
 export PATH="$VENV_BIN:$tools/node_modules/.bin:$PATH"
 
