@@ -10,8 +10,8 @@ ensure_venv() {
     run=(bash "$PWD/scripts/python-container.sh")
   fi
   # One environment per path: one made on a path cannot run on the other, and the containers tier runs beside the
-  # tiers on the machine's Python (scripts/test.sh). Made and installed under a lock where flock exists, for two
-  # runs on one path at once.
+  # tiers on the machine's Python (scripts/test.sh). Made and installed under a lock of its own where flock exists,
+  # for two runs on one path at once.
   venv="$dir/$mode"
   mkdir -p "$dir"
   (
@@ -26,7 +26,7 @@ ensure_venv() {
       touch "$venv/.made"
     fi
     "${run[@]}" "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
-  ) 9>"$dir/.lock" || return 1
+  ) 9>"$dir/$mode.lock" || return 1
   VENV_BIN="$venv/bin"
   if [ "$mode" = container ]; then
     VENV_BIN="$venv/container-bin"

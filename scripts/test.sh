@@ -31,27 +31,36 @@ started=$SECONDS
 echo "== typecheck"; npx tsc -p tsconfig.json --noEmit
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
 echo "typecheck and lint: $((SECONDS - started)) s"
-# tier NAME LOG COMMAND...: runs one tier with its output also kept in LOG; a tier that exits non-zero is named with
-# its log in failed-tiers.tsv (for the summary), and its time is kept in timings.txt.
+# ended NAME LOG STATUS STARTED: a tier has ended; one that exited non-zero is named with its log in
+# failed-tiers.tsv (for the summary), and its time is kept in timings.txt.
+ended() {
+  [ "$3" -eq 0 ] || printf '%s\t%s\t%s\n' "$1" "$3" "$2" >>"$results/failed-tiers.tsv"
+  printf '%5d s  %s\n' $((SECONDS - $4)) "$1" >>"$results/timings.txt"
+}
+# tier NAME LOG COMMAND...: runs one tier, its output also kept in LOG.
 tier() {
   local name="$1" log="$results/$2" started=$SECONDS status=0
   shift 2
   echo "== $name"
   { "$@" 2>&1 | tee "$log"; } || status=$?
-  [ "$status" -eq 0 ] || printf '%s\t%s\t%s\n' "$name" "$status" "$log" >>"$results/failed-tiers.tsv"
-  printf '%5d s  %s\n' $((SECONDS - started)) "$name" >>"$results/timings.txt"
+  ended "$name" "$log" "$status" "$started"
 }
 # Where the local stack runs (our machines), the images are built here and the containers are tested too; on the
 # containers path the tiers below already run on them. The containers tier has components of its own, so it runs
-# beside the tiers on the local stack (docs/testing.md): the whole run then takes about as long as the longer of
-# the two rather than their sum. Its output goes to its log alone, printed when it has ended, so that the two do
-# not interleave.
+# beside the tiers on the local stack (docs/testing.md "Containers"): the whole run then takes about as long as the
+# longer of the two rather than their sum. Its output goes to its log alone, printed when it has ended, so that the
+# two do not interleave. It runs in a process group of its own, which a run that ends first (interrupted, or
+# failed before it) stops: it would otherwise go on, unwatched, into the next run.
 containers=
 if [ "$components" = local ]; then
   containers_name="containers: images built here, docker-compose.yml under Podman, end-to-end on containers"
+  containers_started=$SECONDS
   echo "== $containers_name: beside the tiers below, its output after theirs"
-  tier "$containers_name" containers.log bash scripts/test-containers.sh "$results" >/dev/null &
+  group=()
+  if command -v setsid >/dev/null; then group=(setsid); fi
+  ${group[@]+"${group[@]}"} bash scripts/test-containers.sh "$results" >"$results/containers.log" 2>&1 </dev/null &
   containers=$!
+  trap '[ -z "$containers" ] || kill -TERM -- "-$containers" 2>/dev/null || kill -TERM "$containers" 2>/dev/null || true' EXIT
 fi
 tier "unit" unit.log npx vitest run --project unit --reporter=default --reporter=json \
   --outputFile.json="$results/unit.json"
@@ -61,7 +70,10 @@ tier "the ClickHouse SQL on a current engine (chdb)" current-clickhouse.log bash
   --reporter=default --reporter=json --outputFile.json="$results/current-clickhouse.json"
 tier "the OpenAPI document against third-party API tools" api-tools.log bash scripts/test-api-tools.sh
 if [ -n "$containers" ]; then
-  wait "$containers"
+  status=0
+  wait "$containers" || status=$?
+  containers=
+  ended "$containers_name" "$results/containers.log" "$status" "$containers_started"
   echo "== $containers_name"
   cat "$results/containers.log"
 fi

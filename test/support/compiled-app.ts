@@ -11,9 +11,16 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 export function compiledApp(dir: string): string {
   const tsc = `${ROOT}node_modules/typescript/bin/tsc`;
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', `${dir}/dist`], {
-    cwd: ROOT,
-  });
+  try {
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', `${dir}/dist`], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+  } catch (error) {
+    // tsc prints its diagnostics on stdout, which the error's message leaves out.
+    const out = String((error as { stdout?: Buffer }).stdout ?? '');
+    throw new Error(`tsc could not compile the services:\n${out}`, { cause: error });
+  }
   const app = `${dir}/app`;
   cpSync(`${dir}/dist/services`, `${app}/services`, { recursive: true });
   cpSync(`${dir}/dist/packages`, `${app}/packages`, { recursive: true });

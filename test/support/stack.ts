@@ -19,7 +19,7 @@ export const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:58
 // Service ports are counted up from a random start in a run's own range (below Linux's ephemeral ports), so that
 // runs side by side do not meet: the containers tier sets AUDIT_TEST_PORT_BASE to another range than the default's
 // (scripts/test-containers.sh).
-let nextPort = Number(process.env.AUDIT_TEST_PORT_BASE ?? 18_100) + Math.floor(Math.random() * 500) * 4;
+let nextPort = Number(process.env.AUDIT_TEST_PORT_BASE || 18_100) + Math.floor(Math.random() * 500) * 4;
 
 export function clickhouseSettings(names: TestNames): ClickHouseSettings {
   return { url: CLICKHOUSE_URL, database: names.database, user: 'default', password: '' };
