@@ -31,11 +31,11 @@ started=$SECONDS
 echo "== typecheck"; npx tsc -p tsconfig.json --noEmit
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
 echo "typecheck and lint: $((SECONDS - started)) s"
-# ended NAME LOG STATUS STARTED: a tier has ended; one that exited non-zero is named with its log in
+# ended NAME LOG STATUS SECONDS: a tier has ended after SECONDS; one that exited non-zero is named with its log in
 # failed-tiers.tsv (for the summary), and its time is kept in timings.txt.
 ended() {
   [ "$3" -eq 0 ] || printf '%s\t%s\t%s\n' "$1" "$3" "$2" >>"$results/failed-tiers.tsv"
-  printf '%5d s  %s\n' $((SECONDS - $4)) "$1" >>"$results/timings.txt"
+  printf '%5d s  %s\n' "$4" "$1" >>"$results/timings.txt"
 }
 # tier NAME LOG COMMAND...: runs one tier, its output also kept in LOG.
 tier() {
@@ -43,7 +43,7 @@ tier() {
   shift 2
   echo "== $name"
   { "$@" 2>&1 | tee "$log"; } || status=$?
-  ended "$name" "$log" "$status" "$started"
+  ended "$name" "$log" "$status" $((SECONDS - started))
 }
 # Where the local stack runs (our machines), the images are built here and the containers are tested too; on the
 # containers path the tiers below already run on them. The containers tier has components of its own, so it runs
@@ -58,7 +58,9 @@ if [ "$components" = local ]; then
   echo "== $containers_name: beside the tiers below, its output after theirs"
   group=()
   if command -v setsid >/dev/null; then group=(setsid); fi
-  ${group[@]+"${group[@]}"} bash scripts/test-containers.sh "$results" >"$results/containers.log" 2>&1 </dev/null &
+  # It notes how long it took itself: the run waits for it only once the others have ended.
+  ${group[@]+"${group[@]}"} bash -c 'bash scripts/test-containers.sh "$1"; status=$?
+    echo "$SECONDS" >"$1/containers.seconds"; exit "$status"' _ "$results" >"$results/containers.log" 2>&1 </dev/null &
   containers=$!
   trap '[ -z "$containers" ] || kill -TERM -- "-$containers" 2>/dev/null || kill -TERM "$containers" 2>/dev/null || true' EXIT
 fi
@@ -73,7 +75,8 @@ if [ -n "$containers" ]; then
   status=0
   wait "$containers" || status=$?
   containers=
-  ended "$containers_name" "$results/containers.log" "$status" "$containers_started"
+  ended "$containers_name" "$results/containers.log" "$status" \
+    "$(cat "$results/containers.seconds" 2>/dev/null || echo $((SECONDS - containers_started)))"
   echo "== $containers_name"
   cat "$results/containers.log"
 fi
