@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# A cluster's engines on this one machine: ZooKeeper ×3, ClickHouse 2 shards × 2 replicas behind HAProxy,
+# Kafka ×3 (KRaft), Postgres primary + hot standby. Loopback only, on ports apart from the local stack's
+# (infra/local), with data under $DATA_DIR/cluster. See infra/cluster/README.md.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF_USAGE'
+usage: cluster.sh COMMAND
+  up            install what is missing, start everything, wait until ready
+  down          stop everything (data is kept)
+  status        one line per process; exit 0 if all up, 3 otherwise
+  env           print export lines for the app (CLICKHOUSE_URL, KAFKA_BROKERS, DATABASE_URL, ...)
+  start NAME    start one process and wait until it is ready
+  stop NAME     stop one process gracefully
+  kill NAME     SIGKILL one process, as a crash would
+NAME: zookeeper-1..3 clickhouse-n1..n4 kafka-1..3 postgres-primary postgres-standby haproxy
+env: DATA_DIR CLUSTER_ZK_CLIENT_PORT CLUSTER_ZK_QUORUM_PORT CLUSTER_ZK_ELECTION_PORT CLUSTER_CH_PROXY_PORT
+     CLUSTER_CH_HTTP_PORT CLUSTER_CH_TCP_PORT CLUSTER_CH_INTERSERVER_PORT CLUSTER_KAFKA_PORT
+     CLUSTER_KAFKA_CONTROLLER_PORT CLUSTER_PG_PRIMARY_PORT CLUSTER_PG_STANDBY_PORT
+     CLUSTER_ZK_HEAP_OPTS CLUSTER_KAFKA_HEAP_OPTS START_TIMEOUT STOP_TIMEOUT
+EOF_USAGE
+}
+
+LIB="$(dirname "${BASH_SOURCE[0]}")/lib"
+# shellcheck source=lib/common.sh
+source "$LIB/common.sh"
+# shellcheck source=lib/zookeeper.sh
+source "$LIB/zookeeper.sh"
+# shellcheck source=lib/clickhouse.sh
+source "$LIB/clickhouse.sh"
+# shellcheck source=lib/kafka.sh
+source "$LIB/kafka.sh"
+# shellcheck source=lib/postgres.sh
+source "$LIB/postgres.sh"
+# shellcheck source=lib/haproxy.sh
+source "$LIB/haproxy.sh"
+
+# Serialise the commands that change something: a test harness and a developer may run `up` at once.
+# fd 9 is closed for every daemon we spawn, or it would hold the lock forever.
+take_lock() {
+  exec 9>"$CLUSTER_HOME/.cluster.lock"
+  flock -w 900 9 || die "another cluster.sh is still running (lock: $CLUSTER_HOME/.cluster.lock)"
+}
+
+check_name() {
+  kind_of "${1:-}" >/dev/null || die "unknown process '${1:-}' (expected one of: ${PROCESSES[*]})"
+}
+
+status_all() {
+  local rc=0 name
+  for name in "${PROCESSES[@]}"; do
+    status_one "$name" || rc=3
+  done
+  return "$rc"
+}
+
+# What a launch needs checked once its whole group is up.
+after_launch() {
+  local name
+  for name in "${LAUNCHED[@]}"; do
+    if [[ "$name" == kafka-* ]]; then
+      brokers_registered
+      return 0
+    fi
+  done
+}
+
+cmd="${1:-}"
+case "$cmd" in
+  up)
+    cluster_init
+    take_lock
+    install_for "${PROCESSES[@]}"
+    # ZooKeeper first: the ClickHouse nodes are ready only once they see it. Then all the rest at once, the standby
+    # last since it is made from the running primary.
+    start_group "${ZK_NODES[@]}"
+    start_group "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary haproxy
+    pgnode_bootstrap
+    start_group postgres-standby
+    after_launch
+    status_all
+    ;;
+  down)
+    cluster_init
+    take_lock
+    # Clients before what they depend on, ZooKeeper last.
+    stop_group haproxy postgres-standby
+    stop_group "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary
+    stop_group "${ZK_NODES[@]}"
+    status_all || true
+    ;;
+  status)
+    cluster_paths
+    status_all || exit 3
+    ;;
+  env)
+    echo "export CLICKHOUSE_URL=http://$HOST:$CLUSTER_CH_PROXY_PORT"
+    echo "export CLICKHOUSE_CLUSTER=audit"
+    # The gateway reads with a read-only user (docs/operations.md "ClickHouse users").
+    echo "export GATEWAY_CLICKHOUSE_USER=audit_reader"
+    echo "export KAFKA_BROKERS=$(kafka_brokers_csv)"
+    echo "export KAFKA_REPLICATION_FACTOR=3"
+    echo "export DATABASE_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_PRIMARY_PORT/audit"
+    echo "export DATABASE_STANDBY_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_STANDBY_PORT/audit"
+    nodes=()
+    for name in "${CH_NODES[@]}"; do nodes+=("$(chnode_http "$name")"); done
+    echo "export CLICKHOUSE_NODE_URLS=$(IFS=,; echo "${nodes[*]}")"
+    ;;
+  start)
+    check_name "${2:-}"
+    cluster_init
+    take_lock
+    install_for "$2"
+    start_group "$2"
+    if [[ "$2" == postgres-primary ]]; then
+      pgnode_bootstrap
+      # A running standby reconnects to the restarted primary within seconds: wait for it to stream, as `up` does.
+      if proc_running postgres-standby; then start_group postgres-standby; fi
+    fi
+    after_launch
+    status_one "$2" || exit 3
+    ;;
+  stop)
+    check_name "${2:-}"
+    cluster_init
+    take_lock
+    stop_group "$2"
+    status_one "$2" || true
+    ;;
+  kill)
+    check_name "${2:-}"
+    # No lock: a chaos test kills while other commands may run, and a SIGKILL changes no file of ours.
+    cluster_paths
+    kill_proc "$2"
+    ;;
+  -h | --help | help)
+    usage
+    ;;
+  *)
+    usage >&2
+    exit 2
+    ;;
+esac
