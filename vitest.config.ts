@@ -33,6 +33,19 @@ export default defineConfig({
         },
       },
       {
+        // What only a cluster has, on infra/cluster's (scripts/test-cluster.sh).
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 180_000,
+          globalSetup: ['test/support/compiled-services.global-setup.ts'],
+          setupFiles: ['test/support/compiled-services.setup.ts'],
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
+        },
+      },
+      {
         // docker-compose.yml and the images built here, under Podman (scripts/test-containers.sh).
         test: {
           name: 'containers',

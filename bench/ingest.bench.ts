@@ -8,6 +8,7 @@ import {
   ensureTopics,
   migrateClickHouse,
   projectionTables,
+  schemaWriter,
   sqlIdentifier,
   sqlList,
   sqlValue,
@@ -285,7 +286,7 @@ async function main() {
     await ch.command({ query: `DROP TABLE ${sqlIdentifier(view)}` });
   }
   const without = await e2e(big, 'without', false);
-  await createFilterIndex(ch, projectionTables(1));
+  await createFilterIndex(schemaWriter(ch, baseSettings), projectionTables(1));
   withIndex.push(await e2e(big, 'with-2'));
   const slowest = Math.min(...withIndex.map((r) => r.rate));
   const ratio = slowest / without.rate;

@@ -10,6 +10,7 @@ import {
   projectionTables,
   sqlIdentifier,
   type AuditEventRecord,
+  schemaWriter,
 } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
@@ -81,13 +82,17 @@ describe('ops backfill filter-index', () => {
     const sink = clickhouseSink(ch, names.database).on(g2);
     const before = eventsAt(Date.UTC(2025, 0, 1), 12, 'old');
     await sink.insert(before);
-    expect(await ensureFilterIndex(ch)).toEqual({ generation: 2, ready: false });
+    expect(await ensureFilterIndex(ch, schemaWriter(ch, clickhouseSettings(names)))).toEqual({
+      generation: 2,
+      ready: false,
+    });
 
     // The first run stops after its first partition.
     const stop = new Error('stopped');
     await expect(
       backfillFilterIndex({
         clickhouse: ch,
+        schema: schemaWriter(ch, clickhouseSettings(names)),
         now: Date.now,
         progress: () => {
           throw stop;

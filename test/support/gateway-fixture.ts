@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { runCli } from '../../services/ops/src/cli.js';
 import type { TestNames } from './names.js';
 import { freshPostgres } from './postgres.js';
-import { gatewayService, KAFKA_BROKERS } from './stack.js';
+import { CLUSTER_ENV, gatewayService, KAFKA_BROKERS } from './stack.js';
 
 const PEPPER = 'e2e-pepper-0123456789abcdef0123456789';
 const CURSOR_SECRET = 'e2e-cursor-0123456789abcdef0123456789';
@@ -24,6 +24,7 @@ export function gatewayFixture(
     TOPIC_PREFIX: names.topicPrefix,
     API_KEY_PEPPER: PEPPER,
     LOG_LEVEL: 'error',
+    ...CLUSTER_ENV,
   });
 
   beforeAll(async () => {

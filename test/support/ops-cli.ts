@@ -1,6 +1,6 @@
 import { runCli } from '../../services/ops/src/cli.js';
 import type { TestNames } from './names.js';
-import { CLICKHOUSE_URL, KAFKA_BROKERS } from './stack.js';
+import { CLICKHOUSE_URL, CLUSTER_ENV, KAFKA_BROKERS } from './stack.js';
 
 /**
  * The operator CLI, run in-process on a test's own topics, ClickHouse database, projector group and Postgres
@@ -19,6 +19,7 @@ export function opsCli(names: TestNames, databaseUrl: () => string, extra: Recor
       PROJECTOR_GROUP_ID: names.groupId,
       OPERATOR_ID: 'operator:test',
       LOG_LEVEL: 'error',
+      ...CLUSTER_ENV,
       ...extra,
       ...overrides,
     };
@@ -42,6 +43,7 @@ export async function mintKey(opts: {
     TOPIC_PREFIX: opts.topicPrefix,
     API_KEY_PEPPER: opts.pepper,
     LOG_LEVEL: 'error',
+    ...CLUSTER_ENV,
   };
   const argv = ['keys', 'create', '--tenant', opts.tenant, '--scopes', opts.scopes, '--json'];
   const code = await runCli(argv, env, { out: (t) => (out += t), err: () => {} });

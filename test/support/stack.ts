@@ -1,7 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import {
+  clusterGuard,
   createClickHouse,
+  localTable,
+  schemaWriter,
+  type ClickHouseClient,
   dropClickHouseDatabase,
   migrateClickHouse,
   deleteTopics,
@@ -15,6 +19,19 @@ import { ServiceProcess } from './service-process.js';
 // The local stack's defaults (infra/local/stack.sh); CI and developers run the same.
 export const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:59092';
 export const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:58123';
+// Set by the cluster tier (scripts/test-cluster.sh): the tests' tables are then sharded and replicated, and the
+// services they start inherit it from the environment.
+const CLICKHOUSE_CLUSTER = process.env.CLICKHOUSE_CLUSTER || undefined;
+/** The local tables that stand behind these sharded tables on the tier's cluster; none on one server. */
+export const localTablesOf = (sharded: readonly string[]) =>
+  CLICKHOUSE_CLUSTER ? sharded.map(localTable) : [];
+/** What a CLI run in-process with an environment of its own must be told of the tier's cluster. */
+export const CLUSTER_ENV: Record<string, string> = {
+  ...(CLICKHOUSE_CLUSTER && { CLICKHOUSE_CLUSTER }),
+  ...(process.env.KAFKA_REPLICATION_FACTOR && {
+    KAFKA_REPLICATION_FACTOR: process.env.KAFKA_REPLICATION_FACTOR,
+  }),
+};
 
 // Service ports are counted up from a random start in a run's own range (below Linux's ephemeral ports), so that
 // runs side by side do not meet: the containers tier sets AUDIT_TEST_PORT_BASE to another range than the default's
@@ -22,7 +39,13 @@ export const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:58
 let nextPort = Number(process.env.AUDIT_TEST_PORT_BASE || 18_100) + Math.floor(Math.random() * 500) * 4;
 
 export function clickhouseSettings(names: TestNames): ClickHouseSettings {
-  return { url: CLICKHOUSE_URL, database: names.database, user: 'default', password: '' };
+  return {
+    url: CLICKHOUSE_URL,
+    database: names.database,
+    user: 'default',
+    password: '',
+    ...(CLICKHOUSE_CLUSTER ? { cluster: CLICKHOUSE_CLUSTER } : {}),
+  };
 }
 
 export function testKafka(): Kafka {
@@ -137,6 +160,13 @@ export const READER_USER = 'audit_reader';
 export function testClickHouse(names: TestNames) {
   return createClickHouse(clickhouseSettings(names));
 }
+
+/** DDL as the services run it: on the cluster of the tier, if any (docs/operations.md "ClickHouse cluster"). */
+export const testSchema = (names: TestNames, client: ClickHouseClient) =>
+  schemaWriter(client, clickhouseSettings(names));
+
+/** What the projector writes and reads with on the tier's ClickHouse: quorum inserts on a cluster. */
+export const testGuard = (client: ClickHouseClient) => clusterGuard(client, CLICKHOUSE_CLUSTER);
 
 /** Drops the test's database and topics, and the consumer groups given (those that may be left, if any). */
 export async function cleanUp(names: TestNames, groups: readonly string[] = []): Promise<void> {

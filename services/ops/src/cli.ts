@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createClickHouse, createLogger, type Env } from '@audit/shared';
+import { createClickHouse, createLogger, schemaWriter, type Env } from '@audit/shared';
 import { OPTIONS, onlyOptions, type Print } from './cli-values.js';
 import { backfillFilterIndex } from './commands/backfill.command.js';
 import { CliError } from './commands/cli-error.js';
@@ -83,7 +83,12 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
         const clickhouse = createClickHouse(config.clickhouse, config.clickhouse.database, LONG_STATEMENT_MS);
         try {
-          const r = await backfillFilterIndex({ clickhouse, now: Date.now, progress: progressTo(io) });
+          const r = await backfillFilterIndex({
+            clickhouse,
+            schema: schemaWriter(clickhouse, config.clickhouse),
+            now: Date.now,
+            progress: progressTo(io),
+          });
           print(
             r,
             r.already_ready

@@ -4,6 +4,7 @@ import {
   createHttpServer,
   clickhouseReady,
   consumerLagSource,
+  clusterGuard,
   createClickHouse,
   createMetrics,
   DurableProducer,
@@ -95,8 +96,9 @@ await startup.step('kafka', () => admin.connect());
 const trees = pool && (await startTrees(pool));
 
 const { database, cluster } = config.clickhouse;
-const sink = clickhouseSink(clickhouse, database, 'live', cluster);
-const replaySink = clickhouseSink(clickhouse, database, 'replay', cluster);
+const guard = await startup.step('clickhouse', () => clusterGuard(clickhouse, cluster));
+const sink = clickhouseSink(clickhouse, database, 'live', guard);
+const replaySink = clickhouseSink(clickhouse, database, 'replay', guard);
 const store = projectionStateStore(clickhouse);
 const gate = new ProjectionGate({
   store,

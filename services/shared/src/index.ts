@@ -11,6 +11,8 @@ export * from './audit-event/ingest.schema.js';
 export * from './audit-event/record.schema.js';
 export * from './clickhouse/clickhouse-client.js';
 export * from './clickhouse/cluster.js';
+export * from './clickhouse/cluster-ddl.js';
+export * from './clickhouse/schema-writer.js';
 export * from './clickhouse/sql-quote.js';
 export * from './codec/audit-event.codec.js';
 export * from './codec/schema-registry.js';

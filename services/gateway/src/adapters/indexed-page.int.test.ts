@@ -11,7 +11,7 @@ import {
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../../projector/src/adapters/clickhouse.sink.js';
 import { uniqueNames } from '../../../../test/support/names.js';
-import { clickhouseSettings, testClickHouse } from '../../../../test/support/stack.js';
+import { clickhouseSettings, testClickHouse, testGuard } from '../../../../test/support/stack.js';
 import type { PageGuess } from '../domain/page-density.js';
 import { indexedPage } from './indexed-page.js';
 
@@ -46,7 +46,7 @@ const PATIENT = 'pat-rare';
 
 beforeAll(async () => {
   await migrateClickHouse(clickhouseSettings(names));
-  const sink = clickhouseSink(ch, names.database).on(projectionTables(1));
+  const sink = clickhouseSink(ch, names.database, 'live', await testGuard(ch)).on(projectionTables(1));
   const stamps = [...recent, ...older];
   for (let i = 0; i < stamps.length; i += 20_000) {
     await sink.insert(

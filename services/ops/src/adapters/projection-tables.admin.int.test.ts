@@ -8,7 +8,7 @@ import {
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../../projector/src/adapters/clickhouse.sink.js';
 import { uniqueNames } from '../../../../test/support/names.js';
-import { clickhouseSettings, testClickHouse } from '../../../../test/support/stack.js';
+import { clickhouseSettings, testClickHouse, testGuard, testSchema } from '../../../../test/support/stack.js';
 import { copyBefore, createGeneration } from './projection-tables.admin.js';
 
 const names = uniqueNames('genadmin');
@@ -32,10 +32,11 @@ describe('copyBefore', () => {
         ingested_at: 1000 + i,
       }),
     );
-    await clickhouseSink(ch, names.database).on(projectionTables(1)).insert(history);
-    const next = await createGeneration(ch, projectionTables(1), 2, Date.now);
+    const guard = await testGuard(ch);
+    await clickhouseSink(ch, names.database, 'live', guard).on(projectionTables(1)).insert(history);
+    const next = await createGeneration(ch, testSchema(names, ch), projectionTables(1), 2, Date.now);
     // The events ingested before 1250: the first 250 of them, over 125 partitions.
-    await copyBefore(ch, projectionTables(1), next, 1250);
+    await copyBefore(ch, projectionTables(1), next, 1250, guard);
     const [copied] = await (
       await ch.query({
         query: `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${next.events}`,

@@ -6,8 +6,11 @@ import {
   projectionTables,
   sqlIdentifier,
   sqlValue,
+  SINGLE_SERVER,
   type ClickHouseClient,
+  type ClusterGuard,
   type ProjectionTables,
+  type SchemaWriter,
 } from '@audit/shared';
 
 /** Generations whose events table exists in the database. */
@@ -23,24 +26,23 @@ export async function existingGenerations(client: ClickHouseClient, database: st
 }
 
 /**
- * A new generation shaped like `like` (same columns, engine, keys and settings: CREATE TABLE … AS), with the view
- * that keeps its by-id table, as 0001_audit_events has it for generation 1, and its filter index: complete from
- * the start, since the generation is still empty.
+ * A new generation shaped like `like` (same columns, engine, keys and settings), with the view that keeps its by-id
+ * table, as 0001_audit_events has it for generation 1, and its filter index: complete from the start, since the
+ * generation is still empty.
  */
 export async function createGeneration(
   client: ClickHouseClient,
+  schema: SchemaWriter,
   like: ProjectionTables,
   generation: number,
   now: () => number,
 ) {
   const t = projectionTables(generation);
-  await client.command({ query: `CREATE TABLE ${sqlIdentifier(t.events)} AS ${sqlIdentifier(like.events)}` });
-  await client.command({ query: `CREATE TABLE ${sqlIdentifier(t.ids)} AS ${sqlIdentifier(like.ids)}` });
-  await client.command({
-    query: `CREATE MATERIALIZED VIEW ${sqlIdentifier(t.idsView)} TO ${sqlIdentifier(t.ids)}
-      AS SELECT tenant_id, cityHash64(event_id) AS id_hash, event_id, ts FROM ${sqlIdentifier(t.events)}`,
-  });
-  await createFilterIndex(client, t);
+  await schema.clone(like.events, t.events);
+  await schema.clone(like.ids, t.ids);
+  await schema.run(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${sqlIdentifier(t.idsView)} TO ${sqlIdentifier(t.ids)}
+      AS SELECT tenant_id, cityHash64(event_id) AS id_hash, event_id, ts FROM ${sqlIdentifier(t.events)}`);
+  await createFilterIndex(schema, t);
   await filterIndexState(client).markReady(generation, now());
   return t;
 }
@@ -55,19 +57,27 @@ export const VIEW_FRIENDLY_BLOCKS = { max_block_size: '65536', min_insert_block_
 /**
  * Copies the events ingested before `since` from one generation to another (the view fills the by-id table), one
  * partition of the events table at a time: current ClickHouse refuses an insert block that spans more than 100
- * partitions, and one statement over a long history would.
+ * partitions, and one statement over a long history would. The partitions are read from the events themselves,
+ * not from `system.parts`, which lists only the answering node's parts on a cluster.
  */
 export async function copyBefore(
   client: ClickHouseClient,
   from: ProjectionTables,
   to: ProjectionTables,
   since: number,
+  guard: ClusterGuard = SINGLE_SERVER,
 ) {
-  for (const { partition } of await partitions(client, from.events)) {
+  const bucket = `intDiv(ts, ${sqlValue(EVENTS_PARTITION_MS)})`;
+  const found = await client.query({
+    query: `SELECT DISTINCT ${bucket} AS partition FROM ${sqlIdentifier(from.events)}
+      WHERE ingested_at < ${sqlValue(since)} ORDER BY partition`,
+    format: 'JSONEachRow',
+  });
+  for (const { partition } of await found.json<{ partition: string }>()) {
     await client.command({
       query: `INSERT INTO ${sqlIdentifier(to.events)} SELECT * FROM ${sqlIdentifier(from.events)}
-        WHERE ingested_at < ${sqlValue(since)} AND intDiv(ts, ${sqlValue(EVENTS_PARTITION_MS)}) = ${sqlValue(partition)}`,
-      clickhouse_settings: { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS },
+        WHERE ingested_at < ${sqlValue(since)} AND ${bucket} = ${sqlValue(Number(partition))}`,
+      clickhouse_settings: { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS, ...guard.insertSettings },
     });
   }
 }
@@ -87,10 +97,10 @@ export async function partitions(client: ClickHouseClient, table: string) {
 }
 
 /** Drops a generation: the views first, so nothing writes into the tables they fill while they go. */
-export async function dropGeneration(client: ClickHouseClient, generation: number) {
+export async function dropGeneration(schema: SchemaWriter, generation: number) {
   const t = projectionTables(generation);
   for (const table of [t.idsView, t.indexView, t.bucketsView, t.ids, t.index, t.buckets, t.events]) {
-    await client.command({ query: `DROP TABLE IF EXISTS ${sqlIdentifier(table)}` });
+    await schema.run(`DROP TABLE IF EXISTS ${sqlIdentifier(table)}`);
   }
 }
 

@@ -9,13 +9,16 @@ import {
   sqlIdentifier,
   sqlValue,
   type ClickHouseClient,
+  type SchemaWriter,
 } from '@audit/shared';
+import { CliError } from './cli-error.js';
 import { partitions, VIEW_FRIENDLY_BLOCKS } from '../adapters/projection-tables.admin.js';
 
 const SETTINGS = { max_execution_time: 0, ...VIEW_FRIENDLY_BLOCKS };
 
 export interface BackfillContext {
   clickhouse: ClickHouseClient;
+  schema: SchemaWriter;
   now: () => number;
   progress?: (done: number, total: number) => void;
 }
@@ -38,12 +41,20 @@ export interface BackfillResult {
  * index holds it once (the summary, only a hint for sizing reads, may count it twice).
  */
 export async function backfillFilterIndex(ctx: BackfillContext): Promise<BackfillResult> {
+  // The index exists from a cluster's first migration, so no cluster holds events the index lacks; a backfill reads
+  // one node's parts (system.parts) and merges one node's partitions, which a cluster's shards would not match.
+  if (ctx.schema.cluster) {
+    throw new CliError(
+      'a cluster needs no backfill: its filter index was complete from its first migration',
+      2,
+    );
+  }
   const started = ctx.now();
   const client = ctx.clickhouse;
   const { live } = await projectionStateStore(client).read();
   const t = projectionTables(live);
   const state = filterIndexState(client);
-  await createFilterIndex(client, t);
+  await createFilterIndex(ctx.schema, t);
   const result = { generation: live, partitions: 0, events: 0, already_ready: false };
   if (await state.ready(live)) return { ...result, already_ready: true, duration_ms: ctx.now() - started };
 

@@ -5,8 +5,10 @@ import {
   runningInserts,
   sleep,
   type ClickHouseClient,
+  type ClusterGuard,
   type ProjectionState,
   type ProjectionStateStore,
+  type SchemaWriter,
   type Topics,
 } from '@audit/shared';
 import {
@@ -31,8 +33,10 @@ export interface ReplayProjectionContext {
   topics: Topics;
   clickhouse: ClickHouseClient;
   database: string;
-  /** Set on a cluster: inserts still running are looked for on every replica. */
-  cluster?: string;
+  /** The projection's tables are made and dropped through it, on every node of a cluster. */
+  schema: SchemaWriter;
+  /** On a cluster: copies are quorum inserts, and inserts still running are looked for on every replica. */
+  guard: ClusterGuard;
   store: ProjectionStateStore;
   projectorGroupId: string;
   operator: string;
@@ -112,13 +116,13 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
     let switched = false;
     try {
       // Left by a replay given up, or by one whose command died after its switch: nothing reads or writes them.
-      for (const g of generations.filter((g) => g !== state.live)) await dropGeneration(ctx.clickhouse, g);
+      for (const g of generations.filter((g) => g !== state.live)) await dropGeneration(ctx.schema, g);
       const group = replayGroupId(ctx.projectorGroupId, target);
-      const next = await createGeneration(ctx.clickhouse, live, target, ctx.now);
+      const next = await createGeneration(ctx.clickhouse, ctx.schema, live, target, ctx.now);
       ctx.note?.(
         `building generation ${target} (${next.events}) while generation ${state.live} serves reads`,
       );
-      if (opts.since !== undefined) await copyBefore(ctx.clickhouse, live, next, opts.since);
+      if (opts.since !== undefined) await copyBefore(ctx.clickhouse, live, next, opts.since, ctx.guard);
       const start =
         opts.since === undefined
           ? (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, offset: p.low }))
@@ -157,7 +161,7 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
         return (
           (await allConfirmed(ctx, admin, target, 'drain', drainAt)) &&
           (await groupGone(admin, group)) &&
-          (await runningInserts(ctx.clickhouse, ctx.database, 'replay', ctx.cluster)) === 0
+          (await runningInserts(ctx.clickhouse, ctx.database, 'replay', ctx.guard)) === 0
         );
       });
       // The target must hold at least what the live generation does (a projector that lost a contract version
@@ -236,7 +240,7 @@ async function afterSwitch(
   await admin.deleteGroups([group]).catch(() => undefined);
   ctx.note?.(`generation ${old} is dropped in ${dropOldAfterMs} ms`);
   await sleep(dropOldAfterMs);
-  await dropGeneration(ctx.clickhouse, old).catch((err: unknown) =>
+  await dropGeneration(ctx.schema, old).catch((err: unknown) =>
     ctx.note?.(`generation ${old} was not dropped (${(err as Error).message}); the next replay drops it`),
   );
 }
@@ -244,7 +248,7 @@ async function afterSwitch(
 /** Back to the live generation alone; the half-built one goes. */
 async function giveUp(ctx: ReplayProjectionContext, live: number, target: number) {
   await ctx.store.write({ phase: 'live', live }, ctx.operator, ctx.now());
-  await dropGeneration(ctx.clickhouse, target);
+  await dropGeneration(ctx.schema, target);
 }
 
 /** For a replay whose command died: the state back to live, the half-built generation dropped. */

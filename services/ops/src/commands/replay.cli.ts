@@ -1,4 +1,10 @@
-import { createClickHouse, projectionStateStore, type Logger } from '@audit/shared';
+import {
+  clusterGuard,
+  createClickHouse,
+  projectionStateStore,
+  schemaWriter,
+  type Logger,
+} from '@audit/shared';
 import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { operatorOf, withKafka, withOperationsContext } from '../contexts.js';
@@ -62,7 +68,8 @@ async function replayProjectionCli(
         topics,
         clickhouse,
         database: config.clickhouse.database,
-        cluster: config.clickhouse.cluster,
+        schema: schemaWriter(clickhouse, config.clickhouse),
+        guard: await clusterGuard(clickhouse, config.clickhouse.cluster),
         store: projectionStateStore(clickhouse),
         projectorGroupId: config.projectorGroupId,
         operator: operatorOf(config),

@@ -8,7 +8,8 @@ import {
   type AuditEventRecord,
   type ClickHouseClient,
   type ProjectionTables,
-  clusterGuard,
+  SINGLE_SERVER,
+  type ClusterGuard,
   EVENT_TABLE_COLUMNS,
   insertQueryPrefix,
   runningInserts,
@@ -36,16 +37,16 @@ const SETTLE_POLL_MS = 100;
 
 /**
  * `database` names our inserts (query_id prefix), so that a new owner of a partition can wait for an insert an
- * earlier owner (a killed process, a timed-out request) left running before it looks up what is stored.
+ * earlier owner (a killed process, a timed-out request) left running before it looks up what is stored. On a
+ * cluster, `guard` makes every write a quorum insert and every read that decides what to write a consistent one.
  */
 export function clickhouseSink(
   client: ClickHouseClient,
   database: string,
   writer: 'live' | 'replay' = 'live',
-  cluster?: string,
+  guard: ClusterGuard = SINGLE_SERVER,
 ): EventSink {
   const insertPrefix = insertQueryPrefix(database, writer);
-  const guard = clusterGuard(cluster);
   const readSettings = { ...BATCH_QUERY_SETTINGS, ...guard.readSettings };
   /** Keys of the events the events table holds (whether or not the by-id table has them). */
   async function inEventsTable(tables: ProjectionTables, events: readonly AuditEventRecord[]) {
@@ -96,7 +97,7 @@ export function clickhouseSink(
         tables,
         present.filter((e) => !keys.has(idKey(e))),
       );
-      await repairFilterIndex(client, tables, present);
+      await repairFilterIndex(client, tables, present, guard);
       return new Set([...keys, ...held]);
     },
     // One insert per chunk of at most MAX_PARTITIONS_PER_INSERT partitions (a history backfill can span decades).
@@ -118,7 +119,7 @@ export function clickhouseSink(
     on,
     async insertsSettled() {
       for (;;) {
-        if ((await runningInserts(client, database, writer, cluster)) === 0) return;
+        if ((await runningInserts(client, database, writer, guard)) === 0) return;
         await sleep(SETTLE_POLL_MS);
       }
     },

@@ -7,12 +7,29 @@ import {
   sqlValue,
   type AuditEventRecord,
   type ClickHouseClient,
+  type ClusterGuard,
   type ProjectionTables,
 } from '@audit/shared';
 import { BATCH_QUERY_SETTINGS, batchCondition, textSet } from './batch-condition.js';
 
-const rows = async <T>(client: ClickHouseClient, query: string) =>
-  (await client.query({ query, format: 'JSONEachRow', clickhouse_settings: BATCH_QUERY_SETTINGS })).json<T>();
+/** One repair's reads and writes: on a cluster, reads that see every acknowledged write and quorum writes. */
+function repairQueries(client: ClickHouseClient, guard: ClusterGuard) {
+  return {
+    rows: async <T>(query: string) =>
+      (
+        await client.query({
+          query,
+          format: 'JSONEachRow',
+          clickhouse_settings: { ...BATCH_QUERY_SETTINGS, ...guard.readSettings },
+        })
+      ).json<T>(),
+    command: (query: string) =>
+      client.command({ query, clickhouse_settings: { ...BATCH_QUERY_SETTINGS, ...guard.insertSettings } }),
+    insert: (table: string, values: object[]) =>
+      client.insert({ table, format: 'JSONEachRow', values, clickhouse_settings: guard.insertSettings }),
+  };
+}
+type RepairQueries = ReturnType<typeof repairQueries>;
 
 const bucketKey = (tenant: string, dim: number, value: string, bucket: number) =>
   JSON.stringify([tenant, dim, value, bucket]);
@@ -28,13 +45,14 @@ export async function repairFilterIndex(
   client: ClickHouseClient,
   tables: ProjectionTables,
   events: readonly AuditEventRecord[],
+  guard: ClusterGuard,
 ): Promise<void> {
   if (events.length === 0) return;
+  const q = repairQueries(client, guard);
   const tenants = sqlList([...new Set(events.map((e) => e.tenant_id))]);
   const ofEvents = batchCondition(events);
 
-  const held = await rows<{ event_id: string; dim: number }>(
-    client,
+  const held = await q.rows<{ event_id: string; dim: number }>(
     `SELECT event_id, dim FROM ${sqlIdentifier(tables.index)} WHERE ${ofEvents}`,
   );
   const have = new Set(held.map((r) => `${r.event_id}:${r.dim}`));
@@ -44,20 +62,19 @@ export async function repairFilterIndex(
       .filter((key) => !have.has(key)),
   );
   if (missing.length > 0) {
-    await client.command({
-      query: `INSERT INTO ${sqlIdentifier(tables.index)} ${indexRowsQuery(
+    await q.command(
+      `INSERT INTO ${sqlIdentifier(tables.index)} ${indexRowsQuery(
         tables.events,
         `${ofEvents} AND concat(event_id, ':', toString(d.1)) IN ${textSet(missing)}`,
       )}`,
-      clickhouse_settings: BATCH_QUERY_SETTINGS,
-    });
+    );
   }
-  await reconcileBuckets(client, tables, events, tenants);
+  await reconcileBuckets(q, tables, events, tenants);
 }
 
 /** Sets each summary count the events touch to the number of events the index holds there. */
 async function reconcileBuckets(
-  client: ClickHouseClient,
+  q: RepairQueries,
   tables: ProjectionTables,
   events: readonly AuditEventRecord[],
   tenants: string,
@@ -80,20 +97,17 @@ async function reconcileBuckets(
   const ofBuckets = `tenant_id IN ${tenants} AND bucket IN ${sqlList([...hours])}`;
   type Count = { tenant_id: string; dim: number; value: string; bucket: string; n: string };
   const [indexed, all, summary] = await Promise.all([
-    rows<Count>(
-      client,
+    q.rows<Count>(
       `SELECT tenant_id, dim, value, intDiv(ts, ${BUCKET_MS}) AS bucket, count() AS n
        FROM ${sqlIdentifier(tables.index)} WHERE tenant_id IN ${tenants} AND (${inHours('ts')})
        GROUP BY tenant_id, dim, value, bucket`,
     ),
-    rows<Count>(
-      client,
+    q.rows<Count>(
       `SELECT tenant_id, 0 AS dim, '' AS value, intDiv(ts, ${BUCKET_MS}) AS bucket, count() AS n
        FROM ${sqlIdentifier(tables.events)} WHERE tenant_id IN ${tenants} AND (${inHours('ts')})
        GROUP BY tenant_id, bucket`,
     ),
-    rows<Count>(
-      client,
+    q.rows<Count>(
       `SELECT tenant_id, dim, value, bucket, sum(n) AS n FROM ${sqlIdentifier(tables.buckets)}
        WHERE ${ofBuckets} GROUP BY tenant_id, dim, value, bucket`,
     ),
@@ -112,6 +126,6 @@ async function reconcileBuckets(
       return { tenant_id, dim, value, bucket, n };
     });
   if (corrections.length > 0) {
-    await client.insert({ table: tables.buckets, format: 'JSONEachRow', values: corrections });
+    await q.insert(tables.buckets, corrections);
   }
 }

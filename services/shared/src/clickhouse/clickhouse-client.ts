@@ -22,7 +22,14 @@ export function createClickHouse(
     max_open_connections: 16,
     // 64-bit integers arrive in JSON as strings, whatever the server's default (18.16 quotes them, current
     // engines may not): our parsers read them as text, and numbers past 2^53 keep every digit.
-    clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+    // On a cluster (docs/operations.md "ClickHouse cluster") an insert through a `Distributed` table is
+    // acknowledged once the shards have its rows, not once the answering node has queued them; and a query over
+    // one `Distributed` table whose IN or JOIN reads another reads, on each shard, that shard's local table:
+    // every such table is sharded by tenant and every query is of one tenant, so its rows are all there.
+    clickhouse_settings: {
+      output_format_json_quote_64bit_integers: 1,
+      ...(settings.cluster ? { insert_distributed_sync: 1, distributed_product_mode: 'local' } : {}),
+    },
     // The client's own log prints a failed query's text and settings, which can hold a tenant's values; every
     // error reaches our code, which logs it by code and type only (logger.ts).
     log: { level: ClickHouseLogLevel.OFF },

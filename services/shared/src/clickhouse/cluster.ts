@@ -1,26 +1,87 @@
-import type { ClickHouseSettings as QuerySettings } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseSettings as QuerySettings } from '@clickhouse/client';
 import { sqlValue } from './sql-quote.js';
 
 /**
  * What the projector's correctness needs from a ClickHouse cluster or ClickHouse Cloud, where one insert reaches
- * one replica and a later query may reach another (docs/operations.md "ClickHouse cluster or Cloud"). On a single
- * server (no cluster configured) every part of it is empty: nothing changes.
+ * one replica and a later query may reach another (docs/operations.md "ClickHouse cluster"). On a single server
+ * (no cluster configured) every part of it is empty: nothing changes.
  */
-export function clusterGuard(cluster: string | undefined): {
+export interface ClusterGuard {
   insertSettings: QuerySettings;
   readSettings: QuerySettings;
+  /** Every replica's running queries: each replica lists only its own, and an insert may run on any of them. */
   processes: string;
-} {
-  if (!cluster) return { insertSettings: {}, readSettings: {}, processes: 'system.processes' };
+}
+
+export const SINGLE_SERVER: ClusterGuard = {
+  insertSettings: {},
+  readSettings: {},
+  processes: 'system.processes',
+};
+
+/** What a cluster's servers say of themselves, read once at start. */
+export interface ClusterFacts {
+  cluster: string;
+  /** The most replicas any shard of the cluster has. */
+  replicas: number;
+  /** Every replica's native address, host:port. */
+  hosts: string[];
+  /** The engine knows `insert_quorum_parallel` (20.x and later; 18.16 runs one quorum insert at a time anyway). */
+  quorumParallelSetting: boolean;
+  /** The engine has the table function `clusterAllReplicas` (20.x and later). */
+  allReplicasFunction: boolean;
+}
+
+/**
+ * The guard for a cluster: a majority quorum, written out as a number (18.16 reads `insert_quorum = 'auto'` over
+ * HTTP as 0, no quorum at all), so that the duplicate check can insist on every acknowledged insert; the first
+ * live replica of each shard for both (`in_order`), so that the check seldom meets a replica still fetching.
+ */
+export function clusterGuardOf(facts: ClusterFacts): ClusterGuard {
+  const quorum = Math.floor(facts.replicas / 2) + 1;
+  const replicas = facts.allReplicasFunction
+    ? `clusterAllReplicas(${sqlValue(facts.cluster)}, system.processes)`
+    : `remote(${sqlValue(facts.hosts.join(','))}, system, processes)`;
   return {
-    // Acknowledged once a majority of replicas has the part, one insert at a time, so that the read below can
-    // insist on having every acknowledged insert.
-    insertSettings: { insert_quorum: 'auto', insert_quorum_parallel: 0 },
-    // The duplicate check must see every insert acknowledged before it, or a redelivered event is stored twice.
-    readSettings: { select_sequential_consistency: '1' },
-    // Each replica lists only its own queries: an insert still running may run on any of them.
-    processes: `clusterAllReplicas(${sqlValue(cluster)}, system.processes)`,
+    insertSettings: {
+      insert_quorum: String(quorum),
+      ...(facts.quorumParallelSetting ? { insert_quorum_parallel: 0 } : {}),
+      load_balancing: 'in_order',
+    },
+    readSettings: { select_sequential_consistency: '1', load_balancing: 'in_order' },
+    processes: replicas,
   };
 }
 
-export type ClusterGuard = ReturnType<typeof clusterGuard>;
+const rows = async <T>(client: ClickHouseClient, query: string) =>
+  (await client.query({ query, format: 'JSONEachRow' })).json<T>();
+
+/** Reads the cluster's shape and the engine's abilities; a cluster the server does not know is an error. */
+export async function clusterFacts(client: ClickHouseClient, cluster: string): Promise<ClusterFacts> {
+  const [shape] = await rows<{ replicas: number; hosts: string[] }>(
+    client,
+    `SELECT max(replica_num) AS replicas, groupArray(concat(host_address, ':', toString(port))) AS hosts
+     FROM system.clusters WHERE cluster = ${sqlValue(cluster)}`,
+  );
+  if (!shape || Number(shape.replicas) === 0) {
+    throw new Error(`ClickHouse knows no cluster named ${JSON.stringify(cluster)} (CLICKHOUSE_CLUSTER)`);
+  }
+  const [abilities] = await rows<{ parallel: number; all_replicas: number }>(
+    client,
+    `SELECT
+       (SELECT count() FROM system.settings WHERE name = 'insert_quorum_parallel') AS parallel,
+       (SELECT count() FROM system.table_functions WHERE name = 'clusterAllReplicas') AS all_replicas`,
+  );
+  return {
+    cluster,
+    replicas: Number(shape.replicas),
+    hosts: shape.hosts,
+    quorumParallelSetting: Number(abilities?.parallel) > 0,
+    allReplicasFunction: Number(abilities?.all_replicas) > 0,
+  };
+}
+
+/** The guard for the server or cluster the client reaches. */
+export async function clusterGuard(client: ClickHouseClient, cluster?: string): Promise<ClusterGuard> {
+  return cluster ? clusterGuardOf(await clusterFacts(client, cluster)) : SINGLE_SERVER;
+}

@@ -1,20 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { clusterGuard } from './cluster.js';
+import { clusterGuardOf, SINGLE_SERVER, type ClusterFacts } from './cluster.js';
 
-describe('clusterGuard', () => {
+const facts: ClusterFacts = {
+  cluster: 'audit',
+  replicas: 2,
+  hosts: ['127.0.0.1:22201', '127.0.0.1:22202', '127.0.0.1:22203', '127.0.0.1:22204'],
+  quorumParallelSetting: false,
+  allReplicasFunction: false,
+};
+
+describe('clusterGuardOf', () => {
   it('changes nothing on a single server', () => {
-    expect(clusterGuard(undefined)).toEqual({
-      insertSettings: {},
-      readSettings: {},
-      processes: 'system.processes',
+    expect(SINGLE_SERVER).toEqual({ insertSettings: {}, readSettings: {}, processes: 'system.processes' });
+  });
+
+  it('asks 18.16 for a numeric majority quorum and reads every replica’s queries through remote()', () => {
+    expect(clusterGuardOf(facts)).toEqual({
+      insertSettings: { insert_quorum: '2', load_balancing: 'in_order' },
+      readSettings: { select_sequential_consistency: '1', load_balancing: 'in_order' },
+      processes:
+        "remote('127.0.0.1:22201,127.0.0.1:22202,127.0.0.1:22203,127.0.0.1:22204', system, processes)",
     });
   });
 
-  it('asks a cluster for quorum inserts, consistent duplicate checks and every replica’s queries', () => {
-    expect(clusterGuard('audit_cluster')).toEqual({
-      insertSettings: { insert_quorum: 'auto', insert_quorum_parallel: 0 },
-      readSettings: { select_sequential_consistency: '1' },
-      processes: "clusterAllReplicas('audit_cluster', system.processes)",
+  it('asks a current engine for sequential quorum inserts and uses clusterAllReplicas', () => {
+    const guard = clusterGuardOf({
+      ...facts,
+      replicas: 3,
+      quorumParallelSetting: true,
+      allReplicasFunction: true,
     });
+    expect(guard.insertSettings).toEqual({
+      insert_quorum: '2',
+      insert_quorum_parallel: 0,
+      load_balancing: 'in_order',
+    });
+    expect(guard.processes).toBe("clusterAllReplicas('audit', system.processes)");
+  });
+
+  it('never asks for 0: one replica is a quorum of one', () => {
+    expect(clusterGuardOf({ ...facts, replicas: 1 }).insertSettings.insert_quorum).toBe('1');
   });
 });

@@ -1,5 +1,6 @@
 import type { ClickHouseSettings } from '../config/components.js';
 import { createClickHouse, type ClickHouseClient } from '../clickhouse/clickhouse-client.js';
+import { schemaWriter } from '../clickhouse/schema-writer.js';
 import { sqlIdentifier, sqlValue } from '../clickhouse/sql-quote.js';
 import { ensureFilterIndex } from '../projection/filter-index.state.js';
 import { checkApplied, loadMigrations, MIGRATIONS_DIR, splitStatements } from './migration-files.js';
@@ -21,7 +22,8 @@ async function pendingMigrations(client: ClickHouseClient, dir: URL) {
 
 /**
  * ClickHouse has no transactions: every statement is written to be re-runnable (IF NOT EXISTS), so a migration
- * interrupted half way is simply run again.
+ * interrupted half way is simply run again. On a cluster each runs ON CLUSTER, rewritten for shards and replicas
+ * (docs/operations.md "ClickHouse cluster").
  */
 export async function migrateClickHouse(
   settings: ClickHouseSettings,
@@ -29,26 +31,27 @@ export async function migrateClickHouse(
 ): Promise<MigrationReport> {
   const admin = createClickHouse(settings, 'default');
   try {
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${sqlIdentifier(settings.database)}` });
+    await schemaWriter(admin, settings).run(
+      `CREATE DATABASE IF NOT EXISTS ${sqlIdentifier(settings.database)}`,
+    );
   } finally {
     await admin.close();
   }
   const client = createClickHouse(settings);
+  const schema = schemaWriter(client, settings);
   try {
-    await client.command({
-      query: `CREATE TABLE IF NOT EXISTS schema_migrations
+    await schema.run(`CREATE TABLE IF NOT EXISTS schema_migrations
         (version UInt32, name String, checksum String, applied_at DateTime DEFAULT now())
-        ENGINE = MergeTree ORDER BY version`,
-    });
+        ENGINE = MergeTree ORDER BY version`);
     const pending = await pendingMigrations(client, dir);
     for (const m of pending) {
-      for (const statement of splitStatements(m.sql)) await client.command({ query: statement });
+      for (const statement of splitStatements(m.sql)) await schema.run(statement);
       await client.command({
         query: `INSERT INTO schema_migrations (version, name, checksum)
           VALUES (${sqlValue(m.version)}, ${sqlValue(m.name)}, ${sqlValue(m.checksum)})`,
       });
     }
-    await ensureFilterIndex(client);
+    await ensureFilterIndex(client, schema);
     return { applied: pending.map((m) => `${m.version}_${m.name}`) };
   } finally {
     await client.close();
@@ -85,7 +88,7 @@ export async function checkClickHouseSchema(
 export async function dropClickHouseDatabase(settings: ClickHouseSettings): Promise<void> {
   const admin = createClickHouse(settings, 'default');
   try {
-    await admin.command({ query: `DROP DATABASE IF EXISTS ${sqlIdentifier(settings.database)}` });
+    await schemaWriter(admin, settings).run(`DROP DATABASE IF EXISTS ${sqlIdentifier(settings.database)}`);
   } finally {
     await admin.close();
   }

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { SchemaWriter } from '../clickhouse/schema-writer.js';
 import { sqlIdentifier, sqlValue } from '../clickhouse/sql-quote.js';
 import { createFilterIndex } from './filter-index.js';
 import { projectionStateStore } from './projection-state.store.js';
@@ -58,12 +59,13 @@ async function isEmpty(client: ClickHouseClient, t: ProjectionTables): Promise<b
  */
 export async function ensureFilterIndex(
   client: ClickHouseClient,
+  schema: SchemaWriter,
   now: () => number = Date.now,
 ): Promise<{ generation: number; ready: boolean }> {
   const { live } = await projectionStateStore(client).read();
   const tables = projectionTables(live);
   const state = filterIndexState(client);
-  await createFilterIndex(client, tables);
+  await createFilterIndex(schema, tables);
   if (await state.ready(live)) return { generation: live, ready: true };
   if (!(await isEmpty(client, tables))) return { generation: live, ready: false };
   await state.markReady(live, now());

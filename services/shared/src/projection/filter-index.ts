@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { SchemaWriter } from '../clickhouse/schema-writer.js';
 import { sqlIdentifier } from '../clickhouse/sql-quote.js';
 import type { ProjectionTables } from './projection-tables.js';
 
@@ -103,7 +103,7 @@ export const bucketRowsQuery = (source: string, where = '1') =>
  * Re-runnable. The index is a ReplacingMergeTree only as a safety net, as the events table is: the projector
  * never writes an event twice. Counts are signed so that a repair can correct them.
  */
-export async function createFilterIndex(client: ClickHouseClient, t: ProjectionTables): Promise<void> {
+export async function createFilterIndex(schema: SchemaWriter, t: ProjectionTables): Promise<void> {
   const columns = EVENT_TABLE_COLUMNS.filter(([name]) => name !== 'tenant_id')
     .map(([name, type]) => `${name} ${type}`)
     .join(', ');
@@ -120,5 +120,5 @@ export async function createFilterIndex(client: ClickHouseClient, t: ProjectionT
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${sqlIdentifier(t.bucketsView)} TO ${sqlIdentifier(t.buckets)}
      AS ${bucketRowsQuery(t.events)}`,
   ];
-  for (const query of statements) await client.command({ query });
+  for (const statement of statements) await schema.run(statement);
 }

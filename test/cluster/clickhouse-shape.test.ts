@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClickHouse, migrateClickHouse, projectionTables, type ClickHouseClient } from '@audit/shared';
+import { sampleRecord } from '@audit/shared/test-support';
+import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
+import { uniqueNames } from '../support/names.js';
+import { cleanUp, clickhouseSettings, testClickHouse, testGuard } from '../support/stack.js';
+
+// Each server of the cluster, with the shard it serves (its `shard` macro).
+const NODE_URLS = (process.env.CLICKHOUSE_NODE_URLS ?? '').split(',').filter(Boolean);
+
+const names = uniqueNames('chshape');
+const ch = testClickHouse(names);
+let nodes: { url: string; client: ClickHouseClient; shard: string }[] = [];
+
+const rows = async <T>(client: ClickHouseClient, query: string) =>
+  (await client.query({ query, format: 'JSONEachRow' })).json<T>();
+
+beforeAll(async () => {
+  expect(NODE_URLS.length).toBe(4);
+  await migrateClickHouse(clickhouseSettings(names));
+  nodes = await Promise.all(
+    NODE_URLS.map(async (url) => {
+      const client = createClickHouse({ ...clickhouseSettings(names), url });
+      const [macro] = await rows<{ substitution: string }>(
+        client,
+        "SELECT substitution FROM system.macros WHERE macro = 'shard'",
+      );
+      return { url, client, shard: macro!.substitution };
+    }),
+  );
+});
+afterAll(async () => {
+  await Promise.all(nodes.map((n) => n.client.close()));
+  await ch.close();
+  await cleanUp(names);
+});
+
+describe('ClickHouse as 2 shards of 2 replicas', () => {
+  it('has the schema on every node: a tenant’s tables sharded over replicated local tables, the rest replicated whole', async () => {
+    for (const node of nodes) {
+      const tables = await rows<{ name: string; engine: string }>(
+        node.client,
+        `SELECT name, engine FROM system.tables WHERE database = currentDatabase() ORDER BY name`,
+      );
+      const engines = Object.fromEntries(tables.map((t) => [t.name, t.engine]));
+      expect(engines).toEqual({
+        audit_events: 'Distributed',
+        audit_events_local: 'ReplicatedReplacingMergeTree',
+        audit_event_ids: 'Distributed',
+        audit_event_ids_local: 'ReplicatedReplacingMergeTree',
+        audit_event_ids_mv: 'MaterializedView',
+        audit_events_by: 'Distributed',
+        audit_events_by_local: 'ReplicatedReplacingMergeTree',
+        audit_events_by_mv: 'MaterializedView',
+        audit_event_buckets: 'Distributed',
+        audit_event_buckets_local: 'ReplicatedSummingMergeTree',
+        audit_event_buckets_mv: 'MaterializedView',
+        filter_index_backfill: 'ReplicatedMergeTree',
+        filter_index_ready: 'ReplicatedMergeTree',
+        projection_acks: 'ReplicatedMergeTree',
+        projection_state: 'ReplicatedMergeTree',
+        schema_migrations: 'ReplicatedMergeTree',
+      });
+    }
+    expect(new Set(nodes.map((n) => n.shard))).toEqual(new Set(['01', '02']));
+  });
+
+  it('stores each tenant on one shard, on both of its replicas by the time the write is acknowledged', async () => {
+    const tenants = Array.from({ length: 24 }, (_, i) => `${names.tenant}-${i}`);
+    const events = tenants.flatMap((tenant_id, i) =>
+      Array.from({ length: i + 1 }, () => sampleRecord({ tenant_id })),
+    );
+    const sink = clickhouseSink(ch, names.database, 'live', await testGuard(ch)).on(projectionTables(1));
+    await sink.insert(events);
+
+    // Read from each node's own local tables at once, no waiting: the quorum insert is on both replicas already,
+    // and the views have filled the by-id table and the filter index there too.
+    const perNode = await Promise.all(
+      nodes.map(async (node) => {
+        const counts = async (table: string) =>
+          Object.fromEntries(
+            (
+              await rows<{ tenant_id: string; n: string }>(
+                node.client,
+                `SELECT tenant_id, count() AS n FROM ${table} GROUP BY tenant_id ORDER BY tenant_id`,
+              )
+            ).map((r) => [r.tenant_id, Number(r.n)]),
+          );
+        return {
+          shard: node.shard,
+          events: await counts('audit_events_local'),
+          ids: await counts('audit_event_ids_local'),
+          actions: await counts('audit_events_by_local WHERE dim = 1'),
+        };
+      }),
+    );
+    for (const shard of ['01', '02']) {
+      const [a, b] = perNode.filter((n) => n.shard === shard);
+      expect(b).toEqual(a);
+      expect(a!.ids).toEqual(a!.events);
+      expect(a!.actions).toEqual(a!.events);
+    }
+    const [one, two] = ['01', '02'].map((shard) => perNode.find((n) => n.shard === shard)!.events);
+    expect(Object.keys(one!).length).toBeGreaterThan(0);
+    expect(Object.keys(two!).length).toBeGreaterThan(0);
+    expect(Object.keys(one!).filter((t) => t in two!)).toEqual([]);
+    expect({ ...one, ...two }).toEqual(Object.fromEntries(tenants.map((t, i) => [t, i + 1])));
+
+    // Through the Distributed table, from every node: each event once.
+    for (const node of nodes) {
+      const [all] = await rows<{ n: string; ids: string }>(
+        node.client,
+        'SELECT count() AS n, uniqExact(event_id) AS ids FROM audit_events',
+      );
+      expect(all).toEqual({ n: String(events.length), ids: String(events.length) });
+    }
+  });
+});
