@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The containers tier of `npm test` on machines that build their own images (docs/testing.md "Containers"): every
 # image built here without a registry (infra/containers/build-images.sh), docker-compose.yml's smoke test under
-# Podman, then the end-to-end suite and the API tools again with Kafka, ClickHouse, Postgres and S3Proxy in
-# containers of those images, started by testcontainers, and without Go and Python on the PATH.
+# Podman, then the end-to-end tests of each path only this tier takes and the API tools again, with Kafka,
+# ClickHouse, Postgres and S3Proxy in containers of those images, started by testcontainers, and without Go and
+# Python on the PATH.
 # Usage: test-containers.sh [RESULTS_DIR] (vitest JSON reports go there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,8 +60,19 @@ echo "containers: components ready in $((SECONDS - started)) s"
 PATH="$(path_without 'python*' 'pip*' go gofmt)"
 source scripts/python-venv.sh
 ensure_python3
-npx vitest run --project int test/e2e "${reporters[@]}" --outputFile.json="$results/containers-e2e.json" || failed=1
-echo "containers: the end-to-end suite on containers in $((SECONDS - started)) s"
+# Each path that differs on containers, once (the rest of the suite runs the same code on the same engines in the
+# integration tier): every component as a container (an ingest, projection and list), a component's container
+# stopped and started (outage), S3Proxy's container and pyarrow in a Python container (export jobs), a delivery
+# (the dispatcher), Go from the module proxy and Python in a container (the verifiers, the metrics linter).
+npx vitest run --project int "${reporters[@]}" --outputFile.json="$results/containers-e2e.json" \
+  test/e2e/gateway-list.e2e.test.ts \
+  test/e2e/outage.e2e.test.ts \
+  test/e2e/export-jobs.e2e.test.ts \
+  test/e2e/webhook-delivery.e2e.test.ts \
+  test/e2e/webhook-verifiers.e2e.test.ts \
+  test/e2e/integrity-offline.e2e.test.ts \
+  test/e2e/metrics.e2e.test.ts || failed=1
+echo "containers: the end-to-end tests of the containers' paths in $((SECONDS - started)) s"
 started=$SECONDS
 bash scripts/test-api-tools.sh || failed=1
 echo "containers: the API tools with Python in a container in $((SECONDS - started)) s"

@@ -71,6 +71,8 @@ tier "integration and end-to-end" int.log npx vitest run --project int --reporte
 tier "the ClickHouse SQL on a current engine (chdb)" current-clickhouse.log bash scripts/test-current-clickhouse.sh \
   --reporter=default --reporter=json --outputFile.json="$results/current-clickhouse.json"
 tier "the OpenAPI document against third-party API tools" api-tools.log bash scripts/test-api-tools.sh
+tier "the cluster: Kafka, ClickHouse and Postgres replicated, ClickHouse sharded" cluster.log \
+  bash scripts/test-cluster.sh "$results"
 if [ -n "$containers" ]; then
   status=0
   wait "$containers" || status=$?

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The cluster tier of `npm test` (docs/testing.md "Cluster"): the cluster shape of infra/cluster (three Kafka brokers,
+# a ZooKeeper ensemble, ClickHouse as 2 shards x 2 replicas behind HAProxy, Postgres with a hot standby), then the
+# tests of what only a cluster has (the `cluster` project, test/cluster/) and the tests of the read and write path's
+# guarantees again, with every table sharded and replicated. S3Proxy stays the local stack's.
+# Usage: test-cluster.sh [RESULTS_DIR] (vitest JSON reports go there).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+results="${1:-.data/test-results}"
+mkdir -p "$results"
+source scripts/prepare.sh
+started=$SECONDS
+# A cluster this tier started is stopped when it ends (its seven servers would take the cores from the tiers
+# still running); one that was up already, a developer's, is left up.
+if ! bash infra/cluster/cluster.sh status >/dev/null 2>&1; then
+  trap 'bash infra/cluster/cluster.sh down >/dev/null 2>&1 || true' EXIT
+fi
+bash infra/cluster/cluster.sh up
+echo "cluster: up in $((SECONDS - started)) s"
+# Assigned first, alone: `eval "$(…)"` would go on without the variables when the script fails.
+cluster_env="$(bash infra/cluster/cluster.sh env)"
+eval "$cluster_env"
+export CLICKHOUSE_URL CLICKHOUSE_CLUSTER CLICKHOUSE_NODE_URLS KAFKA_BROKERS KAFKA_REPLICATION_FACTOR DATABASE_URL \
+  DATABASE_STANDBY_URL GATEWAY_CLICKHOUSE_USER
+reporters=(--reporter=default --reporter=json)
+failed=0
+npx vitest run --project cluster "${reporters[@]}" --outputFile.json="$results/cluster.json" || failed=1
+# The guarantees of the read and write path, each already tested on one server: exactly-once projection, list
+# order, exact has_more, cursors, lookups, tenant isolation, export cuts, export jobs, the rebuilt projection.
+npx vitest run --project int "${reporters[@]}" --outputFile.json="$results/cluster-int.json" \
+  test/int/migrations.int.test.ts \
+  test/int/pipeline.int.test.ts \
+  services/ops/src/adapters/projection-tables.admin.int.test.ts \
+  services/gateway/src/adapters/indexed-page.int.test.ts \
+  test/e2e/gateway-list.e2e.test.ts \
+  test/e2e/gateway-lookup.e2e.test.ts \
+  test/e2e/gateway-export.e2e.test.ts \
+  test/e2e/pagination.e2e.test.ts \
+  test/e2e/tenant-isolation.e2e.test.ts \
+  test/e2e/export-jobs.e2e.test.ts \
+  test/e2e/replay-projection.e2e.test.ts || failed=1
+exit "$failed"
