@@ -1,5 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
+// Tests against real servers, one file at a time, with services they start as processes: those run compiled,
+// built once for the run (docs/testing.md).
+const againstServers = {
+  testTimeout: 300_000,
+  hookTimeout: 180_000,
+  globalSetup: ['test/support/compiled-services.global-setup.ts'],
+  setupFiles: ['test/support/compiled-services.setup.ts'],
+  pool: 'forks' as const,
+  poolOptions: { forks: { singleFork: true } },
+};
+
 export default defineConfig({
   test: {
     projects: [
@@ -23,13 +34,7 @@ export default defineConfig({
             'test/int/**/*.int.test.ts',
             'test/e2e/**/*.test.ts',
           ],
-          testTimeout: 300_000,
-          hookTimeout: 180_000,
-          // The services the tests start run compiled, built once for the run (docs/testing.md).
-          globalSetup: ['test/support/compiled-services.global-setup.ts'],
-          setupFiles: ['test/support/compiled-services.setup.ts'],
-          pool: 'forks',
-          poolOptions: { forks: { singleFork: true } },
+          ...againstServers,
         },
       },
       {
@@ -37,12 +42,7 @@ export default defineConfig({
         test: {
           name: 'cluster',
           include: ['test/cluster/**/*.test.ts'],
-          testTimeout: 300_000,
-          hookTimeout: 180_000,
-          globalSetup: ['test/support/compiled-services.global-setup.ts'],
-          setupFiles: ['test/support/compiled-services.setup.ts'],
-          pool: 'forks',
-          poolOptions: { forks: { singleFork: true } },
+          ...againstServers,
         },
       },
       {

@@ -12,16 +12,22 @@ source scripts/prepare.sh
 started=$SECONDS
 # A cluster this tier started is stopped when it ends (its seven servers would take the cores from the tiers
 # still running); one that was up already, a developer's, is left up.
-if ! bash infra/cluster/cluster.sh status >/dev/null 2>&1; then
+if ! bash infra/cluster/cluster.sh status engines >/dev/null 2>&1; then
   trap 'bash infra/cluster/cluster.sh down >/dev/null 2>&1 || true' EXIT
 fi
-bash infra/cluster/cluster.sh up
+# The engines only: the tests start the services they need, each on names of its own.
+bash infra/cluster/cluster.sh up engines
 echo "cluster: up in $((SECONDS - started)) s"
 # Assigned first, alone: `eval "$(…)"` would go on without the variables when the script fails.
 cluster_env="$(bash infra/cluster/cluster.sh env)"
 eval "$cluster_env"
 export CLICKHOUSE_URL CLICKHOUSE_CLUSTER CLICKHOUSE_NODE_URLS KAFKA_BROKERS KAFKA_REPLICATION_FACTOR DATABASE_URL \
-  DATABASE_STANDBY_URL GATEWAY_CLICKHOUSE_USER
+  DATABASE_STANDBY_URL GATEWAY_CLICKHOUSE_USER GATEWAY_URL INGEST_URL
+# The services `cluster.sh up` starts take the checkout's development secrets; the tests of the whole shape send
+# with its ingest token and mint keys with its pepper. (The other tests' services have secrets of their own.)
+source scripts/local-secrets.sh
+ensure_dev_secrets
+load_dev_secrets
 reporters=(--reporter=default --reporter=json)
 failed=0
 npx vitest run --project cluster "${reporters[@]}" --outputFile.json="$results/cluster.json" || failed=1

@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# A cluster's engines on this one machine: ZooKeeper ×3, ClickHouse 2 shards × 2 replicas behind HAProxy,
-# Kafka ×3 (KRaft), Postgres primary + hot standby. Loopback only, on ports apart from the local stack's
-# (infra/local), with data under $DATA_DIR/cluster. See infra/cluster/README.md.
+# The cluster shape on this one machine: ZooKeeper ×3, ClickHouse 2 shards × 2 replicas behind HAProxy, Kafka ×3
+# (KRaft), Postgres primary + hot standby, and two of each service, the gateways and ingest behind HAProxy.
+# Loopback only, on ports apart from the local stack's (infra/local), with data under $DATA_DIR/cluster. See
+# infra/cluster/README.md.
 set -euo pipefail
 
 usage() {
   cat <<'EOF_USAGE'
 usage: cluster.sh COMMAND
-  up            install what is missing, start everything, wait until ready
+  up [engines]  install what is missing, start everything (or the engines only), wait until ready
   down          stop everything (data is kept)
-  status        one line per process; exit 0 if all up, 3 otherwise
+  status [engines]  one line per process; exit 0 if all (or every engine) up, 3 otherwise
   env           print export lines for the app (CLICKHOUSE_URL, KAFKA_BROKERS, DATABASE_URL, ...)
   start NAME    start one process and wait until it is ready
   stop NAME     stop one process gracefully
   kill NAME     SIGKILL one process, as a crash would
 NAME: zookeeper-1..3 clickhouse-n1..n4 kafka-1..3 postgres-primary postgres-standby haproxy
+      gateway-1..2 ingest-1..2 projector-1..2 dispatcher-1..2 exporter-1..2 notary-1..2
 env: DATA_DIR CLUSTER_ZK_CLIENT_PORT CLUSTER_ZK_QUORUM_PORT CLUSTER_ZK_ELECTION_PORT CLUSTER_CH_PROXY_PORT
      CLUSTER_CH_HTTP_PORT CLUSTER_CH_TCP_PORT CLUSTER_CH_INTERSERVER_PORT CLUSTER_KAFKA_PORT
      CLUSTER_KAFKA_CONTROLLER_PORT CLUSTER_PG_PRIMARY_PORT CLUSTER_PG_STANDBY_PORT
+     CLUSTER_GATEWAY_PROXY_PORT CLUSTER_INGEST_PROXY_PORT CLUSTER_SERVICE_PORT
      CLUSTER_ZK_HEAP_OPTS CLUSTER_KAFKA_HEAP_OPTS START_TIMEOUT STOP_TIMEOUT
 EOF_USAGE
 }
@@ -48,12 +51,19 @@ check_name() {
   kind_of "${1:-}" >/dev/null || die "unknown process '${1:-}' (expected one of: ${PROCESSES[*]})"
 }
 
+# status_all [engines]: every process, or the engines only.
 status_all() {
-  local rc=0 name
-  for name in "${PROCESSES[@]}"; do
+  local rc=0 name names=("${PROCESSES[@]}")
+  [[ "${1:-}" != engines ]] || names=("${ENGINES[@]}")
+  for name in "${names[@]}"; do
     status_one "$name" || rc=3
   done
   return "$rc"
+}
+
+all_running() {
+  local name
+  for name in "$@"; do proc_running "$name" || return 1; done
 }
 
 # What a launch needs checked once its whole group is up.
@@ -65,6 +75,23 @@ after_launch() {
       return 0
     fi
   done
+}
+
+# The engines' addresses, as the services and the tests take them.
+print_env() {
+  local name nodes=()
+  echo "export CLICKHOUSE_URL=http://$HOST:$CLUSTER_CH_PROXY_PORT"
+  echo "export CLICKHOUSE_CLUSTER=audit"
+  # The gateway reads with a read-only user (docs/operations.md "ClickHouse users").
+  echo "export GATEWAY_CLICKHOUSE_USER=audit_reader"
+  echo "export KAFKA_BROKERS=$(kafka_brokers_csv)"
+  echo "export KAFKA_REPLICATION_FACTOR=3"
+  echo "export DATABASE_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_PRIMARY_PORT/audit"
+  echo "export DATABASE_STANDBY_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_STANDBY_PORT/audit"
+  for name in "${CH_NODES[@]}"; do nodes+=("$(chnode_http "$name")"); done
+  echo "export CLICKHOUSE_NODE_URLS=$(IFS=,; echo "${nodes[*]}")"
+  echo "export GATEWAY_URL=http://$HOST:$CLUSTER_GATEWAY_PROXY_PORT"
+  echo "export INGEST_URL=http://$HOST:$CLUSTER_INGEST_PROXY_PORT"
 }
 
 cmd="${1:-}"
@@ -80,12 +107,18 @@ case "$cmd" in
     pgnode_bootstrap
     start_group postgres-standby
     after_launch
-    status_all
+    # The migrations only when a service is to start: a second `up` of a running cluster stays quick.
+    if [[ "${2:-}" != engines ]] && ! all_running "${SERVICES[@]}"; then
+      services_prepare
+      start_group "${SERVICES[@]}"
+    fi
+    status_all "${2:-}"
     ;;
   down)
     cluster_init
     take_lock
     # Clients before what they depend on, ZooKeeper last.
+    stop_group "${SERVICES[@]}"
     stop_group haproxy postgres-standby
     stop_group "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary
     stop_group "${ZK_NODES[@]}"
@@ -93,20 +126,10 @@ case "$cmd" in
     ;;
   status)
     cluster_paths
-    status_all || exit 3
+    status_all "${2:-}" || exit 3
     ;;
   env)
-    echo "export CLICKHOUSE_URL=http://$HOST:$CLUSTER_CH_PROXY_PORT"
-    echo "export CLICKHOUSE_CLUSTER=audit"
-    # The gateway reads with a read-only user (docs/operations.md "ClickHouse users").
-    echo "export GATEWAY_CLICKHOUSE_USER=audit_reader"
-    echo "export KAFKA_BROKERS=$(kafka_brokers_csv)"
-    echo "export KAFKA_REPLICATION_FACTOR=3"
-    echo "export DATABASE_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_PRIMARY_PORT/audit"
-    echo "export DATABASE_STANDBY_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_STANDBY_PORT/audit"
-    nodes=()
-    for name in "${CH_NODES[@]}"; do nodes+=("$(chnode_http "$name")"); done
-    echo "export CLICKHOUSE_NODE_URLS=$(IFS=,; echo "${nodes[*]}")"
+    print_env
     ;;
   start)
     check_name "${2:-}"

@@ -28,12 +28,20 @@ CLUSTER_KAFKA_PORT="${CLUSTER_KAFKA_PORT:-23091}"
 CLUSTER_KAFKA_CONTROLLER_PORT="${CLUSTER_KAFKA_CONTROLLER_PORT:-23191}"
 CLUSTER_PG_PRIMARY_PORT="${CLUSTER_PG_PRIMARY_PORT:-23432}"
 CLUSTER_PG_STANDBY_PORT="${CLUSTER_PG_STANDBY_PORT:-23433}"
+# HAProxy's frontends of the gateways and of ingest, and the services' own ports (lib/service.sh).
+CLUSTER_GATEWAY_PROXY_PORT="${CLUSTER_GATEWAY_PROXY_PORT:-28080}"
+CLUSTER_INGEST_PROXY_PORT="${CLUSTER_INGEST_PROXY_PORT:-28081}"
+CLUSTER_SERVICE_PORT="${CLUSTER_SERVICE_PORT:-28100}"
 
 ZK_NODES=(zookeeper-1 zookeeper-2 zookeeper-3)
 CH_NODES=(clickhouse-n1 clickhouse-n2 clickhouse-n3 clickhouse-n4)
 BROKERS=(kafka-1 kafka-2 kafka-3)
 # shellcheck disable=SC2034 # used by cluster.sh
-PROCESSES=("${ZK_NODES[@]}" "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary postgres-standby haproxy)
+ENGINES=("${ZK_NODES[@]}" "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary postgres-standby haproxy)
+# shellcheck source=service.sh
+source "$(dirname "${BASH_SOURCE[0]}")/service.sh"
+# shellcheck disable=SC2034 # used by cluster.sh
+PROCESSES=("${ENGINES[@]}" "${SERVICES[@]}")
 
 # Names this command launched, for the checks that follow a launch (cluster.sh).
 LAUNCHED=()
@@ -63,6 +71,7 @@ kind_of() {
     kafka-[1-3]) echo broker ;;
     postgres-primary | postgres-standby) echo pgnode ;;
     haproxy) echo haproxy ;;
+    gateway-[12] | ingest-[12] | projector-[12] | dispatcher-[12] | exporter-[12] | notary-[12]) echo service ;;
     *) return 1 ;;
   esac
 }

@@ -1,6 +1,7 @@
 /**
  * Node flags every service process runs with: `npm start` (scripts/start.ts), the tests' and benchmarks'
- * processes (test/support/service-process.ts) and docker-compose.yml, which repeats them.
+ * processes (test/support/service-process.ts), and docker-compose.yml and infra/cluster/lib/service.sh, which
+ * repeat them.
  *
  * A larger young generation (32 MiB semi-spaces, Node's default is 16): ingest parses and validates requests of
  * a thousand events and the projector decodes batches of thousands, and most of what they allocate dies young.
