@@ -15,6 +15,9 @@ export AUDIT_TEST_PORT_BASE=25100 API_TOOLS_NAME=api-tools-containers
 reporters=(--reporter=default --reporter=json)
 started=$SECONDS
 bash infra/containers/build-images.sh
+# The images' gigabytes written out before any database runs here: the kernel flushing them meanwhile held a
+# Postgres container's commit for over two seconds once (the gateway then answers 503, as it must).
+sync
 echo "containers: images built or reused in $((SECONDS - started)) s"
 # Assigned first, each alone: `eval "$(…)"` would go on without the variables when the script fails.
 engine="$(bash infra/containers/podman.sh socket)"
