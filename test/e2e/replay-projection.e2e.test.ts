@@ -131,10 +131,14 @@ describe('ops replay projection', () => {
         });
       }
     })();
-    // Writes go on too, into one tenant (held for a moment during the switch, never lost).
+    // Writes go on too, into one tenant (held for a moment during the switch, never lost): ten events a step at
+    // first, then one, so that however long the replay takes (minutes on the cluster tier) the tenant stays
+    // within one export's cap (EXPORT_CAP, 10,000), which its reads take whole.
     const writer = (async () => {
-      for (let i = 0; replaying; i++) {
-        await send(tenants[0]!, PER_TENANT + i * 10, 10);
+      for (let i = 0, sent = 0; replaying && sent < 4000; i++) {
+        const n = i < 200 ? 10 : 1;
+        await send(tenants[0]!, PER_TENANT + sent, n);
+        sent += n;
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
