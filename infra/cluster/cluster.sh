@@ -95,6 +95,10 @@ print_env() {
 }
 
 cmd="${1:-}"
+if [[ "$cmd" == up || "$cmd" == status ]] && [[ -n "${2:-}" && "${2:-}" != engines ]]; then
+  usage >&2
+  exit 2
+fi
 case "$cmd" in
   up)
     cluster_init
