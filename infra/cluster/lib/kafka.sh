@@ -15,15 +15,9 @@ cluster_kafka_tool() { (DATA_DIR="$CLUSTER_HOME" && kafka_tool "$@"); }
 broker_paths() {
   local k
   k="$(node_index "$1")"
-  KAFKA_HOME="$CLUSTER_HOME/$1"
+  kafka_paths "$CLUSTER_HOME/$1"
+  # One copy of the jars for the three brokers.
   KAFKA_LIB="$CLUSTER_HOME/kafka/lib"
-  KAFKA_DATA="$KAFKA_HOME/data"
-  KAFKA_CONFIG="$KAFKA_HOME/server.properties"
-  KAFKA_PIDFILE="$KAFKA_HOME/kafka.pid"
-  KAFKA_LOG="$KAFKA_HOME/server.log"
-  KAFKA_CONSOLE_LOG="$KAFKA_HOME/console.log"
-  KAFKA_OFFSET_FILE="$KAFKA_HOME/.log-offset"
-  KAFKA_STARTED_FILE="$KAFKA_HOME/.started"
   KAFKA_PORT=$((CLUSTER_KAFKA_PORT + k - 1))
   KAFKA_CONTROLLER_PORT=$((CLUSTER_KAFKA_CONTROLLER_PORT + k - 1))
 }

@@ -3,8 +3,9 @@
 
 KAFKA_POM="$STACK_DIR/kafka/pom.xml"
 
+# kafka_paths [HOME]: the broker's files, under HOME (default $DATA_DIR/kafka; infra/cluster gives each broker its own).
 kafka_paths() {
-  KAFKA_HOME="$DATA_DIR/kafka"
+  KAFKA_HOME="${1:-$DATA_DIR/kafka}"
   KAFKA_LIB="$KAFKA_HOME/lib"
   KAFKA_DATA="$KAFKA_HOME/data"
   KAFKA_CONFIG="$KAFKA_HOME/server.properties"
