@@ -47,6 +47,8 @@ export function clickhouseSink(
   guard: ClusterGuard = SINGLE_SERVER,
 ): EventSink {
   const insertPrefix = insertQueryPrefix(database, writer);
+  // Every write carries the prefix, a repair's too, so that insertsSettled waits for all of them.
+  const queryId = () => `${insertPrefix}${randomUUID()}`;
   const readSettings = { ...BATCH_QUERY_SETTINGS, ...guard.readSettings };
   /** Keys of the events the events table holds (whether or not the by-id table has them). */
   async function inEventsTable(tables: ProjectionTables, events: readonly AuditEventRecord[]) {
@@ -66,6 +68,7 @@ export function clickhouseSink(
   async function repairIds(tables: ProjectionTables, torn: readonly AuditEventRecord[]) {
     if (torn.length === 0) return;
     await client.command({
+      query_id: queryId(),
       query: `INSERT INTO ${sqlIdentifier(tables.ids)} (tenant_id, id_hash, event_id, ts)
         SELECT tenant_id, cityHash64(event_id), event_id, ts FROM ${sqlIdentifier(tables.events)}
         WHERE ${batchCondition(torn)}`,
@@ -97,7 +100,7 @@ export function clickhouseSink(
         tables,
         present.filter((e) => !keys.has(idKey(e))),
       );
-      await repairFilterIndex(client, tables, present, guard);
+      await repairFilterIndex(client, tables, present, { guard, queryId });
       return new Set([...keys, ...held]);
     },
     // One insert per chunk of at most MAX_PARTITIONS_PER_INSERT partitions (a history backfill can span decades).
@@ -105,7 +108,7 @@ export function clickhouseSink(
     async insert(events: readonly AuditEventRecord[]) {
       for (const chunk of partitionChunks(events)) {
         await client.insert({
-          query_id: `${insertPrefix}${randomUUID()}`,
+          query_id: queryId(),
           table: tables.events,
           columns: COLUMNS,
           format: 'TabSeparated',

@@ -12,8 +12,16 @@ import {
 } from '@audit/shared';
 import { BATCH_QUERY_SETTINGS, batchCondition, textSet } from './batch-condition.js';
 
-/** One repair's reads and writes: on a cluster, reads that see every acknowledged write and quorum writes. */
-function repairQueries(client: ClickHouseClient, guard: ClusterGuard) {
+/**
+ * How a repair writes: on a cluster, reads that see every acknowledged write and quorum writes; every write with a
+ * query id of the writer's (EventSink.insertsSettled waits for them as for its inserts).
+ */
+export interface RepairWrites {
+  guard: ClusterGuard;
+  queryId: () => string;
+}
+
+function repairQueries(client: ClickHouseClient, { guard, queryId }: RepairWrites) {
   return {
     rows: async <T>(query: string) =>
       (
@@ -24,9 +32,19 @@ function repairQueries(client: ClickHouseClient, guard: ClusterGuard) {
         })
       ).json<T>(),
     command: (query: string) =>
-      client.command({ query, clickhouse_settings: { ...BATCH_QUERY_SETTINGS, ...guard.insertSettings } }),
+      client.command({
+        query_id: queryId(),
+        query,
+        clickhouse_settings: { ...BATCH_QUERY_SETTINGS, ...guard.insertSettings },
+      }),
     insert: (table: string, values: object[]) =>
-      client.insert({ table, format: 'JSONEachRow', values, clickhouse_settings: guard.insertSettings }),
+      client.insert({
+        query_id: queryId(),
+        table,
+        format: 'JSONEachRow',
+        values,
+        clickhouse_settings: guard.insertSettings,
+      }),
   };
 }
 type RepairQueries = ReturnType<typeof repairQueries>;
@@ -45,10 +63,10 @@ export async function repairFilterIndex(
   client: ClickHouseClient,
   tables: ProjectionTables,
   events: readonly AuditEventRecord[],
-  guard: ClusterGuard,
+  writes: RepairWrites,
 ): Promise<void> {
   if (events.length === 0) return;
-  const q = repairQueries(client, guard);
+  const q = repairQueries(client, writes);
   const tenants = sqlList([...new Set(events.map((e) => e.tenant_id))]);
   const ofEvents = batchCondition(events);
 

@@ -1,8 +1,9 @@
 import type { Kafka } from 'kafkajs';
 import type { AuditEventRecord, Codec, Logger, ProjectionTables } from '@audit/shared';
 import type { ProjectorConfig } from '../config.js';
-import type { ConsumedRecord } from '../domain/consumed-record.js';
+import { partitionKeys, type ConsumedRecord } from '../domain/consumed-record.js';
 import { FlushBuffer } from '../domain/flush-buffer.js';
+import { PartitionLocks } from '../domain/partition-locks.js';
 import type { EventSink } from '../domain/store-events.js';
 import { runProjectorConsumer } from './audit.consumer.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
@@ -50,6 +51,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       sink: opts.sink,
       deadLetters: opts.deadLetters,
       settledSinceJoin: () => group.settledSinceJoin(),
+      firstSinceJoin: (partitions) => group.firstSinceJoin(partitions),
       shouldStop: () => stopping || group.isLost,
       meter: opts.meter,
       target: opts.target,
@@ -57,12 +59,13 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     },
     opts.logger,
   );
+  const locks = new PartitionLocks();
   const buffer = new FlushBuffer<ConsumedRecord>({
     maxItems: opts.settings.batchSize,
     maxDelayMs: opts.settings.flushMs,
     idleMs: opts.settings.flushIdleMs,
     minIntervalMs: opts.settings.flushMinIntervalMs,
-    flush,
+    flush: (records) => locks.run(partitionKeys(records), () => flush(records)),
   });
   const consumer = opts.kafka.consumer({
     groupId: opts.groupId,

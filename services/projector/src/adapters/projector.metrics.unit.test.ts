@@ -24,6 +24,7 @@ function setup(alreadyStored: readonly AuditEventRecord[]) {
       },
       deadLetters: { publish: async () => undefined },
       settledSinceJoin: async () => undefined,
+      firstSinceJoin: () => ({ first: false, written: () => undefined }),
       shouldStop: () => false,
       meter: projectorMetrics(registry),
       target: (write) => write(projectionTables(1)),

@@ -7,7 +7,7 @@ import {
   type Logger,
   type ProjectionTables,
 } from '@audit/shared';
-import type { ConsumedRecord, DeadLetter } from '../domain/consumed-record.js';
+import { partitionKeys, type ConsumedRecord, type DeadLetter } from '../domain/consumed-record.js';
 import { idKey, projectBatch } from '../domain/project-batch.js';
 import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-events.js';
 import { storeOrRefuse } from '../domain/store-or-refuse.js';
@@ -30,6 +30,8 @@ export interface FlushDeps {
   deadLetters: DeadLetterPublisher;
   /** Inserts of a previous owner of our partitions have finished (checked once per group join). */
   settledSinceJoin: () => Promise<void>;
+  /** Whether this write is the first of its partitions since the group's last join (GroupMembership). */
+  firstSinceJoin: (partitions: readonly string[]) => { first: boolean; written: () => void };
   /** Stop retrying: shutting down, or the group took our partitions (a new owner must not race our retries). */
   shouldStop: () => boolean;
   meter: FlushMeter;
@@ -66,6 +68,7 @@ function retry<T>(logger: Logger, step: string, deps: FlushDeps, attemptFn: (att
 export function retryingFlush(deps: FlushDeps, logger: Logger) {
   return async (records: ConsumedRecord[]) => {
     const { events, sources, deadLetters, origins } = projectBatch(records, deps.codec);
+    const sinceJoin = deps.firstSinceJoin(partitionKeys(records));
     await retry(logger, 'dead letters', deps, () => deps.deadLetters.publish(deadLetters));
     if (deadLetters.length > 0) logger.warn({ count: deadLetters.length }, 'records dead-lettered');
     const trees = deps.trees;
@@ -76,10 +79,17 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
       return storeOrRefuse(events, {
-        // A failed write may have died half way in the server: a retry also looks in the events table.
+        // A failed write may have died half way in the server: a retry also looks in the events table, and so
+        // does the first write after a join (the previous owner may have given up on a torn write).
         store: (some, afterFailure) =>
           deps.target(
-            (tables) => storeEvents(some, deps.sink.on(tables), undefined, attempt > 0 || afterFailure),
+            (tables) =>
+              storeEvents(
+                some,
+                deps.sink.on(tables),
+                undefined,
+                attempt > 0 || afterFailure || sinceJoin.first,
+              ),
             deps.shouldStop,
           ),
         permanent: permanentInsertError,
@@ -90,6 +100,7 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
     const [store, tree] = await Promise.allSettled([stored, appended]);
     if (store.status === 'rejected') throw store.reason;
     if (tree.status === 'rejected') throw tree.reason;
+    sinceJoin.written();
     const { outcome, refused } = store.value;
     const storeLetters: DeadLetter[] = refused.map(({ event, error }) => ({
       record: origins.get(idKey(event))!,

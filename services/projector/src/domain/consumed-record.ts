@@ -16,3 +16,8 @@ export interface DeadLetter {
   stage: 'decode' | 'validate' | 'store';
   error: string;
 }
+
+/** The topic partitions the records came from, each once, as `topic:partition`. */
+export const partitionKeys = (records: readonly Pick<ConsumedRecord, 'topic' | 'partition'>[]): string[] => [
+  ...new Set(records.map((r) => `${r.topic}:${r.partition}`)),
+];

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { auditEventCodec, projectionTables } from '@audit/shared';
+import { sampleRecord } from '@audit/shared/test-support';
+import { consumedRecords } from '../test-support/consumed-records.js';
+import { GroupMembership } from './group-membership.js';
+import { retryingFlush } from './retrying-flush.js';
+
+const codec = auditEventCodec();
+
+/** A flush over a sink that records, per lookup, whether it was asked to repair; the first insert can fail. */
+function setup(failFirstInsert = false) {
+  const repairs: boolean[] = [];
+  let failing = failFirstInsert;
+  const sink = {
+    on: () => ({
+      storedKeys: async (_events: unknown, repair = false) => {
+        repairs.push(repair);
+        return new Set<string>();
+      },
+      insert: async () => {
+        if (failing) {
+          failing = false;
+          throw new Error('socket hang up');
+        }
+      },
+    }),
+    insertsSettled: async () => undefined,
+  };
+  const group = new GroupMembership(sink);
+  const flush = retryingFlush(
+    {
+      codec,
+      sink,
+      deadLetters: { publish: async () => undefined },
+      settledSinceJoin: () => group.settledSinceJoin(),
+      firstSinceJoin: (partitions) => group.firstSinceJoin(partitions),
+      shouldStop: () => false,
+      meter: { flushed: () => undefined },
+      target: (write) => write(projectionTables(1)),
+    },
+    pino({ level: 'silent' }),
+  );
+  return { flush, group, repairs };
+}
+
+describe('retryingFlush', () => {
+  it("repairs on a partition's first write after each join, and on every retry, not otherwise", async () => {
+    const { flush, group, repairs } = setup(true);
+    const consumed = consumedRecords();
+    const batch = () => [consumed(codec.encode(sampleRecord()))];
+    group.joined();
+    await flush(batch());
+    await flush(batch());
+    group.joined();
+    await flush(batch());
+    // First write: its first attempt repairs (first since the join), and its retry after the failed insert too.
+    expect(repairs).toEqual([true, true, false, true]);
+  });
+});
