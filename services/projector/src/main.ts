@@ -115,6 +115,7 @@ const common = {
   settings: config,
   codec,
   sink,
+  oneWriteAtATime: cluster !== undefined,
 };
 let member: string | null = null;
 // Stopped once started, also when a signal comes while its consumer joins (its group would wait otherwise).

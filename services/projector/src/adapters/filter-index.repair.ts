@@ -1,5 +1,6 @@
 import {
   BUCKET_MS,
+  bucketRowsQuery,
   indexedValues,
   indexRowsQuery,
   sqlIdentifier,
@@ -54,10 +55,12 @@ const bucketKey = (tenant: string, dim: number, value: string, bucket: number) =
 
 /**
  * Makes the filter index and its summary whole again for events the events table holds (an insert the server
- * died in the middle of may have written the events table and not all of its views). Missing index rows are
- * written from the events table; every summary count the events touch is set to what the index (for dimension 0,
- * the events table) holds. Only the projector that owns the events' tenants writes their rows, so nothing moves
- * these counts meanwhile.
+ * died in the middle of may have written the events table and not all of its views). Every summary count the
+ * events touch is first set to what the events table holds there; then the missing index rows are written from
+ * the events table. In that order a reader never meets index rows the summary does not count yet: a filtered page
+ * skips stretches the summary counts empty, and only counts too high are harmless (docs/architecture.md "Read
+ * path"). Only the projector that owns the events' tenants writes their rows, so nothing moves these counts
+ * meanwhile.
  */
 export async function repairFilterIndex(
   client: ClickHouseClient,
@@ -70,6 +73,7 @@ export async function repairFilterIndex(
   const tenants = sqlList([...new Set(events.map((e) => e.tenant_id))]);
   const ofEvents = batchCondition(events);
 
+  await reconcileBuckets(q, tables, events, tenants);
   const held = await q.rows<{ event_id: string; dim: number }>(
     `SELECT event_id, dim FROM ${sqlIdentifier(tables.index)} WHERE ${ofEvents}`,
   );
@@ -87,10 +91,9 @@ export async function repairFilterIndex(
       )}`,
     );
   }
-  await reconcileBuckets(q, tables, events, tenants);
 }
 
-/** Sets each summary count the events touch to the number of events the index holds there. */
+/** Sets each summary count the events touch to the number of events the events table holds there. */
 async function reconcileBuckets(
   q: RepairQueries,
   tables: ProjectionTables,
@@ -114,16 +117,10 @@ async function reconcileBuckets(
       .join(' OR ');
   const ofBuckets = `tenant_id IN ${tenants} AND bucket IN ${sqlList([...hours])}`;
   type Count = { tenant_id: string; dim: number; value: string; bucket: string; n: string };
-  const [indexed, all, summary] = await Promise.all([
+  const [held, summary] = await Promise.all([
     q.rows<Count>(
-      `SELECT tenant_id, dim, value, intDiv(ts, ${BUCKET_MS}) AS bucket, count() AS n
-       FROM ${sqlIdentifier(tables.index)} WHERE tenant_id IN ${tenants} AND (${inHours('ts')})
-       GROUP BY tenant_id, dim, value, bucket`,
-    ),
-    q.rows<Count>(
-      `SELECT tenant_id, 0 AS dim, '' AS value, intDiv(ts, ${BUCKET_MS}) AS bucket, count() AS n
-       FROM ${sqlIdentifier(tables.events)} WHERE tenant_id IN ${tenants} AND (${inHours('ts')})
-       GROUP BY tenant_id, bucket`,
+      `SELECT tenant_id, dim, value, bucket, n
+       FROM (${bucketRowsQuery(tables.events, `tenant_id IN ${tenants} AND (${inHours('ts')})`)})`,
     ),
     q.rows<Count>(
       `SELECT tenant_id, dim, value, bucket, sum(n) AS n FROM ${sqlIdentifier(tables.buckets)}
@@ -131,7 +128,7 @@ async function reconcileBuckets(
     ),
   ]);
   const want = new Map<string, number>();
-  for (const r of [...indexed, ...all])
+  for (const r of held)
     want.set(bucketKey(r.tenant_id, Number(r.dim), r.value, Number(r.bucket)), Number(r.n));
   const counted = new Map(
     summary.map((r) => [bucketKey(r.tenant_id, Number(r.dim), r.value, Number(r.bucket)), Number(r.n)]),

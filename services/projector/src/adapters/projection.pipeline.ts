@@ -11,6 +11,9 @@ import { GroupMembership } from './group-membership.js';
 import { retryingFlush, type FlushMeter } from './retrying-flush.js';
 import type { TreeAppender } from './tree.appender.js';
 
+// The lock every write takes when one write at a time is wanted.
+const ALL_PARTITIONS = '*';
+
 export interface PipelineOptions {
   kafka: Kafka;
   groupId: string;
@@ -29,6 +32,12 @@ export interface PipelineOptions {
   trees?: TreeAppender;
   /** Told the consumer's group member id at every join. */
   onJoin?: (memberId: string) => void;
+  /**
+   * One write at a time in this process, whatever its partitions: on a ClickHouse cluster every write is a quorum
+   * insert, and two into one table at once fail the second (code 286), which may tear it between the events table
+   * and its views (docs/operations.md "Exactly once on a cluster").
+   */
+  oneWriteAtATime?: boolean;
   logger: Logger;
 }
 
@@ -65,7 +74,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     maxDelayMs: opts.settings.flushMs,
     idleMs: opts.settings.flushIdleMs,
     minIntervalMs: opts.settings.flushMinIntervalMs,
-    flush: (records) => locks.run(partitionKeys(records), () => flush(records)),
+    flush: (records) =>
+      locks.run(opts.oneWriteAtATime ? [ALL_PARTITIONS] : partitionKeys(records), () => flush(records)),
   });
   const consumer = opts.kafka.consumer({
     groupId: opts.groupId,
