@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
 # The cluster shape on this one machine: ZooKeeper ×3, ClickHouse 2 shards × 2 replicas behind HAProxy, Kafka ×3
-# (KRaft), Postgres primary + hot standby, and two of each service, the gateways and ingest behind HAProxy.
+# (KRaft), Postgres primary + hot standby behind HAProxy, and two of each service, the gateways and ingest behind
+# HAProxy.
 # Loopback only, on ports apart from the local stack's (infra/local), with data under $DATA_DIR/cluster. See
 # infra/cluster/README.md.
 set -euo pipefail
@@ -16,11 +17,12 @@ usage: cluster.sh COMMAND
   start NAME    start one process and wait until it is ready
   stop NAME     stop one process gracefully
   kill NAME     SIGKILL one process, as a crash would
-NAME: zookeeper-1..3 clickhouse-n1..n4 kafka-1..3 postgres-primary postgres-standby haproxy
+  promote       make the Postgres standby the primary (the old primary stopped first) and point HAProxy at it
+NAME: zookeeper-1..3 clickhouse-n1..n4 kafka-1..3 postgres-1..2 haproxy
       gateway-1..2 ingest-1..2 projector-1..2 dispatcher-1..2 exporter-1..2 notary-1..2
 env: DATA_DIR CLUSTER_ZK_CLIENT_PORT CLUSTER_ZK_QUORUM_PORT CLUSTER_ZK_ELECTION_PORT CLUSTER_CH_PROXY_PORT
      CLUSTER_CH_HTTP_PORT CLUSTER_CH_TCP_PORT CLUSTER_CH_INTERSERVER_PORT CLUSTER_KAFKA_PORT
-     CLUSTER_KAFKA_CONTROLLER_PORT CLUSTER_PG_PRIMARY_PORT CLUSTER_PG_STANDBY_PORT
+     CLUSTER_KAFKA_CONTROLLER_PORT CLUSTER_PG_PORT CLUSTER_PG_PROXY_PORT
      CLUSTER_GATEWAY_PROXY_PORT CLUSTER_INGEST_PROXY_PORT CLUSTER_SERVICE_PORT
      CLUSTER_ZK_HEAP_OPTS CLUSTER_KAFKA_HEAP_OPTS START_TIMEOUT STOP_TIMEOUT
 EOF_USAGE
@@ -86,8 +88,9 @@ print_env() {
   echo "export GATEWAY_CLICKHOUSE_USER=audit_reader"
   echo "export KAFKA_BROKERS=$(kafka_brokers_csv)"
   echo "export KAFKA_REPLICATION_FACTOR=3"
-  echo "export DATABASE_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_PRIMARY_PORT/audit"
-  echo "export DATABASE_STANDBY_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_STANDBY_PORT/audit"
+  # The primary through HAProxy, whichever node it is; the standby directly, for reads.
+  echo "export DATABASE_URL=postgres://audit:audit@$HOST:$CLUSTER_PG_PROXY_PORT/audit"
+  echo "export DATABASE_STANDBY_URL=postgres://audit:audit@$HOST:$(pgnode_port "$(pg_standby)")/audit"
   for name in "${CH_NODES[@]}"; do nodes+=("$(chnode_http "$name")"); done
   echo "export CLICKHOUSE_NODE_URLS=$(IFS=,; echo "${nodes[*]}")"
   echo "export GATEWAY_URL=http://$HOST:$CLUSTER_GATEWAY_PROXY_PORT"
@@ -107,9 +110,10 @@ case "$cmd" in
     # ZooKeeper first: the ClickHouse nodes are ready only once they see it. Then all the rest at once, the standby
     # last since it is made from the running primary.
     start_group "${ZK_NODES[@]}"
-    start_group "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary haproxy
+    chnode_stop_without_ddl "${CH_NODES[@]}"
+    start_group "${CH_NODES[@]}" "${BROKERS[@]}" "$(pg_primary)" haproxy
     pgnode_bootstrap
-    start_group postgres-standby
+    start_group "$(pg_standby)"
     after_launch
     # The migrations only when a service is to start: a second `up` of a running cluster stays quick.
     if [[ "${2:-}" != engines ]] && ! all_running "${SERVICES[@]}"; then
@@ -123,8 +127,8 @@ case "$cmd" in
     take_lock
     # Clients before what they depend on, ZooKeeper last.
     stop_group "${SERVICES[@]}"
-    stop_group haproxy postgres-standby
-    stop_group "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary
+    stop_group haproxy "$(pg_standby)"
+    stop_group "${CH_NODES[@]}" "${BROKERS[@]}" "$(pg_primary)"
     stop_group "${ZK_NODES[@]}"
     status_all || true
     ;;
@@ -133,6 +137,7 @@ case "$cmd" in
     status_all "${2:-}" || exit 3
     ;;
   env)
+    cluster_paths
     print_env
     ;;
   start)
@@ -141,10 +146,10 @@ case "$cmd" in
     take_lock
     install_for "$2"
     start_group "$2"
-    if [[ "$2" == postgres-primary ]]; then
+    if [[ "$2" == "$(pg_primary)" ]]; then
       pgnode_bootstrap
       # A running standby reconnects to the restarted primary within seconds: wait for it to stream, as `up` does.
-      if proc_running postgres-standby; then start_group postgres-standby; fi
+      if proc_running "$(pg_standby)"; then start_group "$(pg_standby)"; fi
     fi
     after_launch
     status_one "$2" || exit 3
@@ -155,6 +160,16 @@ case "$cmd" in
     take_lock
     stop_group "$2"
     status_one "$2" || true
+    ;;
+  promote)
+    cluster_init
+    take_lock
+    pgnode_promote
+    if proc_running haproxy; then
+      haproxy_reload
+      start_group haproxy
+    fi
+    status_one "$(pg_primary)"
     ;;
   kill)
     check_name "${2:-}"

@@ -1,51 +1,19 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../services/ops/src/cli.js';
+import { api, cluster, INGEST, INGEST_TOKEN, mintKey } from '../support/cluster-shape.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { uniqueNames } from '../support/names.js';
 import { pageThrough } from '../support/paging.js';
 import { waitFor } from '../support/wait-for.js';
 
-// The whole shape as `npm run cluster -- up` starts it: two of each service, the gateways and ingest behind
-// HAProxy (infra/cluster), on the cluster's own database and topics. The test keeps to a tenant of its own there.
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const run = promisify(execFile);
-const cluster = (...args: string[]) =>
-  run('bash', ['infra/cluster/cluster.sh', ...args], { cwd: ROOT, timeout: 300_000 });
-
-const env = process.env;
-const GATEWAY = env.GATEWAY_URL!;
-const INGEST = env.INGEST_URL!;
-const names = uniqueNames('balanced');
-const tenant = names.tenant;
+const tenant = uniqueNames('balanced').tenant;
 let key = '';
 
-/** The cluster's operator CLI, as an operator runs it against the deployment. */
-async function ops(argv: string[]) {
-  let out = '';
-  const code = await runCli(argv, { ...env, LOG_LEVEL: 'error' } as Record<string, string>, {
-    out: (t) => (out += t),
-    err: () => undefined,
-  });
-  return { code, out };
-}
-
-const list = (path: string) =>
-  fetch(`${GATEWAY}/api/v2/public${path}`, { headers: { authorization: `Bearer ${key}` } }).then(
-    async (r) => ({
-      status: r.status,
-      text: await r.text(),
-    }),
-  );
+const list = (path: string) => api(key, 'GET', path);
 
 beforeAll(async () => {
   // Started by the tier (scripts/test-cluster.sh); `up` again is quick and starts whatever is missing.
   await cluster('up');
-  const created = await ops(['keys', 'create', '--tenant', tenant, '--scopes', 'audit:read', '--json']);
-  expect(created.code).toBe(0);
-  key = (JSON.parse(created.out) as { key: string }).key;
+  key = await mintKey(tenant, 'audit:read');
 });
 afterAll(async () => {
   // Whatever a test killed is running again for the tests after it.
@@ -72,7 +40,7 @@ describe('two of each service behind HAProxy', () => {
       const killed = kills.find(([at]) => at === batch);
       if (killed) await cluster('kill', killed[1]);
       const events = Array.from({ length: 50 }, (_, i) => makeEvent(tenant, batch * 50 + i));
-      const res = await ingest(INGEST, env.INGEST_TOKEN!, events);
+      const res = await ingest(INGEST, INGEST_TOKEN, events);
       answers.push(res.status === 202 ? 200 : res.status);
       if (res.status === 202) for (const e of events) accepted.add(e.event_id);
     }

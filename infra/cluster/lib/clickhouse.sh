@@ -34,6 +34,32 @@ chnode_ready() {
     "$(chnode_http "$1")/" 2>/dev/null)" =~ ^[0-9]+$ ]]
 }
 
+# 18.16's DDL worker ends for good on some ZooKeeper reconnections ("DDLWorker: Unexpected error, will terminate",
+# seen after a ZooKeeper leader died seconds after the node restarted): the node then runs no ON CLUSTER statement,
+# and every migration waits for it, until it restarts. True when that happened since the node last started.
+chnode_ddl_stopped() {
+  # Not a pipe: awk leaves early, and tac's broken pipe would fail the pipeline under pipefail.
+  awk '
+    /DDLWorker: Unexpected error, will terminate/ { stopped = 1; exit }
+    /Starting ClickHouse/ { exit }
+    END { exit !stopped }' < <(tac "$(chnode_home "$1")/log/clickhouse-server.log" 2>/dev/null)
+}
+
+chnode_detail() {
+  if chnode_ddl_stopped "$1"; then echo " (its DDL worker stopped: \`up\` restarts it)"; fi
+}
+
+# Stops the running nodes whose DDL worker stopped, for the start that follows to bring them back whole.
+chnode_stop_without_ddl() {
+  local name
+  for name in "$@"; do
+    if proc_running "$name" && chnode_ddl_stopped "$name"; then
+      note "$name: its DDL worker stopped (an 18.16 fault after a ZooKeeper reconnection); restarting it"
+      stop_group "$name"
+    fi
+  done
+}
+
 chnode_launch() {
   local name="$1" bin k i
   k="$(node_index "$name")"

@@ -26,8 +26,9 @@ CLUSTER_CH_TCP_PORT="${CLUSTER_CH_TCP_PORT:-22201}"
 CLUSTER_CH_INTERSERVER_PORT="${CLUSTER_CH_INTERSERVER_PORT:-22301}"
 CLUSTER_KAFKA_PORT="${CLUSTER_KAFKA_PORT:-23091}"
 CLUSTER_KAFKA_CONTROLLER_PORT="${CLUSTER_KAFKA_CONTROLLER_PORT:-23191}"
-CLUSTER_PG_PRIMARY_PORT="${CLUSTER_PG_PRIMARY_PORT:-23432}"
-CLUSTER_PG_STANDBY_PORT="${CLUSTER_PG_STANDBY_PORT:-23433}"
+CLUSTER_PG_PORT="${CLUSTER_PG_PORT:-23432}"
+# HAProxy's frontend of whichever Postgres node is the primary: the services' DATABASE_URL.
+CLUSTER_PG_PROXY_PORT="${CLUSTER_PG_PROXY_PORT:-23430}"
 # HAProxy's frontends of the gateways and of ingest, and the services' own ports (lib/service.sh).
 CLUSTER_GATEWAY_PROXY_PORT="${CLUSTER_GATEWAY_PROXY_PORT:-28080}"
 CLUSTER_INGEST_PROXY_PORT="${CLUSTER_INGEST_PROXY_PORT:-28081}"
@@ -36,8 +37,10 @@ CLUSTER_SERVICE_PORT="${CLUSTER_SERVICE_PORT:-28100}"
 ZK_NODES=(zookeeper-1 zookeeper-2 zookeeper-3)
 CH_NODES=(clickhouse-n1 clickhouse-n2 clickhouse-n3 clickhouse-n4)
 BROKERS=(kafka-1 kafka-2 kafka-3)
+# Which of the two is the primary is state, not a name: `promote` turns the standby into the primary.
+PG_NODES=(postgres-1 postgres-2)
 # shellcheck disable=SC2034 # used by cluster.sh
-ENGINES=("${ZK_NODES[@]}" "${CH_NODES[@]}" "${BROKERS[@]}" postgres-primary postgres-standby haproxy)
+ENGINES=("${ZK_NODES[@]}" "${CH_NODES[@]}" "${BROKERS[@]}" "${PG_NODES[@]}" haproxy)
 # shellcheck source=service.sh
 source "$(dirname "${BASH_SOURCE[0]}")/service.sh"
 # shellcheck disable=SC2034 # used by cluster.sh
@@ -69,7 +72,7 @@ kind_of() {
     zookeeper-[1-3]) echo zk ;;
     clickhouse-n[1-4]) echo chnode ;;
     kafka-[1-3]) echo broker ;;
-    postgres-primary | postgres-standby) echo pgnode ;;
+    postgres-[12]) echo pgnode ;;
     haproxy) echo haproxy ;;
     gateway-[12] | ingest-[12] | projector-[12] | dispatcher-[12] | exporter-[12] | notary-[12]) echo service ;;
     *) return 1 ;;

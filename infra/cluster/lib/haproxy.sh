@@ -1,4 +1,4 @@
-# HAProxy from Debian in front of the ClickHouse nodes' HTTP ports, the gateways and ingest. Run by this script,
+# HAProxy from Debian in front of the ClickHouse nodes' HTTP ports, the Postgres primary, the gateways and ingest. Run by this script,
 # not by the system service, which Debian's package does not start here.
 # shellcheck shell=bash
 
@@ -17,12 +17,15 @@ haproxy_queue_install() {
   need_pkg haproxy curl command -v curl
 }
 
-haproxy_ports() { echo "$CLUSTER_CH_PROXY_PORT $CLUSTER_GATEWAY_PROXY_PORT $CLUSTER_INGEST_PROXY_PORT"; }
+haproxy_ports() {
+  echo "$CLUSTER_CH_PROXY_PORT $CLUSTER_PG_PROXY_PORT $CLUSTER_GATEWAY_PROXY_PORT $CLUSTER_INGEST_PROXY_PORT"
+}
 haproxy_pid() { read_pid "$(haproxy_home)/haproxy.pid"; }
 haproxy_match() { echo "-f $(haproxy_home)/haproxy.cfg"; }
 haproxy_logs() { echo "$(haproxy_home)/haproxy.log"; }
 haproxy_addr() {
-  echo "$HOST:$CLUSTER_CH_PROXY_PORT (ClickHouse http), :$CLUSTER_GATEWAY_PROXY_PORT (gateways), :$CLUSTER_INGEST_PROXY_PORT (ingest)"
+  echo "$HOST:$CLUSTER_CH_PROXY_PORT (ClickHouse http), :$CLUSTER_PG_PROXY_PORT (Postgres primary)," \
+    ":$CLUSTER_GATEWAY_PROXY_PORT (gateways), :$CLUSTER_INGEST_PROXY_PORT (ingest)"
 }
 
 # Ready: a ClickHouse node answers through the frontend.
@@ -30,18 +33,43 @@ haproxy_ready() {
   [[ "$(curl -sf --max-time 3 "http://$HOST:$CLUSTER_CH_PROXY_PORT/ping" 2>/dev/null)" == "Ok." ]]
 }
 
-haproxy_launch() {
-  local name="$1" home bin i
+# Renders the config with the current addresses (the primary's among them) and checks it.
+haproxy_config() {
+  local home bin i
   home="$(haproxy_home)"
-  bin="$(haproxy_bin)" || proc_fail "$name" "haproxy binary not found"
+  bin="$(haproxy_bin)" || proc_fail haproxy "haproxy binary not found"
   for i in 1 2 3 4; do local "CH_HTTP_$i=$((CLUSTER_CH_HTTP_PORT + i - 1))"; done
   for i in 1 2; do
     local "GATEWAY_$i=$(service_port "gateway-$i")" "INGEST_$i=$(service_port "ingest-$i")"
   done
+  # shellcheck disable=SC2034 # render reads them by name.
+  local PG_PRIMARY_PORT HAPROXY_DIR="$CLUSTER_DIR/haproxy"
+  # shellcheck disable=SC2034
+  PG_PRIMARY_PORT="$(pgnode_port "$(pg_primary)")"
   render "$CLUSTER_DIR/haproxy/haproxy.cfg" "$home/haproxy.cfg" CLUSTER_CH_PROXY_PORT CH_HTTP_1 CH_HTTP_2 CH_HTTP_3 \
-    CH_HTTP_4 CLUSTER_GATEWAY_PROXY_PORT GATEWAY_1 GATEWAY_2 CLUSTER_INGEST_PROXY_PORT INGEST_1 INGEST_2
-  "$bin" -c -q -f "$home/haproxy.cfg" >>"$home/haproxy.log" 2>&1 || proc_fail "$name" "invalid $home/haproxy.cfg"
+    CH_HTTP_4 CLUSTER_PG_PROXY_PORT PG_PRIMARY_PORT CLUSTER_GATEWAY_PROXY_PORT GATEWAY_1 GATEWAY_2 \
+    CLUSTER_INGEST_PROXY_PORT INGEST_1 INGEST_2 HAPROXY_DIR
+  "$bin" -c -q -f "$home/haproxy.cfg" >>"$home/haproxy.log" 2>&1 || proc_fail haproxy "invalid $home/haproxy.cfg"
+}
+
+haproxy_launch() {
+  local home bin
+  home="$(haproxy_home)"
+  haproxy_config
+  bin="$(haproxy_bin)"
   # In the foreground (-db) under launch_detached rather than -D: its log lines go to stdout, into haproxy.log.
   launch_detached "$home/haproxy.pid" "$home/haproxy.log" "$bin" -f "$home/haproxy.cfg" -db ||
-    proc_fail "$name" "haproxy did not start"
+    proc_fail "$1" "haproxy did not start"
+}
+
+# A new process with the config rendered anew takes over the ports (-sf): the old one stops accepting and ends
+# once its connections have (hard-stop-after). Clients of the other frontends see no refused connection.
+haproxy_reload() {
+  local home bin old
+  home="$(haproxy_home)"
+  old="$(haproxy_pid)"
+  haproxy_config
+  bin="$(haproxy_bin)"
+  launch_detached "$home/haproxy.pid" "$home/haproxy.log" "$bin" -f "$home/haproxy.cfg" -db -sf "$old" ||
+    proc_fail haproxy "haproxy did not start again"
 }

@@ -1,4 +1,6 @@
-# PostgreSQL 15: a primary and a hot standby streaming from it through a replication slot.
+# PostgreSQL 15: two nodes, one the primary and the other a hot standby streaming from it through a replication
+# slot. Which one is the primary is kept in $CLUSTER_HOME/postgres.primary (postgres-1 until `promote`); HAProxy's
+# postgres frontend leads to it (lib/haproxy.sh).
 # shellcheck shell=bash
 
 PG_SLOT=cluster_standby
@@ -8,12 +10,16 @@ PG_REPL_PASSWORD=replicator
 
 pgnode_queue_install() { pg_queue_install; }
 
-pgnode_port() {
-  case "$1" in
-    postgres-primary) echo "$CLUSTER_PG_PRIMARY_PORT" ;;
-    postgres-standby) echo "$CLUSTER_PG_STANDBY_PORT" ;;
-  esac
+pg_primary() {
+  local state="$CLUSTER_HOME/postgres.primary"
+  if [[ -s "$state" ]]; then cat "$state"; else echo postgres-1; fi
 }
+
+pg_standby() {
+  if [[ "$(pg_primary)" == postgres-1 ]]; then echo postgres-2; else echo postgres-1; fi
+}
+
+pgnode_port() { echo $((CLUSTER_PG_PORT + $(node_index "$1") - 1)); }
 
 # Points the local stack's pg_* globals at NAME, so its pg_prepare_dirs, pg_init and pg_bootstrap_sql serve here.
 pgnode_paths() {
@@ -42,7 +48,7 @@ pgnode_accepting() {
 
 # The primary's own view: the standby's WAL receiver holds the slot and streams.
 pgnode_streaming() {
-  [[ "$(pgnode_sql postgres-primary "SELECT count(*) FROM pg_stat_replication r
+  [[ "$(pgnode_sql "$(pg_primary)" "SELECT count(*) FROM pg_stat_replication r
     JOIN pg_replication_slots s ON s.active_pid = r.pid
     WHERE s.slot_name = '$PG_SLOT' AND r.state = 'streaming'")" == 1 ]]
 }
@@ -51,12 +57,17 @@ pgnode_streaming() {
 # primary it still serves reads.
 pgnode_ready() {
   pgnode_accepting "$1" || return 1
-  [[ "$1" == postgres-primary ]] || ! proc_running postgres-primary || pgnode_streaming
+  [[ "$1" == "$(pg_primary)" ]] || ! proc_running "$(pg_primary)" || pgnode_streaming
 }
 
 pgnode_detail() {
-  [[ "$1" == postgres-standby ]] || return 0
-  if pgnode_streaming; then echo " (streaming from the primary)"; else echo " (not streaming)"; fi
+  if [[ "$1" == "$(pg_primary)" ]]; then
+    echo " (primary)"
+  elif pgnode_streaming; then
+    echo " (standby, streaming from $(pg_primary))"
+  else
+    echo " (standby, not streaming)"
+  fi
 }
 
 # Regenerated on every launch, so port changes take effect; the standby's copy of the primary's is replaced too.
@@ -98,28 +109,38 @@ CONF
 pgnode_bootstrap() {
   local want="SELECT (SELECT count(*) FROM pg_roles WHERE rolname IN ('audit', '$PG_REPL_USER'))
     + (SELECT count(*) FROM pg_database WHERE datname = 'audit')"
-  [[ "$(pgnode_sql postgres-primary "$want")" == 3 ]] && return 0
-  pgnode_paths postgres-primary
+  local primary
+  primary="$(pg_primary)"
+  [[ "$(pgnode_sql "$primary" "$want")" == 3 ]] && return 0
+  pgnode_paths "$primary"
   LOG_DIR="$PG_HOME" pg_bootstrap_sql
-  pgnode_sql postgres-primary "SELECT 1 FROM pg_roles WHERE rolname = '$PG_REPL_USER'" | grep -q 1 ||
-    pgnode_sql postgres-primary "CREATE ROLE $PG_REPL_USER LOGIN REPLICATION PASSWORD '$PG_REPL_PASSWORD'" >/dev/null ||
-    fail postgres-primary "creating the role $PG_REPL_USER failed" "$PG_LOG"
+  pgnode_sql "$primary" "SELECT 1 FROM pg_roles WHERE rolname = '$PG_REPL_USER'" | grep -q 1 ||
+    pgnode_sql "$primary" "CREATE ROLE $PG_REPL_USER LOGIN REPLICATION PASSWORD '$PG_REPL_PASSWORD'" >/dev/null ||
+    fail "$primary" "creating the role $PG_REPL_USER failed" "$PG_LOG"
 }
 
 # The standby's data: a base backup of the running primary that creates the slot (-C) and writes the standby's
 # connection to the primary (-R). A slot left by a standby whose data was removed is dropped first.
 pgnode_basebackup() {
-  local log="$PG_HOME/basebackup.log"
-  if ! { proc_running postgres-primary && pgnode_accepting postgres-primary; }; then
-    fail postgres-standby "the standby is made from the primary, which is not up (start postgres-primary first)"
+  local name="$1" primary log="$PG_HOME/basebackup.log"
+  primary="$(pg_primary)"
+  if ! { proc_running "$primary" && pgnode_accepting "$primary"; }; then
+    fail "$name" "the standby is made from the primary, $primary, which is not up (start $primary first)"
   fi
-  pgnode_sql postgres-primary "SELECT pg_drop_replication_slot('$PG_SLOT') FROM pg_replication_slots
+  pgnode_sql "$primary" "SELECT pg_drop_replication_slot('$PG_SLOT') FROM pg_replication_slots
     WHERE slot_name = '$PG_SLOT' AND NOT active" >/dev/null
   rm -rf "$PGDATA_DIR"
-  note "postgres-standby: base backup of the primary (log: $log)"
-  pg_as_owner env PGPASSWORD="$PG_REPL_PASSWORD" "$PG_BIN/pg_basebackup" -h "$HOST" -p "$CLUSTER_PG_PRIMARY_PORT" \
+  note "$name: base backup of the primary, $primary (log: $log)"
+  pg_as_owner env PGPASSWORD="$PG_REPL_PASSWORD" "$PG_BIN/pg_basebackup" -h "$HOST" -p "$(pgnode_port "$primary")" \
     -U "$PG_REPL_USER" -D "$PGDATA_DIR" -X stream -R -C -S "$PG_SLOT" -c fast >"$log" 2>&1 </dev/null ||
-    fail postgres-standby "pg_basebackup failed" "$log"
+    fail "$name" "pg_basebackup failed" "$log"
+}
+
+# The node's data is a standby's of the current primary. A former primary's is not: after a promotion it has
+# taken writes its successor never saw, and it is made anew from the successor.
+pgnode_follows_primary() {
+  [[ -f "$PGDATA_DIR/standby.signal" ]] &&
+    grep -q "port=$(pgnode_port "$(pg_primary)")" "$PGDATA_DIR/postgresql.auto.conf" 2>/dev/null
 }
 
 pgnode_launch() {
@@ -132,13 +153,30 @@ pgnode_launch() {
     sleep 0.1
   done
   pg_prepare_dirs
-  if [[ "$name" == postgres-primary ]]; then
+  if [[ "$name" == "$(pg_primary)" ]]; then
     LOG_DIR="$PG_HOME" pg_init
-  elif [[ ! -f "$PGDATA_DIR/PG_VERSION" ]]; then
-    pgnode_basebackup
+  elif ! pgnode_follows_primary; then
+    pgnode_basebackup "$name"
   fi
   pgnode_write_conf
   # -W: no waiting here, start_group waits for the whole group.
   pg_as_owner "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" -l "$PG_LOG" -W -s start >>"$PG_HOME/pg_ctl.log" 2>&1 \
     </dev/null 9>&- || proc_fail "$name" "pg_ctl start failed"
+}
+
+# Promotes the standby: the primary is stopped first if it still runs (fenced: a primary that went on would take
+# writes its successor never sees), then `pg_ctl promote` and the new primary's name recorded. The caller points
+# HAProxy at it.
+pgnode_promote() {
+  local primary standby
+  primary="$(pg_primary)"
+  standby="$(pg_standby)"
+  { proc_running "$standby" && pgnode_accepting "$standby"; } ||
+    die "$standby, the standby, is not up: there is nothing to promote"
+  stop_group "$primary"
+  pgnode_paths "$standby"
+  pg_as_owner "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" -w -t "$START_TIMEOUT" promote >>"$PG_HOME/pg_ctl.log" 2>&1 \
+    </dev/null || proc_fail "$standby" "pg_ctl promote failed"
+  echo "$standby" >"$CLUSTER_HOME/postgres.primary"
+  note "$standby: promoted to primary; $primary is made its standby by the next 'up' or 'start $primary'"
 }

@@ -33,6 +33,13 @@ export interface ClusterFacts {
 }
 
 /**
+ * How long a quorum insert waits for its replicas before it fails (code 319, retried): below the client's request
+ * timeout (createClickHouse), so that an insert a replica's death left waiting ends in the server before its retry
+ * looks for running inserts, rather than holding the partition for the server's default ten minutes.
+ */
+export const QUORUM_TIMEOUT_MS = 20_000;
+
+/**
  * The guard for a cluster: a majority quorum, written out as a number (18.16 reads `insert_quorum = 'auto'` over
  * HTTP as 0, no quorum at all), so that the duplicate check can insist on every acknowledged insert; the first
  * live replica of each shard for both (`in_order`), so that the check seldom meets a replica still fetching.
@@ -45,6 +52,7 @@ export function clusterGuardOf(facts: ClusterFacts): ClusterGuard {
   return {
     insertSettings: {
       insert_quorum: String(quorum),
+      insert_quorum_timeout: QUORUM_TIMEOUT_MS,
       ...(facts.quorumParallelSetting ? { insert_quorum_parallel: 0 } : {}),
       load_balancing: 'in_order',
     },

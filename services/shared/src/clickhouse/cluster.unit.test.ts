@@ -16,7 +16,7 @@ describe('clusterGuardOf', () => {
 
   it('asks 18.16 for a numeric majority quorum and reads every replica’s queries through remote()', () => {
     expect(clusterGuardOf(facts)).toEqual({
-      insertSettings: { insert_quorum: '2', load_balancing: 'in_order' },
+      insertSettings: { insert_quorum: '2', insert_quorum_timeout: 20_000, load_balancing: 'in_order' },
       readSettings: { select_sequential_consistency: '1', load_balancing: 'in_order' },
       processes:
         "remote('127.0.0.1:22201,127.0.0.1:22202,127.0.0.1:22203,127.0.0.1:22204', system, processes)",
@@ -32,6 +32,7 @@ describe('clusterGuardOf', () => {
     });
     expect(guard.insertSettings).toEqual({
       insert_quorum: '2',
+      insert_quorum_timeout: 20_000,
       insert_quorum_parallel: 0,
       load_balancing: 'in_order',
     });
