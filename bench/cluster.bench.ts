@@ -1,0 +1,168 @@
+// npm run bench:cluster — the same workload on the single-node stack and on the cluster shape, in one run:
+// ingest → queryable events/s with one ingest and one projector on each, list and export latency through a
+// gateway (the cluster's reads go through its Distributed tables), and the resident memory of each set of engines.
+// Needs both up: `npm run stack -- up` and `npm run cluster -- up engines`.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { fmt } from './lib/stats.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RATIO_GOAL = 60;
+const LIST_P99_GOAL_MS = 50;
+const EXPORT_P99_GOAL_MS = 500;
+
+interface Latency {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+interface Side {
+  events: number;
+  acknowledgedPerS: number;
+  queryablePerS: number;
+  ingestProjectorCpuUs: number;
+  /** Each kind of engine's CPU per event while the events were ingested and projected. */
+  engineCpuUs: Record<string, number>;
+  list: Latency;
+  export: Latency;
+  /** The same rows straight from ClickHouse: the least an export of them costs. */
+  exportFloor: Latency;
+}
+
+/** `export X=Y` lines of a stack script's `env`, as an environment. */
+function envOf(script: string): Record<string, string> {
+  const out = execFileSync('bash', [script, 'env'], { cwd: ROOT, encoding: 'utf8' });
+  return Object.fromEntries(
+    out
+      .split('\n')
+      .map((l) => /^export ([A-Z0-9_]+)=(.*)$/.exec(l))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => [m[1]!, m[2]!]),
+  );
+}
+
+// Only the engines' addresses differ between the sides: nothing of the caller's cluster settings leaks into the
+// single-node side.
+const ENGINE_VARIABLES = [
+  'CLICKHOUSE_URL',
+  'CLICKHOUSE_CLUSTER',
+  'CLICKHOUSE_NODE_URLS',
+  'KAFKA_BROKERS',
+  'KAFKA_REPLICATION_FACTOR',
+  'DATABASE_URL',
+  'DATABASE_STANDBY_URL',
+  'GATEWAY_URL',
+  'INGEST_URL',
+];
+
+function runSide(label: string, engines: Record<string, string>, enginePaths: readonly string[]): Side {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of ENGINE_VARIABLES) delete env[name];
+  const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/lib/cluster-workload.ts'], {
+    cwd: ROOT,
+    env: { ...env, ...engines, BENCH_ENGINE_PATHS: enginePaths.join(',') },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const last = child.stdout.trim().split('\n').at(-1) ?? '';
+  if (child.status !== 0 || !last.startsWith('{')) {
+    throw new Error(`the ${label} side failed (exit ${child.status}):\n${child.stdout}`);
+  }
+  return JSON.parse(last) as Side;
+}
+
+/** The resident memory of the running processes whose command line names one of these paths. */
+function rssOf(paths: readonly string[]): { processes: number; bytes: number } {
+  let processes = 0;
+  let bytes = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (!paths.some((p) => cmdline.includes(p))) continue;
+      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (!rss) continue;
+      processes++;
+      bytes += Number(rss[1]) * 1024;
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return { processes, bytes };
+}
+
+const ms = (n: number) => fmt(n, 1);
+const latency = (l: Latency) => `p50 ${ms(l.p50)}  p99 ${ms(l.p99)}  max ${ms(l.max)} ms`;
+
+function main() {
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  console.log(`bench:cluster at ${new Date().toISOString()}; load average ${load()}`);
+  // Every engine of either stack runs with its data or config under its own folder of .data.
+  const data = `${ROOT}.data/`;
+  const singlePaths = ['postgres', 'clickhouse', 'kafka'].map((c) => `${data}${c}/`);
+  const clusterPaths = [`${data}cluster/`];
+  const single = runSide('single-node', envOf('infra/local/stack.sh'), singlePaths);
+  const cluster = runSide('cluster', envOf('infra/cluster/cluster.sh'), clusterPaths);
+  const clusterRss = rssOf(clusterPaths);
+  const singleRss = rssOf(singlePaths);
+  const ratio = (100 * cluster.queryablePerS) / single.queryablePerS;
+  const rows = [
+    ['events', fmt(single.events), fmt(cluster.events), ''],
+    ['ingest acknowledged, ev/s', fmt(single.acknowledgedPerS), fmt(cluster.acknowledgedPerS), ''],
+    [
+      'ingest → queryable, ev/s',
+      fmt(single.queryablePerS),
+      fmt(cluster.queryablePerS),
+      `cluster ${fmt(ratio)} % of single (goal ≥ ${RATIO_GOAL} %): ${ratio >= RATIO_GOAL ? 'met' : 'NOT met'}`,
+    ],
+    [
+      'ingest + projector CPU, µs/event',
+      fmt(single.ingestProjectorCpuUs, 1),
+      fmt(cluster.ingestProjectorCpuUs, 1),
+      '',
+    ],
+    ...[...new Set([...Object.keys(single.engineCpuUs), ...Object.keys(cluster.engineCpuUs)])]
+      .sort()
+      .map((kind) => [
+        `${kind} CPU, µs/event`,
+        fmt(single.engineCpuUs[kind] ?? 0, 1),
+        fmt(cluster.engineCpuUs[kind] ?? 0, 1),
+        '',
+      ]),
+    [
+      `list, limit 100 (${cluster.list.n})`,
+      latency(single.list),
+      latency(cluster.list),
+      `p99 goal ≤ ${LIST_P99_GOAL_MS} ms: ${cluster.list.p99 <= LIST_P99_GOAL_MS ? 'met' : 'NOT met'}`,
+    ],
+    [
+      `export of 10,000 rows (${cluster.export.n})`,
+      latency(single.export),
+      latency(cluster.export),
+      `p99 goal ≤ ${EXPORT_P99_GOAL_MS} ms: ${cluster.export.p99 <= EXPORT_P99_GOAL_MS ? 'met' : 'NOT met'}`,
+    ],
+    [
+      'floor: the same rows straight from ClickHouse',
+      latency(single.exportFloor),
+      latency(cluster.exportFloor),
+      `the export's p99 is ${fmt(cluster.export.p99 / cluster.exportFloor.p99, 1)}× the floor's on the cluster, ${fmt(single.export.p99 / single.exportFloor.p99, 1)}× on one node`,
+    ],
+    [
+      'engines resident memory (main processes)',
+      `${fmt(singleRss.bytes / 2 ** 20)} MiB (${singleRss.processes} processes)`,
+      `${fmt(clusterRss.bytes / 2 ** 20)} MiB (${clusterRss.processes} processes)`,
+      '',
+    ],
+  ];
+  console.log('| measure | single node | cluster | |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  console.log(`load average after: ${load()}`);
+}
+
+main();
