@@ -5,6 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt } from './lib/stats.js';
 
@@ -102,8 +103,8 @@ function main() {
       .map((l) => l.toFixed(2))
       .join(' ');
   console.log(`bench:cluster at ${new Date().toISOString()}; load average ${load()}`);
-  // Every engine of either stack runs with its data or config under its own folder of .data.
-  const data = `${ROOT}.data/`;
+  // Every engine of either stack runs with its data or config under its own folder of DATA_DIR (.data).
+  const data = `${resolve(ROOT, process.env.DATA_DIR ?? '.data')}/`;
   const singlePaths = ['postgres', 'clickhouse', 'kafka'].map((c) => `${data}${c}/`);
   const clusterPaths = [`${data}cluster/`];
   const single = runSide('single-node', envOf('infra/local/stack.sh'), singlePaths);

@@ -69,8 +69,9 @@ describe('the engines fail over', () => {
     // What each death cost, printed (never asserted: timings are the bench's).
     const report: string[] = [];
     for (const [name, carriesOn] of victims) {
-      const killedAt = Date.now();
       await cluster('kill', name);
+      // Taken once the process is gone (kill waits for it): answers before it prove nothing of its absence.
+      const killedAt = Date.now();
       await waitFor(`traffic served while ${name} is dead`, async () => carriesOn(killedAt));
       const servedAt = Date.now();
       await cluster('start', name);

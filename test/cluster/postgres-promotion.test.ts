@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('Postgres standby promotion', () => {
-  it('loses no tree append and forks no checkpoint, and keys, rate limits and webhooks work after it', async () => {
+  it('loses no tree append and forks no checkpoint, and keys, rate limits and webhooks work after it; a switch-over back loses nothing', async () => {
     const flow = clusterTraffic([watched]);
     await waitFor('traffic flowing', async () => flow.flowing(0));
     // A checkpoint a client has seen before the crash: the tree after the promotion must extend it.
@@ -69,7 +69,7 @@ describe('Postgres standby promotion', () => {
     const flowingAt = Date.now();
     expect(await roleHolder('postgres-', 'primary')).not.toBe(primary);
 
-    // Keys: minted after it, they work at once; of the burst, what replication had not carried is the RPO.
+    // Keys: minted after it, they work; of the burst, what replication had not carried is the RPO.
     // (A gateway that found Postgres gone reports itself not ready until its pool answers again; HAProxy leaves
     // it out meanwhile, and answers as the gateway would, 503 with Retry-After.)
     const fresh = await mintKey(`${names.tenant}-after`, 'audit:read');
@@ -85,8 +85,23 @@ describe('Postgres standby promotion', () => {
       headers: { authorization: `Bearer ${fresh}` },
     });
     expect(second.status).toBe(200);
-    expect(Number(second.headers.get('ratelimit-remaining'))).toBeLessThan(1000);
+    const remaining = second.headers.get('ratelimit-remaining');
+    expect(remaining).not.toBeNull();
+    expect(Number(remaining)).toBeLessThan(1000);
+
+    // And back, as an operator switches over on purpose: the old primary made the new one's standby (`up`), then
+    // promoted while the other still runs, which is stopped first and only once the standby has all it wrote.
+    await cluster('up');
+    await cluster('promote');
+    expect(await roleHolder('postgres-', 'primary')).toBe(primary);
+    const backAt = Date.now();
+    await waitFor('traffic flowing after the switch-over', async () => flow.flowing(backAt));
     await flow.stop();
+    // A clean switch-over loses nothing: every key minted before it still works.
+    const afterSwitch = await Promise.all(
+      [fresh, ...burst].map((k) => api(k, 'GET', '/audit/events?limit=1')),
+    );
+    expect(afterSwitch.filter((r) => r.status === 401)).toHaveLength(lost);
 
     expect(flow.unexpected(flow.ingests, 202)).toEqual([]);
     expect(flow.unexpected(flow.reads, 200)).toEqual([]);

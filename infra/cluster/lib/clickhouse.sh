@@ -35,8 +35,9 @@ chnode_ready() {
 }
 
 # 18.16's DDL worker ends for good on some ZooKeeper reconnections ("DDLWorker: Unexpected error, will terminate",
-# seen after a ZooKeeper leader died seconds after the node restarted): the node then runs no ON CLUSTER statement,
-# and every migration waits for it, until it restarts. True when that happened since the node last started.
+# for instance when the ZooKeeper leader dies soon after the node started): the node then runs no ON CLUSTER
+# statement, and every migration waits for it, until it restarts. True when that happened since the node last
+# started.
 chnode_ddl_stopped() {
   # Not a pipe: awk leaves early, and tac's broken pipe would fail the pipeline under pipefail.
   awk '

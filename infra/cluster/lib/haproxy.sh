@@ -63,13 +63,23 @@ haproxy_launch() {
 }
 
 # A new process with the config rendered anew takes over the ports (-sf): the old one stops accepting and ends
-# once its connections have (hard-stop-after). Clients of the other frontends see no refused connection.
+# once its connections have, cutting those still open after 30 s (hard-stop-after). New connections are never
+# refused. The new process has taken over once the old one no longer listens; one that died starting is an error.
 haproxy_reload() {
-  local home bin old
+  local home bin old new i
   home="$(haproxy_home)"
   old="$(haproxy_pid)"
   haproxy_config
   bin="$(haproxy_bin)"
   launch_detached "$home/haproxy.pid" "$home/haproxy.log" "$bin" -f "$home/haproxy.cfg" -db -sf "$old" ||
     proc_fail haproxy "haproxy did not start again"
+  new="$(haproxy_pid)"
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    pid_alive "$new" || proc_fail haproxy "the reloaded haproxy exited; the old one (pid $old) still serves"
+    # Not `grep -q` in a pipeline: its early exit would fail the pipe under pipefail.
+    # shellcheck disable=SC2143
+    [[ -z "$(ss -ltnpH "sport = :$CLUSTER_PG_PROXY_PORT" 2>/dev/null | grep "pid=$old,")" ]] && return 0
+    sleep 0.1
+  done
+  proc_fail haproxy "the reloaded haproxy did not take over from pid $old"
 }

@@ -143,6 +143,32 @@ pgnode_follows_primary() {
     grep -q "port=$(pgnode_port "$(pg_primary)")" "$PGDATA_DIR/postgresql.auto.conf" 2>/dev/null
 }
 
+# The timeline of a stopped node's data, from its control file; empty without data.
+pgnode_timeline() {
+  "$PG_BIN/pg_controldata" -D "$CLUSTER_HOME/$1/data" 2>/dev/null | sed -n "s/^Latest checkpoint's TimeLineID: *//p"
+}
+
+# The running primary's timeline, from the name of the WAL file it writes (a promotion starts a new one at once;
+# its control file says so only after the next checkpoint). Empty when it is not up or is in recovery.
+pgnode_current_timeline() {
+  pgnode_sql "$1" "SELECT ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int"
+}
+
+# Data is made anew only when it cannot be the newest: a standby's, or a former primary's whose timeline is behind
+# the primary's. A node promoted after the primary recorded here (the record lost or changed by hand) would
+# otherwise be wiped in favour of an older one.
+pgnode_check_replaceable() {
+  local name="$1" mine primary theirs
+  [[ -f "$PGDATA_DIR/PG_VERSION" && ! -f "$PGDATA_DIR/standby.signal" ]] || return 0
+  primary="$(pg_primary)"
+  mine="$(pgnode_timeline "$name")" || mine=""
+  theirs="$(pgnode_current_timeline "$primary")" || theirs=""
+  [[ -n "$mine" && -n "$theirs" && "$mine" -lt "$theirs" ]] ||
+    fail "$name" "its data is a primary's (timeline ${mine:-?}) and $primary is not a primary on a newer one \
+(timeline ${theirs:-?}): not made anew as its standby. If $name is the primary, write its name into \
+$CLUSTER_HOME/postgres.primary"
+}
+
 pgnode_launch() {
   local name="$1" old i
   pgnode_paths "$name"
@@ -156,6 +182,7 @@ pgnode_launch() {
   if [[ "$name" == "$(pg_primary)" ]]; then
     LOG_DIR="$PG_HOME" pg_init
   elif ! pgnode_follows_primary; then
+    pgnode_check_replaceable "$name"
     pgnode_basebackup "$name"
   fi
   pgnode_write_conf
@@ -164,19 +191,42 @@ pgnode_launch() {
     </dev/null 9>&- || proc_fail "$name" "pg_ctl start failed"
 }
 
-# Promotes the standby: the primary is stopped first if it still runs (fenced: a primary that went on would take
-# writes its successor never sees), then `pg_ctl promote` and the new primary's name recorded. The caller points
-# HAProxy at it.
+# pgnode_lsn_behind A B: WAL position A is before B (both as Postgres prints them, e.g. 0/3000148).
+pgnode_lsn_behind() {
+  local a="$1" b="$2"
+  (( (16#${a%/*} << 32 | 16#${a#*/}) < (16#${b%/*} << 32 | 16#${b#*/}) ))
+}
+
+# Promotes the standby and records it as the primary. A primary that still runs is stopped first (fenced: one that
+# went on would take writes its successor never sees), and only when the standby streams from it; once it is
+# stopped, the standby must have received its shutdown checkpoint, or nothing is promoted. A primary that died
+# takes with it what it had not sent (the RPO of asynchronous replication: docs/operations.md "Postgres
+# failover"). The name is recorded before `pg_ctl promote`, so that a promotion that fails half way never lets
+# the old primary start as one again (pgnode_check_replaceable refuses to replace newer data). The caller points
+# HAProxy at the new primary.
 pgnode_promote() {
-  local primary standby
+  local primary standby ended received i
   primary="$(pg_primary)"
   standby="$(pg_standby)"
   { proc_running "$standby" && pgnode_accepting "$standby"; } ||
     die "$standby, the standby, is not up: there is nothing to promote"
-  stop_group "$primary"
+  if proc_running "$primary"; then
+    pgnode_streaming ||
+      die "$standby does not stream from $primary: promoting it would lose what it has not received"
+    stop_group "$primary"
+    ended="$("$PG_BIN/pg_controldata" -D "$CLUSTER_HOME/$primary/data" | sed -n "s/^Latest checkpoint location: *//p")"
+    # The shutdown checkpoint's record starts at `ended`: the standby has it once it received past that.
+    for ((i = 0; i < 50; i++)); do
+      received="$(pgnode_sql "$standby" "SELECT pg_last_wal_receive_lsn()")" || received=""
+      [[ -n "$ended" && -n "$received" ]] && pgnode_lsn_behind "$ended" "$received" && break
+      sleep 0.1
+    done
+    ((i < 50)) ||
+      die "$standby received WAL up to ${received:-?}, $primary ended at ${ended:-?}: not promoted; start $primary again"
+  fi
+  echo "$standby" >"$CLUSTER_HOME/postgres.primary"
   pgnode_paths "$standby"
   pg_as_owner "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" -w -t "$START_TIMEOUT" promote >>"$PG_HOME/pg_ctl.log" 2>&1 \
-    </dev/null || proc_fail "$standby" "pg_ctl promote failed"
-  echo "$standby" >"$CLUSTER_HOME/postgres.primary"
+    </dev/null || proc_fail "$standby" "pg_ctl promote failed; it is recorded as the primary, check its log"
   note "$standby: promoted to primary; $primary is made its standby by the next 'up' or 'start $primary'"
 }

@@ -33,9 +33,10 @@ export interface PipelineOptions {
   /** Told the consumer's group member id at every join. */
   onJoin?: (memberId: string) => void;
   /**
-   * One write at a time in this process, whatever its partitions: on a ClickHouse cluster every write is a quorum
+   * One write at a time in this pipeline, whatever its partitions: on a ClickHouse cluster every write is a quorum
    * insert, and two into one table at once fail the second (code 286), which may tear it between the events table
-   * and its views (docs/operations.md "Exactly once on a cluster").
+   * and its views (docs/operations.md "Exactly once on a cluster"). The live and a replay pipeline write
+   * generations of their own, never one table.
    */
   oneWriteAtATime?: boolean;
   logger: Logger;

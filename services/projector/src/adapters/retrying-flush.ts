@@ -68,16 +68,19 @@ function retry<T>(logger: Logger, step: string, deps: FlushDeps, attemptFn: (att
 export function retryingFlush(deps: FlushDeps, logger: Logger) {
   return async (records: ConsumedRecord[]) => {
     const { events, sources, deadLetters, origins } = projectBatch(records, deps.codec);
-    const sinceJoin = deps.firstSinceJoin(partitionKeys(records));
+    const partitions = partitionKeys(records);
     await retry(logger, 'dead letters', deps, () => deps.deadLetters.publish(deadLetters));
     if (deadLetters.length > 0) logger.warn({ count: deadLetters.length }, 'records dead-lettered');
     const trees = deps.trees;
     const appended = trees
       ? retry(logger, 'trees', deps, () => trees.append(treeBatch(records, events, sources)))
       : undefined;
+    // Asked afresh at each attempt, after its wait: a join may come while the write waits.
+    let sinceJoin = deps.firstSinceJoin(partitions);
     const stored = retry(logger, 'store', deps, async (attempt) => {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
+      sinceJoin = deps.firstSinceJoin(partitions);
       return storeOrRefuse(events, {
         // A failed write may have died half way in the server: a retry also looks in the events table, and so
         // does the first write after a join (the previous owner may have given up on a torn write).
@@ -100,7 +103,8 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
     const [store, tree] = await Promise.allSettled([stored, appended]);
     if (store.status === 'rejected') throw store.reason;
     if (tree.status === 'rejected') throw tree.reason;
-    sinceJoin.written();
+    // A write of dead letters alone looked nothing up: the partitions' next write still checks for a torn one.
+    if (events.length > 0) sinceJoin.written();
     const { outcome, refused } = store.value;
     const storeLetters: DeadLetter[] = refused.map(({ event, error }) => ({
       record: origins.get(idKey(event))!,

@@ -57,4 +57,13 @@ describe('retryingFlush', () => {
     // First write: its first attempt repairs (first since the join), and its retry after the failed insert too.
     expect(repairs).toEqual([true, true, false, true]);
   });
+
+  it('leaves the next write the first after a join when a write carried dead letters alone', async () => {
+    const { flush, group, repairs } = setup();
+    const consumed = consumedRecords();
+    group.joined();
+    await flush([consumed(Buffer.from('not avro'))]);
+    await flush([consumed(codec.encode(sampleRecord()))]);
+    expect(repairs).toEqual([true]);
+  });
 });
