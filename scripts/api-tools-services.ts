@@ -59,7 +59,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 const opsEnv = {
   DATABASE_URL: postgres.url,
-  KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:59092',
+  KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:15092',
   TOPIC_PREFIX: names.topicPrefix,
   API_KEY_PEPPER: pepper,
   LOG_LEVEL: 'error',

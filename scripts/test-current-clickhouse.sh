@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prepare.sh
 venv=$PWD/.data/chdb-venv
-port=${CHDB_HTTP_PORT:-58124}
+port=${CHDB_HTTP_PORT:-15124}
 source scripts/python-venv.sh
 ensure_venv "$venv" infra/current-clickhouse/requirements.txt
 rm -rf .data/chdb && mkdir -p .data/chdb .data/test-logs

@@ -17,7 +17,7 @@ usage: stack.sh COMMAND
   kafka-jars            fetch the Kafka jars if needed and print their directory (the container image takes them)
   s3proxy-jar           fetch the S3Proxy jar if needed and print its path (the container image takes it)
   kafka-run CLASS ARGS  run a Kafka CLI class with the stack's jars, e.g.
-                        kafka-run org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:59092 --list
+                        kafka-run org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:15092 --list
 env: DATA_DIR PG_PORT CH_HTTP_PORT CH_TCP_PORT CH_INTERSERVER_PORT KAFKA_PORT
      KAFKA_CONTROLLER_PORT S3_PORT START_TIMEOUT STOP_TIMEOUT
 EOF

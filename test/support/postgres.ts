@@ -6,7 +6,7 @@ import pg from 'pg';
 import { MIGRATIONS_DIR } from '@audit/shared';
 import type { TestNames } from './names.js';
 
-export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://audit:audit@127.0.0.1:55432/audit';
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://audit:audit@127.0.0.1:15432/audit';
 
 async function adminQuery(sql: string) {
   const client = new pg.Client({ connectionString: DATABASE_URL });

@@ -9,7 +9,7 @@ import { exportFiles, s3Client, type S3StorageSettings } from '@audit/shared';
 import type { TestNames } from './names.js';
 
 // The local stack's S3Proxy (infra/local/stack.sh env); CI and developers run the same.
-const ENDPOINT = process.env.EXPORT_S3_ENDPOINT ?? 'http://127.0.0.1:59900';
+const ENDPOINT = process.env.EXPORT_S3_ENDPOINT ?? 'http://127.0.0.1:15990';
 const ACCESS_KEY_ID = process.env.EXPORT_S3_ACCESS_KEY_ID ?? 'audit';
 const SECRET_ACCESS_KEY = process.env.EXPORT_S3_SECRET_ACCESS_KEY ?? 'audit-local-secret-0123456789';
 

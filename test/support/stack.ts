@@ -17,8 +17,8 @@ import type { TestNames } from './names.js';
 import { ServiceProcess } from './service-process.js';
 
 // The local stack's defaults (infra/local/stack.sh); CI and developers run the same.
-export const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:59092';
-export const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:58123';
+export const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:15092';
+export const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:15123';
 // Set by the cluster tier (scripts/test-cluster.sh): the tests' tables are then sharded and replicated, and the
 // services they start inherit it from the environment.
 const CLICKHOUSE_CLUSTER = process.env.CLICKHOUSE_CLUSTER || undefined;

@@ -61,15 +61,8 @@ services_prepare() {
     eval "$(service_env)"
     export CLICKHOUSE_URL CLICKHOUSE_CLUSTER KAFKA_BROKERS KAFKA_REPLICATION_FACTOR DATABASE_URL EXPORT_DIR \
       INTEGRITY_KEY_DIR LOG_LEVEL=warn
-    # Three tries: right after a broker's restart, Kafka's metadata may name a leader that does not host the
-    # partition yet for a few seconds, and `migrate` fails on it.
-    local try
-    for try in 1 2 3; do
-      node --import tsx services/ops/src/main.ts migrate && break
-      ((try < 3)) || exit 1
-      sleep 5
-    done
-    node --import tsx services/ops/src/main.ts integrity keys create --if-none
+    node --import tsx services/ops/src/main.ts migrate &&
+      node --import tsx services/ops/src/main.ts integrity keys create --if-none
   ) >>"$log" 2>&1 </dev/null || fail services "the migrations or the first signing key failed" "$log"
 }
 

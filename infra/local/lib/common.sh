@@ -6,13 +6,13 @@ STACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REPO_ROOT="$(cd "$STACK_DIR/../.." && pwd)"
 
 DATA_DIR="${DATA_DIR:-$REPO_ROOT/.data}"
-PG_PORT="${PG_PORT:-55432}"
-CH_HTTP_PORT="${CH_HTTP_PORT:-58123}"
-CH_TCP_PORT="${CH_TCP_PORT:-59000}"
-CH_INTERSERVER_PORT="${CH_INTERSERVER_PORT:-59009}"
-KAFKA_PORT="${KAFKA_PORT:-59092}"
-KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-59093}"
-S3_PORT="${S3_PORT:-59900}"
+PG_PORT="${PG_PORT:-15432}"
+CH_HTTP_PORT="${CH_HTTP_PORT:-15123}"
+CH_TCP_PORT="${CH_TCP_PORT:-15900}"
+CH_INTERSERVER_PORT="${CH_INTERSERVER_PORT:-15909}"
+KAFKA_PORT="${KAFKA_PORT:-15092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-15093}"
+S3_PORT="${S3_PORT:-15990}"
 # Seconds to wait for a component to become ready / to exit.
 START_TIMEOUT="${START_TIMEOUT:-120}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-60}"
@@ -46,10 +46,12 @@ show_logs() {
   local f
   for f in "$@"; do
     [[ -s "$f" ]] || continue
-    # A shutdown's own lines fill the tail; the error that caused it is often further up.
-    if grep -qE '\b(ERROR|FATAL)\b' "$f"; then
+    # A shutdown's own lines fill the tail; the error that caused it is often further up. A Java exception's own
+    # line (java.net.BindException: ...) follows its ERROR line and says what went wrong.
+    local errors='\b(ERROR|FATAL)\b|^(Caused by: )?[a-z][A-Za-z0-9_.$]*(Exception|Error)\b'
+    if grep -qE "$errors" "$f"; then
       echo "----- last errors in $f -----" >&2
-      grep -E '\b(ERROR|FATAL)\b' "$f" | tail -n 10 >&2
+      grep -E "$errors" "$f" | tail -n 14 >&2
     fi
     echo "----- tail of $f -----" >&2
     tail -n "${LOG_TAIL_LINES:-40}" "$f" >&2

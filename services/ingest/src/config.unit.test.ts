@@ -5,7 +5,7 @@ import { loadConfig } from './config.js';
 describe('ingest loadConfig', () => {
   it('applies defaults and freezes the result', () => {
     const config = loadConfig({ INGEST_TOKEN: 'x'.repeat(16) });
-    expect(config).toMatchObject({ host: '127.0.0.1', port: 8081, kafka: { brokers: ['127.0.0.1:59092'] } });
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 8081, kafka: { brokers: ['127.0.0.1:15092'] } });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.kafka.brokers)).toBe(true);
   });

@@ -6,7 +6,7 @@ describe('projector loadConfig', () => {
     expect(loadConfig({})).toMatchObject({
       port: 8082,
       groupId: 'audit-projector',
-      clickhouse: { url: 'http://127.0.0.1:58123', database: 'audit' },
+      clickhouse: { url: 'http://127.0.0.1:15123', database: 'audit' },
     });
   });
 

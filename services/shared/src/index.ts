@@ -34,6 +34,7 @@ export * from './kafka/producer.js';
 export * from './kafka/key-partitioner.js';
 export * from './kafka/range-reader.js';
 export * from './kafka/topic-admin.js';
+export * from './kafka/kafka-errors.js';
 export * from './logger.js';
 export * from './migrations/clickhouse.migrator.js';
 export * from './migrations/migration-files.js';

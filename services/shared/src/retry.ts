@@ -4,7 +4,7 @@ export interface BackoffOptions {
   firstDelayMs: number;
   maxDelayMs: number;
   /** Asked after each failure: true gives up, throwing that failure. */
-  stopping?: () => boolean;
+  stopping?: (err: unknown) => boolean;
   /** Told of each failure (attempts count from 0) and of the wait before the next try. */
   failed?: (err: unknown, attempt: number, delayMs: number) => void;
 }
@@ -22,7 +22,7 @@ export async function retryWithBackoff<T>(
     try {
       return await step(attempt);
     } catch (err) {
-      if (options.stopping?.()) throw err;
+      if (options.stopping?.(err)) throw err;
       options.failed?.(err, attempt, delayMs);
       await sleep(delayMs);
       delayMs = Math.min(delayMs * 2, options.maxDelayMs);

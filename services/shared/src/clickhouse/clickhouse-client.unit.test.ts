@@ -15,7 +15,7 @@ describe('clickhouseErrorCode', () => {
   });
 
   it('is null for failures that are not the server answering with an error', () => {
-    expect(clickhouseErrorCode(new Error('connect ECONNREFUSED 127.0.0.1:58123'))).toBeNull();
+    expect(clickhouseErrorCode(new Error('connect ECONNREFUSED 127.0.0.1:15123'))).toBeNull();
     expect(clickhouseErrorCode(new Error('see Code: 158, later'))).toBeNull();
     expect(clickhouseErrorCode('Code: 158, text')).toBeNull();
   });
@@ -52,7 +52,7 @@ describe('permanentInsertError', () => {
   });
 
   it('leaves everything a retry may get past to the retry', () => {
-    expect(permanentInsertError(new Error('connect ECONNREFUSED 127.0.0.1:58123'))).toBeNull();
+    expect(permanentInsertError(new Error('connect ECONNREFUSED 127.0.0.1:15123'))).toBeNull();
     expect(
       permanentInsertError(
         new ClickHouseError({ message: 'timeout', code: '159', type: 'TIMEOUT_EXCEEDED' }),

@@ -5,7 +5,7 @@ import { logLevel, positiveInt } from './env.js';
 export const kafkaEnv = {
   KAFKA_BROKERS: z
     .string()
-    .default('127.0.0.1:59092')
+    .default('127.0.0.1:15092')
     .transform((s) => s.split(',').map((b) => b.trim()))
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port[,host:port...]')).min(1)),
   KAFKA_CLIENT_ID: z.string().min(1).default('audit-trail'),
@@ -17,7 +17,7 @@ export const kafkaEnv = {
 };
 
 export const clickhouseEnv = {
-  CLICKHOUSE_URL: z.url().default('http://127.0.0.1:58123'),
+  CLICKHOUSE_URL: z.url().default('http://127.0.0.1:15123'),
   CLICKHOUSE_DATABASE: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
@@ -35,7 +35,7 @@ export const postgresEnv = {
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .default('postgres://audit:audit@127.0.0.1:55432/audit'),
+    .default('postgres://audit:audit@127.0.0.1:15432/audit'),
 };
 
 export const loggingEnv = { LOG_LEVEL: logLevel };

@@ -15,7 +15,7 @@ describe('export storage settings', () => {
   it('takes an S3-compatible store with its endpoint, bucket, prefix and keys', () => {
     const settings = load({
       ...S3,
-      EXPORT_S3_ENDPOINT: 'http://127.0.0.1:59900',
+      EXPORT_S3_ENDPOINT: 'http://127.0.0.1:15990',
       EXPORT_S3_PREFIX: 'tenants/exports/',
       EXPORT_S3_ACCESS_KEY_ID: 'id',
       EXPORT_S3_SECRET_ACCESS_KEY: 'secret',
@@ -23,7 +23,7 @@ describe('export storage settings', () => {
     });
     expect(settings).toEqual({
       kind: 's3',
-      endpoint: 'http://127.0.0.1:59900',
+      endpoint: 'http://127.0.0.1:15990',
       region: 'us-east-1',
       bucket: 'audit-exports',
       prefix: 'tenants/exports/',

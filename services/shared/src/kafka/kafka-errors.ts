@@ -1,0 +1,13 @@
+/**
+ * True when a kafkajs error, or one it wraps, is one Kafka says may pass: a broker restarting, a leader moving, a
+ * partition not yet hosted where the metadata says. kafkajs gives up on these after its own retries and wraps the
+ * last one (KafkaJSNumberOfRetriesExceeded, itself not retriable), so the chain of causes is what tells.
+ */
+export function transientKafkaError(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    if (e.name.startsWith('KafkaJS') && (e as { retriable?: unknown }).retriable === true) return true;
+  }
+  return false;
+}
