@@ -90,7 +90,7 @@ beforeAll(async () => {
     tables: liveTables(projectionStateStore(ch), { ready: async () => false }),
     files,
     admin,
-    auditTopic: topics.auditEvents.name,
+    auditTopics: async () => [topics.auditEvents.name],
     projectorGroup: names.groupId,
     audit: auditPublisher({
       producer,

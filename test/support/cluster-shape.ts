@@ -20,11 +20,12 @@ export const cluster = (...args: string[]) =>
 /** The cluster's operator CLI, as an operator runs it against the deployment. */
 export async function ops(argv: string[]) {
   let out = '';
+  let err = '';
   const code = await runCli(argv, { ...process.env, LOG_LEVEL: 'error' } as Record<string, string>, {
     out: (t) => (out += t),
-    err: () => undefined,
+    err: (t) => (err += `${t}\n`),
   });
-  return { code, out };
+  return { code, out, err };
 }
 
 /** A key of the tenant's, minted by the operator CLI. */

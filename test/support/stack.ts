@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import {
+  topicGeneration,
   clusterGuard,
   createClickHouse,
   localTable,
@@ -179,8 +180,11 @@ export async function cleanUp(names: TestNames, groups: readonly string[] = []):
     await admin.disconnect();
   }
   const t = topics(names.topicPrefix, 1);
-  await deleteTopics(
-    kafka,
-    allTopics(t).map((s) => s.name),
+  // With the generations a growth of the audit topic made (docs/topic-growth.md).
+  const admin = kafka.admin();
+  await admin.connect();
+  const grown = (await admin.listTopics().finally(() => admin.disconnect())).filter(
+    (topic) => (topicGeneration(t.auditEvents.name, topic) ?? 1) > 1,
   );
+  await deleteTopics(kafka, [...allTopics(t).map((s) => s.name), ...grown]);
 }

@@ -3,6 +3,10 @@ import {
   allowList,
   auditEventCodec,
   auditPublisher,
+  retryWithBackoff,
+  watchGrowth,
+  AuditGenerations,
+  AuditTopicRoute,
   cachedResolve,
   consumerLagSource,
   createHttpServer,
@@ -31,6 +35,7 @@ import { deliveryState } from './adapters/delivery-state.js';
 import { dispatcherMetrics } from './adapters/dispatcher.metrics.js';
 import { dispatchHandler } from './adapters/dispatch.handler.js';
 import { endpointDirectory } from './adapters/endpoint-directory.js';
+import { gatedByGeneration } from './adapters/gated.handler.js';
 import { startNewGroupAtEnd } from './adapters/group-start.js';
 import { replayRunner } from './adapters/replay.runner.js';
 import { retryHandler } from './adapters/retry.handler.js';
@@ -41,6 +46,8 @@ import { longestRetryWindowMs } from './domain/attempt-retention.js';
 import { KeyedLanes } from './domain/keyed-lanes.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;
+// How often the audit topic's generations are read for a growth (docs/topic-growth.md "Consumers").
+const GROWTH_POLL_MS = 5000;
 const AUDIT_TIMEOUT_MS = 5000;
 
 const config = loadConfig(process.env);
@@ -49,6 +56,8 @@ const startup = new Startup(logger);
 const { kafka, topics, ensureTopics } = kafkaDeployment(config.kafka, logger, '-dispatcher');
 const producer = new DurableProducer(kafka);
 const admin = kafka.admin();
+// The audit topic's writable generation: it moves when the topic grows (docs/topic-growth.md).
+const auditTopic = new AuditTopicRoute(admin, topics.auditEvents.name, { logger });
 
 const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20, connectionTimeoutMillis: 5000 });
 pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
@@ -64,11 +73,14 @@ const directory = endpointDirectory({
 const retryTopics = topics.webhookRetries.map((t) => t.name);
 const retriesGroup = `${config.groupId}-retries`;
 const metrics = createMetrics('dispatcher');
+// The audit topic's generations the events consumer reads (docs/topic-growth.md), and the watch of its growth.
+let eventTopics = [topics.auditEvents.name];
+const growth: { watch?: { stop(): Promise<void> } } = {};
 // One lag source for both gauges: a scrape asks Kafka once.
 const lag = consumerLagSource(
   admin,
-  [
-    { groupId: config.groupId, topics: [topics.auditEvents.name] },
+  () => [
+    { groupId: config.groupId, topics: eventTopics },
     { groupId: retriesGroup, topics: retryTopics },
   ],
   logger,
@@ -92,7 +104,7 @@ const client = webhookClient({
 const lanes = new KeyedLanes(config.concurrencyPerEndpoint);
 const auditLog = auditPublisher({
   producer,
-  topic: topics.auditEvents.name,
+  topic: auditTopic,
   codec: auditEventCodec(),
   clock: systemClock,
   // No longer than the deadline the auto-disable waits: a publish given up on must not land later.
@@ -189,6 +201,7 @@ onShutdown(logger, async () => {
   clearInterval(timers.sweeper);
   startup.stop();
   await app.close();
+  await growth.watch?.stop();
   await Promise.all([
     consumers.events?.stop(SHUTDOWN_GRACE_MS),
     consumers.retries?.stop(SHUTDOWN_GRACE_MS),
@@ -207,7 +220,12 @@ await startup.step('postgres', () => migratePostgres(config.databaseUrl));
 await startup.step('kafka', ensureTopics);
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());
-await startup.step('kafka', () => startNewGroupAtEnd(admin, config.groupId, topics.auditEvents.name, logger));
+await startup.step('kafka', () => auditTopic.refresh());
+const generations = await startup.step('postgres', () =>
+  AuditGenerations.load({ db: pool, admin, base: topics.auditEvents }),
+);
+eventTopics = generations.topics();
+await startup.step('kafka', () => startNewGroupAtEnd(admin, config.groupId, generations.topics(), logger));
 // The first load of the endpoints before any consuming: consuming before it would miss endpoints.
 await startup.step('postgres', () => directory.start());
 const consumerSettings = {
@@ -216,15 +234,9 @@ const consumerSettings = {
   maxWaitTimeInMs: 100,
 };
 const common = { lanes, maxInFlight: config.maxInFlight, commitEveryMs: 500 };
-// Built once: a failed attempt is retried on the same consumer (subscribing again is allowed until it runs).
-const eventsRun = {
-  ...common,
-  consumer: kafka.consumer({ groupId: config.groupId, ...consumerSettings }),
-  topics: [topics.auditEvents.name],
-  fromBeginning: false,
-  concurrency: topics.auditEvents.partitions,
-  logger: logger.child({ consumer: 'events' }),
-  handle: dispatchHandler({
+const dispatch = gatedByGeneration(
+  generations.gate(config.groupId),
+  dispatchHandler({
     codec: auditEventCodec(),
     matching: directory.matching,
     changed: directory.changed,
@@ -232,12 +244,26 @@ const eventsRun = {
     clock: systemClock,
     logger,
   }),
-};
+  () => stopping,
+);
+// Every generation of the audit topic (docs/topic-growth.md); a later one is read from its beginning, since the
+// group has read the one before (group-start.ts). Built once per run: a failed attempt is retried on the same
+// consumer (subscribing again is allowed until it runs).
+const eventsRunOf = () => ({
+  ...common,
+  consumer: kafka.consumer({ groupId: config.groupId, ...consumerSettings }),
+  topics: generations.topics(),
+  fromBeginning: (topic: string) => (generations.generationOf(topic) ?? 1) > 1,
+  concurrency: generations.partitions(),
+  logger: logger.child({ consumer: 'events' }),
+  handle: dispatch,
+});
+const eventsRun = eventsRunOf();
 const retriesRun = {
   ...common,
   consumer: kafka.consumer({ groupId: retriesGroup, ...consumerSettings }),
   topics: retryTopics,
-  fromBeginning: true,
+  fromBeginning: () => true,
   concurrency: retryTopics.length * topics.auditEvents.partitions,
   logger: logger.child({ consumer: 'retries' }),
   handle: retryHandler({
@@ -249,6 +275,22 @@ const retriesRun = {
 };
 consumers.events = await startup.step('kafka', () => runTrackedConsumer(eventsRun));
 consumers.retries = await startup.step('kafka', () => runTrackedConsumer(retriesRun));
+// A growth of the audit topic: the events consumer is started again with the new generation, which it reads from
+// its beginning once the generation before is read up to its seal.
+growth.watch = watchGrowth(generations, {
+  pollMs: GROWTH_POLL_MS,
+  logger,
+  onGrown: async (stopped) => {
+    eventTopics = generations.topics();
+    await consumers.events?.stop(SHUTDOWN_GRACE_MS);
+    const run = eventsRunOf();
+    consumers.events = await retryWithBackoff(() => runTrackedConsumer(run), {
+      firstDelayMs: 500,
+      maxDelayMs: 5000,
+      stopping: stopped,
+    });
+  },
+});
 startup.finish();
 replays.start();
 sweep();

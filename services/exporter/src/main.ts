@@ -2,6 +2,8 @@ import pg from 'pg';
 import {
   auditEventCodec,
   auditPublisher,
+  AuditGenerations,
+  AuditTopicRoute,
   clickhouseReady,
   createClickHouse,
   createHttpServer,
@@ -39,6 +41,8 @@ const startup = new Startup(logger);
 const { kafka, topics, ensureTopics } = kafkaDeployment(config.kafka, logger, '-exporter');
 const producer = new DurableProducer(kafka);
 const admin = kafka.admin();
+// The audit topic's writable generation: it moves when the topic grows (docs/topic-growth.md).
+const auditTopic = new AuditTopicRoute(admin, topics.auditEvents.name, { logger });
 const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
 pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
 // Reads of whole chunks take longer than a page's: a chunk's sort is bounded, its transfer is not.
@@ -93,10 +97,14 @@ await startup.step('postgres', () => migratePostgres(config.databaseUrl));
 await startup.step('kafka', ensureTopics);
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());
+await startup.step('kafka', () => auditTopic.refresh());
+const generations = await startup.step('postgres', () =>
+  AuditGenerations.load({ db: pool, admin, base: topics.auditEvents }),
+);
 
 const audit = auditPublisher({
   producer,
-  topic: topics.auditEvents.name,
+  topic: auditTopic,
   codec: auditEventCodec(),
   clock: systemClock,
   queue: { maxQueuedBytes: 4 * 1024 * 1024, maxWaitMs: AUDIT_TIMEOUT_MS },
@@ -108,7 +116,7 @@ const runner = {
   tables: liveTables(projectionStateStore(clickhouse), { ready: async () => false }),
   files,
   admin,
-  auditTopic: topics.auditEvents.name,
+  auditTopics: async () => (await generations.reload()).map((g) => g.topic),
   projectorGroup: config.projectorGroupId,
   audit,
   clock: systemClock,

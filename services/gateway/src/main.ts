@@ -2,6 +2,7 @@ import pg from 'pg';
 import {
   auditEventCodec,
   auditPublisher,
+  AuditTopicRoute,
   clickhouseReady,
   createClickHouse,
   createHttpServer,
@@ -48,6 +49,8 @@ const startup = new Startup(logger);
 const { kafka, topics, ensureTopics } = kafkaDeployment(config.kafka, logger, '-gateway');
 const producer = new DurableProducer(kafka);
 const admin = kafka.admin();
+// The audit topic's writable generation: it moves when the topic grows (docs/topic-growth.md).
+const auditTopic = new AuditTopicRoute(admin, topics.auditEvents.name, { logger });
 
 // Bounded waits: a slow or unreachable Postgres answers 503 instead of holding requests.
 const pool = new pg.Pool({
@@ -99,7 +102,7 @@ const app = await buildApp({
   // Bounded like ingest: during a Kafka outage an export fails with 503 quickly instead of queueing.
   auditLog: auditPublisher({
     producer,
-    topic: topics.auditEvents.name,
+    topic: auditTopic,
     codec: auditEventCodec(),
     clock: systemClock,
     queue: { maxQueuedBytes: 16 * 1024 * 1024, maxWaitMs: config.auditTimeoutMs },
@@ -157,4 +160,5 @@ await startup.step('clickhouse', () => checkClickHouseSchema(config.clickhouse))
 await startup.step('kafka', ensureTopics);
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());
+await startup.step('kafka', () => auditTopic.refresh());
 startup.finish();

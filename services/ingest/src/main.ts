@@ -1,6 +1,7 @@
 import {
   auditEventCodec,
   auditPublisher,
+  AuditTopicRoute,
   DurableProducer,
   createLogger,
   createMetrics,
@@ -18,6 +19,8 @@ const startup = new Startup(logger);
 const { kafka, topics: topicSet, ensureTopics } = kafkaDeployment(config.kafka, logger, '-ingest');
 const producer = new DurableProducer(kafka);
 const admin = kafka.admin();
+// The audit topic's writable generation: it moves when the topic grows (docs/topic-growth.md).
+const auditTopic = new AuditTopicRoute(admin, topicSet.auditEvents.name, { logger });
 
 const app = await buildApp({
   logger,
@@ -28,7 +31,7 @@ const app = await buildApp({
   clock: systemClock,
   publisher: auditPublisher({
     producer,
-    topic: topicSet.auditEvents.name,
+    topic: auditTopic,
     codec: auditEventCodec(),
     clock: systemClock,
     // Nothing outlives the caller's wait: after a 503 the client re-sends, so the queued copy is dropped unsent.
@@ -53,4 +56,5 @@ onShutdown(logger, async () => {
 await startup.step('kafka', ensureTopics);
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());
+await startup.step('kafka', () => auditTopic.refresh());
 startup.finish();

@@ -25,6 +25,7 @@ export const OPTIONS = {
   wait: { type: 'boolean', default: false },
   name: { type: 'string' },
   'if-none': { type: 'boolean', default: false },
+  partitions: { type: 'string' },
 } as const;
 
 export type CliValues = ReturnType<

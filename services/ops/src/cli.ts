@@ -11,6 +11,7 @@ import { lagCommand } from './commands/lag.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { replayCli } from './commands/replay.cli.js';
 import { statusCommand } from './commands/status.command.js';
+import { topicsCli } from './commands/topics.cli.js';
 import { loadConfig } from './config.js';
 import { KAFKA_READ_DEADLINE_MS, withKafka } from './contexts.js';
 import { HELP, type HelpTopic } from './help.js';
@@ -108,8 +109,11 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
       case 'replay':
         await replayCli(sub, values, config, logger, print, progressTo(io), (text) => io.err(text));
         return 0;
+      case 'topics':
+        await topicsCli(sub, values, config, logger, print, (text) => io.err(text));
+        return 0;
       case 'lag': {
-        const report = await withKafka(config, logger, (kafka, topics) =>
+        const report = await withKafka(config, logger, ({ kafka, topics }) =>
           lagCommand(kafka, topics, { now: Date.now, deadlineMs: KAFKA_READ_DEADLINE_MS }),
         );
         const rows = report.partitions.map((p) => [

@@ -1,9 +1,10 @@
 import { userInfo } from 'node:os';
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import pg from 'pg';
 import {
   auditEventCodec,
   auditPublisher,
+  AuditTopicRoute,
   bootstrapKafka,
   DurableProducer,
   loggableError,
@@ -34,18 +35,32 @@ export async function withPool<T>(config: OpsConfig, logger: Logger, run: (pool:
   }
 }
 
+/** Kafka for a command: the client, the topic names, a producer, an admin, and the audit topic's writable generation. */
+export interface KafkaContext {
+  kafka: Kafka;
+  topics: Topics;
+  producer: DurableProducer;
+  admin: Admin;
+  auditTopic: AuditTopicRoute;
+}
+
 export async function withKafka<T>(
   config: OpsConfig,
   logger: Logger,
-  run: (kafka: Kafka, topics: Topics, producer: DurableProducer) => Promise<T>,
+  run: (ctx: KafkaContext) => Promise<T>,
 ) {
   const { kafka, topics } = await bootstrapKafka(config.kafka, logger, '-ops');
   const producer = new DurableProducer(kafka);
+  const admin = kafka.admin();
   try {
     await producer.connect();
-    return await run(kafka, topics, producer);
+    await admin.connect();
+    const auditTopic = new AuditTopicRoute(admin, topics.auditEvents.name, { logger });
+    await auditTopic.refresh();
+    return await run({ kafka, topics, producer, admin, auditTopic });
   } finally {
     await producer.disconnect();
+    await admin.disconnect();
   }
 }
 
@@ -63,10 +78,10 @@ export async function withAuditedContext<T>(
   run: (ctx: AuditedContext) => Promise<T>,
 ) {
   return withPool(config, logger, (pool) =>
-    withKafka(config, logger, (_kafka, topics, producer) => {
+    withKafka(config, logger, ({ producer, auditTopic }) => {
       const publisher = auditPublisher({
         producer,
-        topic: topics.auditEvents.name,
+        topic: auditTopic,
         codec: auditEventCodec(),
         clock: systemClock,
       });
@@ -98,10 +113,11 @@ export async function withOperationsContext<T>(
   run: (ctx: DlqContext) => Promise<T>,
 ) {
   return withPool(config, logger, (pool) =>
-    withKafka(config, logger, (kafka, topics, producer) =>
+    withKafka(config, logger, ({ kafka, topics, producer, auditTopic }) =>
       run({
         kafka,
         topics,
+        auditTopic,
         pool,
         producer,
         codec: auditEventCodec(config.schemasDir),

@@ -19,6 +19,7 @@ Commands:
                            the keys that sign the tenants' tree checkpoints (ops integrity --help)
   integrity verify --tenant T
                            a tenant's stored events against its tree, and its checkpoints against both
+  topics list|grow         the audit topic's generations; grow it to more partitions (ops topics --help)
   help                     this text
 
 ${COMMON}
@@ -120,6 +121,20 @@ A new key's private half is written to INTEGRITY_KEY_DIR (default .data/integrit
 only: run the command where the notary runs (or copy the file to the notary's key directory). Its name defaults to
 <INTEGRITY_LOG_NAME>-<date>-<4 hex>. Each change writes admin.integrity.key.create or .rotate into the trail of
 every tenant with a tree. Checkpoints: docs/integrity.md.
+`,
+  topics: `Usage: ops topics list [--json]
+       ops topics grow --partitions N [--json]
+
+  topics list              the audit topic's generations: topic, partitions, whether it takes writes, and the
+                           end offsets it was sealed at
+  topics grow --partitions N
+                           a new generation of the audit topic with N partitions (more than the newest has):
+                           the newest is sealed (the broker refuses writes to it), the new one opens, and every
+                           consumer reads it once it has read the old one up to the seal; producers and
+                           consumers follow without a restart
+
+A growth takes seconds on one broker and about 1.5 x replica.lag.time.max.ms more with replicas. Run it again
+after it stopped midway: it finishes the growth it began. See docs/topic-growth.md.
 `,
 } as const;
 

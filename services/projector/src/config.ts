@@ -37,9 +37,9 @@ const schema = z
     kafka: kafkaSettings(e),
     clickhouse: clickhouseSettings(e),
     logLevel: e.LOG_LEVEL,
-    trees: e.PROJECTOR_TREES
-      ? { databaseUrl: e.DATABASE_URL, notaryGroupId: e.PROJECTOR_TREES_NOTARY_GROUP_ID }
-      : null,
+    // The trees, and the audit topic's generations once it has grown (docs/topic-growth.md).
+    databaseUrl: e.DATABASE_URL,
+    trees: e.PROJECTOR_TREES ? { notaryGroupId: e.PROJECTOR_TREES_NOTARY_GROUP_ID } : null,
     host: e.PROJECTOR_HOST,
     port: e.PROJECTOR_PORT,
     groupId: e.PROJECTOR_GROUP_ID,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import {
+  AuditGenerations,
   auditEventCodec,
   createHttpServer,
   clickhouseReady,
@@ -23,8 +24,10 @@ import {
   registerMetricsRoute,
   replayGroupId,
   sleep,
+  retryWithBackoff,
   systemClock,
   registerStartupGate,
+  watchGrowth,
   Startup,
 } from '@audit/shared';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
@@ -45,6 +48,8 @@ import { loadConfig } from './config.js';
 // disagree, since the command stops trying 5 s before the deadline by its own clock.
 const STATE_POLL_MS = 250;
 const REPLAY_GRACE_MS = 60_000;
+// How often the audit topic's generations are read for a growth (docs/topic-growth.md "Consumers").
+const GROWTH_POLL_MS = 5000;
 
 const config = loadConfig(process.env);
 const logger = createLogger('projector', config.logLevel);
@@ -53,10 +58,9 @@ const { kafka, topics: topicSet, ensureTopics } = kafkaDeployment(config.kafka, 
 const clickhouse = createClickHouse(config.clickhouse);
 const producer = new DurableProducer(kafka);
 const admin = kafka.admin();
-const pool = config.trees
-  ? new pg.Pool({ connectionString: config.trees.databaseUrl, max: 10, connectionTimeoutMillis: 5000 })
-  : null;
-pool?.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
+// The trees, and the audit topic's generations.
+const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
 
 const metrics = createMetrics('projector');
 let stopping = false;
@@ -67,7 +71,7 @@ registerStartupGate(app, startup);
 registerHealth(app, {
   clickhouse: () => clickhouseReady(clickhouse),
   kafka: () => admin.describeCluster(),
-  ...(pool && { postgres: () => pool.query('SELECT 1') }),
+  postgres: () => pool.query('SELECT 1'),
 });
 // The internal health listener: unauthenticated like the health endpoints.
 registerMetricsRoute(app, metrics);
@@ -86,14 +90,18 @@ onShutdown(logger, async () => {
   await producer.disconnect();
   await admin.disconnect();
   await clickhouse.close();
-  await pool?.end();
+  await pool.end();
 });
 
 await startup.step('kafka', ensureTopics);
 await startup.step('clickhouse', () => migrateClickHouse(config.clickhouse));
 await startup.step('kafka', () => producer.connect());
 await startup.step('kafka', () => admin.connect());
-const trees = pool && (await startTrees(pool));
+await startup.step('postgres', () => migratePostgres(config.databaseUrl));
+const generations = await startup.step('postgres', () =>
+  AuditGenerations.load({ db: pool, admin, base: topicSet.auditEvents }),
+);
+const trees = config.trees ? await treeAppenderOf(config.trees.notaryGroupId) : undefined;
 
 const { database, cluster } = config.clickhouse;
 const guard = await startup.step('clickhouse', () => clusterGuard(clickhouse, cluster));
@@ -110,25 +118,34 @@ const gate = new ProjectionGate({
 const codec = auditEventCodec(config.schemasDir);
 const common = {
   kafka,
-  topic: topicSet.auditEvents.name,
-  partitions: topicSet.auditEvents.partitions,
   settings: config,
   codec,
   sink,
   oneWriteAtATime: cluster !== undefined,
 };
-let member: string | null = null;
-// Stopped once started, also when a signal comes while its consumer joins (its group would wait otherwise).
-const live = startPipeline({
-  ...common,
-  groupId: config.groupId,
-  deadLetters: deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock),
-  meter: projectorMetrics(metrics),
-  target: (write, lost) => gate.write(write, lost),
-  trees: trees ?? undefined,
-  onJoin: (id) => (member = id),
-  logger,
+// Every generation of the audit topic, in the pipeline a group reads them with (docs/topic-growth.md).
+const generationsOf = (groupId: string) => ({
+  groupId,
+  topics: generations.topics(),
+  partitions: generations.partitions(),
+  gate: generations.gate(groupId),
 });
+let member: string | null = null;
+const deadLetters = deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock);
+const meter = projectorMetrics(metrics);
+const startLive = () =>
+  startPipeline({
+    ...common,
+    ...generationsOf(config.groupId),
+    deadLetters,
+    meter,
+    target: (write, lost) => gate.write(write, lost),
+    trees,
+    onJoin: (id) => (member = id),
+    logger,
+  });
+// Stopped once started, also when a signal comes while its consumer joins (its group would wait otherwise).
+let live = startLive();
 stops.push(() => live.then((pipeline) => pipeline.stop()));
 await live;
 // A replay writes the generation it builds; what it cannot decode was dead-lettered when first read.
@@ -136,8 +153,8 @@ const replay = replayRunner(
   (target) =>
     startPipeline({
       ...common,
+      ...generationsOf(replayGroupId(config.groupId, target)),
       sink: replaySink,
-      groupId: replayGroupId(config.groupId, target),
       deadLetters: { publish: async () => undefined },
       meter: { flushed: () => undefined },
       target: (write) => write(projectionTables(target)),
@@ -164,41 +181,64 @@ const watching = (async () => {
 })();
 stops.push(() => watching);
 
+// A growth of the audit topic: the live pipeline is started again with its new generation.
+const growth = watchGrowth(generations, {
+  pollMs: GROWTH_POLL_MS,
+  logger,
+  onGrown: async (stopped) => {
+    const previous = live;
+    live = previous
+      .then((pipeline) => pipeline.stop())
+      .then(() =>
+        retryWithBackoff(startLive, {
+          firstDelayMs: 500,
+          maxDelayMs: 5000,
+          stopping: () => stopping || stopped(),
+        }),
+      );
+    await live;
+  },
+});
+stops.push(() => growth.stop());
+
 registerConsumerLag(
   metrics,
-  consumerLagSource(admin, [{ groupId: config.groupId, topics: [topicSet.auditEvents.name] }], logger),
+  consumerLagSource(admin, () => [{ groupId: config.groupId, topics: generations.topics() }], logger),
 );
 startup.finish();
-logger.info({ topic: topicSet.auditEvents.name }, 'projector running');
+logger.info({ topics: generations.topics() }, 'projector running');
 
 /**
- * The trees' appender, once Postgres is migrated and the topic checked: a topic whose partition count is not the
- * one its trees were begun over, or whose records a tree still needs are gone, stops the process, since no retry
- * makes it right and an operator must (docs/operations.md "Integrity").
+ * The trees' appender. Each generation of the audit topic is begun at start, and one grown later when its first
+ * batch comes: its partition count recorded, or checked against the one recorded, and its partitions given their
+ * first positions.
+ * A count that is not the recorded one, or a topic whose records a tree still needs are gone, stops the process,
+ * since no retry makes it right and an operator must (docs/operations.md "Integrity").
  */
-async function startTrees(db: pg.Pool) {
-  const topic = topicSet.auditEvents.name;
+async function treeAppenderOf(notaryGroupId: string) {
   const giveUp = (err: Error): never => {
     logger.fatal({ err: loggableError(err) }, 'the trees cannot go on; stopping');
     process.exit(1);
   };
-  await startup.step('postgres', () => migratePostgres(config.trees!.databaseUrl));
-  const metadata = await startup.step('kafka', () => admin.fetchTopicMetadata({ topics: [topic] }));
-  const partitions = await startup.step('postgres', () =>
-    guardPartitionCount(db, topic, metadata.topics[0]!.partitions.length).catch((err: unknown) => {
-      // Another count is for an operator; anything else (Postgres not answering yet) is retried by the step.
-      throw err instanceof PartitionCountChangedError ? giveUp(err) : err;
-    }),
-  );
-  await startup.step('postgres', () =>
-    beginTreePositions(admin, treePositions(db, topic), topic, partitions, config.trees!.notaryGroupId),
-  );
+  const begin = async (topic: string) => {
+    if (generations.generationOf(topic) === null) return undefined;
+    const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
+    const partitions = await guardPartitionCount(pool, topic, metadata.topics[0]!.partitions.length).catch(
+      (err: unknown) => {
+        // Another count is for an operator; anything else (Postgres not answering) is retried.
+        throw err instanceof PartitionCountChangedError ? giveUp(err) : err;
+      },
+    );
+    await beginTreePositions(admin, treePositions(pool, topic), topic, partitions, notaryGroupId);
+    return partitions;
+  };
+  // The generations known at start are begun before anything is read: a changed count stops the process now.
+  for (const topic of generations.topics()) await startup.step('postgres', () => begin(topic));
   return treeAppender({
-    pool: db,
+    pool,
     admin,
-    topic,
+    begin,
     groupId: config.groupId,
-    partitions,
     meter: treeMetrics(metrics),
     fatal: giveUp,
     stopping: () => stopping,

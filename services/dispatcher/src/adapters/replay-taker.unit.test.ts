@@ -26,6 +26,7 @@ function records(actions: string[]): TopicRecord[] {
 const newProgress = (): ReplayProgress => ({
   recordsRead: 0,
   deliveriesQueued: 0,
+  topic: 'audit.events.v1',
   partition: 0,
   nextOffset: 100n,
   endOffset: 200n,

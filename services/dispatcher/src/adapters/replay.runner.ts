@@ -2,6 +2,7 @@ import type { Admin, Kafka, Producer } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
 import type pg from 'pg';
 import {
+  generationTopicStates,
   loggableError,
   replayRanges,
   sleep,
@@ -23,9 +24,13 @@ import { replayTaker } from './replay-taker.js';
 export interface ReplayRunnerDeps {
   pool: pg.Pool;
   kafka: Kafka;
-  admin: Pick<Admin, 'fetchTopicOffsetsByTimestamp' | 'fetchTopicMetadata'>;
+  admin: Pick<
+    Admin,
+    'fetchTopicOffsetsByTimestamp' | 'fetchTopicMetadata' | 'listTopics' | 'describeConfigs'
+  >;
   producer: Pick<Producer, 'send'>;
   codec: Codec<AuditEventRecord>;
+  /** The audit topic's first generation: the later ones are named after it (docs/topic-growth.md). */
   auditTopic: string;
   /** Where replayed deliveries go: the first retry tier, due at once. */
   firstRetryTopic: string;
@@ -43,11 +48,11 @@ const POLL_MS = 1000;
 const READ_IDLE_MS = 20_000;
 // A replay taken up this often without getting further has failed for good: the endpoint may be replayed again.
 const MAX_ATTEMPTS = 10;
-/** The audit topic's partition that holds a tenant's events: the producers' partitioner, by the tenant key. */
-async function tenantPartition(deps: ReplayRunnerDeps, tenantId: string): Promise<number> {
-  const { topics } = await deps.admin.fetchTopicMetadata({ topics: [deps.auditTopic] });
+/** The partition of a generation of the audit topic that holds a tenant's events: the producers' partitioner. */
+async function tenantPartition(deps: ReplayRunnerDeps, topic: string, tenantId: string): Promise<number> {
+  const { topics } = await deps.admin.fetchTopicMetadata({ topics: [topic] });
   return Partitioners.DefaultPartitioner()({
-    topic: deps.auditTopic,
+    topic,
     partitionMetadata: topics[0]!.partitions,
     message: { key: tenantId, value: null },
   });
@@ -55,8 +60,9 @@ async function tenantPartition(deps: ReplayRunnerDeps, tenantId: string): Promis
 
 /**
  * Runs the replays endpoints' owners ask for (docs/webhooks.md "Replays"), one at a time per process: the
- * tenant's partition of the audit topic over the window, every matching event written since the endpoint's
- * creation handed on as a replayed delivery, paced, with its progress recorded as it goes.
+ * tenant's partition of each generation of the audit topic over the window, oldest first, every matching event
+ * written since the endpoint's creation handed on as a replayed delivery, paced, with its progress recorded as it
+ * goes.
  */
 export function replayRunner(deps: ReplayRunnerDeps) {
   let stopping = false;
@@ -80,20 +86,27 @@ export function replayRunner(deps: ReplayRunnerDeps) {
       );
       return;
     }
-    // Taken over: on from the first record not handed on, in the partition it began in. New: the window, found
-    // by record time, in the tenant's partition.
-    const partition = held.partition ?? (await tenantPartition(deps, held.tenantId));
-    const range: PartitionRange | undefined =
-      held.nextOffset !== null && held.endOffset !== null
-        ? { topic: deps.auditTopic, partition, from: held.nextOffset, to: held.endOffset }
-        : (await replayRanges(deps.admin, deps.auditTopic, held.since, held.until, [partition]))[0];
-    if (!range) throw new Error(`the audit topic has no partition ${partition}`);
+    // Taken over: on from the first record not handed on, in the generation and partition it had got to. New:
+    // the window, found by record time, in the tenant's partition of each generation.
+    const generations = (await generationTopicStates(deps.admin, deps.auditTopic)).map((g) => g.topic);
+    const resumed = held.nextOffset !== null && held.endOffset !== null && held.partition !== null;
+    const first = resumed ? generations.indexOf(held.topic ?? deps.auditTopic) : 0;
+    if (first < 0) throw new Error(`the audit topic has no generation ${held.topic}`);
     const progress: ReplayProgress = {
       recordsRead: held.recordsRead,
       deliveriesQueued: held.deliveriesQueued,
-      partition,
-      nextOffset: range.from,
-      endOffset: range.to,
+      topic: held.topic,
+      partition: held.partition,
+      nextOffset: held.nextOffset,
+      endOffset: held.endOffset,
+    };
+    const rangeOf = async (topic: string): Promise<PartitionRange> => {
+      if (resumed && topic === generations[first])
+        return { topic, partition: held.partition!, from: held.nextOffset!, to: held.endOffset! };
+      const partition = await tenantPartition(deps, topic, held.tenantId);
+      const range = (await replayRanges(deps.admin, topic, held.since, held.until, [partition]))[0];
+      if (!range) throw new Error(`${topic} has no partition ${partition}`);
+      return range;
     };
     const lease = replayLease({ ...deps, held, progress, stopping: () => stopping, logger: log });
     try {
@@ -107,8 +120,17 @@ export function replayRunner(deps: ReplayRunnerDeps) {
         until: held.until,
       };
       const take = replayTaker({ ...deps, target, progress, check: lease.check });
-      await streamRanges(deps.kafka, [range], { take, idleMs: READ_IDLE_MS, signal: abort.signal });
-      progress.nextOffset = range.to;
+      for (const topic of generations.slice(first)) {
+        const range = await rangeOf(topic);
+        Object.assign(progress, {
+          topic,
+          partition: range.partition,
+          nextOffset: range.from,
+          endOffset: range.to,
+        });
+        await streamRanges(deps.kafka, [range], { take, idleMs: READ_IDLE_MS, signal: abort.signal });
+        progress.nextOffset = range.to;
+      }
       await lease.end(true);
       await replays.finish(deps.pool, held, 'succeeded', null);
       log.info({ deliveries: progress.deliveriesQueued }, 'webhook replay done');

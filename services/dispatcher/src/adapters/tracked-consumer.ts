@@ -18,7 +18,8 @@ export interface MessageContext {
 export interface TrackedConsumerOptions {
   consumer: Consumer;
   topics: readonly string[];
-  fromBeginning: boolean;
+  /** Whether a topic's partitions without a committed offset are read from their beginning (else from their end). */
+  fromBeginning: (topic: string) => boolean;
   concurrency: number;
   lanes: KeyedLanes;
   maxInFlight: number;
@@ -36,7 +37,8 @@ export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
   const { consumer } = opts;
   // First, before anything is set up: this is the step that fails while Kafka is unreachable, and the caller may
   // retry it on the same consumer (run() itself rides out connection failures by restarting).
-  for (const topic of opts.topics) await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning });
+  for (const topic of opts.topics)
+    await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning(topic) });
   const tracker = new OffsetTracker();
   let stopping = false;
   let joined = false;

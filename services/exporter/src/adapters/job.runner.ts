@@ -38,7 +38,8 @@ export interface JobRunnerDeps {
   tables: () => Promise<LiveGeneration>;
   files: ExportFiles;
   admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>;
-  auditTopic: string;
+  /** The audit topic's generations as they stand now (docs/topic-growth.md). */
+  auditTopics: () => Promise<readonly string[]>;
   projectorGroup: string;
   audit: Pick<AuditPublisher, 'publish'>;
   clock: Clock;
@@ -129,7 +130,12 @@ async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attemp
   // An event acknowledged before the job was accepted may have been stamped by ingest a little later than the
   // gateway's clock says, or be still on its way to Kafka: the topic's end is taken once that time has passed.
   await sleep(Math.max(0, request.acceptedAt + settings.settleMs - deps.clock()));
-  await waitForProjection(deps.admin, deps.auditTopic, deps.projectorGroup, settings.projectionTimeoutMs);
+  await waitForProjection(
+    deps.admin,
+    await deps.auditTopics(),
+    deps.projectorGroup,
+    settings.projectionTimeoutMs,
+  );
   const reader = windowReader(deps.clickhouse, await deps.tables(), request);
   const buckets = await countWindow(reader.count, request.since, request.until, settings.chunkRows);
   const chunks = planChunks(buckets, request.since, request.until, settings.chunkRows);

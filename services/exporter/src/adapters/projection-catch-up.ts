@@ -20,22 +20,28 @@ export class ProjectionLagError extends Error {
 }
 
 /**
- * Waits until the projector's group has committed every record the audit topic holds now (docs/exports.md
- * "Window"): every event acknowledged before a job was accepted is then in ClickHouse. The projector commits only
- * after ClickHouse stored a batch. Gives up after `timeoutMs` with a ProjectionLagError.
+ * Waits until the projector's group has committed every record the audit topic holds now, in each of its
+ * generations (docs/exports.md "Window"): every event acknowledged before a job was accepted is then in ClickHouse.
+ * The projector commits only after ClickHouse stored a batch. Gives up after `timeoutMs` with a ProjectionLagError.
  */
 export async function waitForProjection(
   admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
-  topic: string,
+  topics: readonly string[],
   projectorGroup: string,
   timeoutMs: number,
   pollMs = 250,
 ): Promise<void> {
-  const ends = await admin.fetchTopicOffsets(topic);
+  const ends = await Promise.all(
+    topics.map(async (topic) => ({ topic, ends: await admin.fetchTopicOffsets(topic) })),
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [offsets] = await admin.fetchOffsets({ groupId: projectorGroup, topics: [topic] });
-    const pending = behind(ends, offsets?.partitions ?? []);
+    const committed = await admin.fetchOffsets({ groupId: projectorGroup, topics: [...topics] });
+    const pending = ends.flatMap(({ topic, ends: topicEnds }) =>
+      behind(topicEnds, committed.find((c) => c.topic === topic)?.partitions ?? []).map(
+        (p) => `${topic}:${p}`,
+      ),
+    );
     if (pending.length === 0) return;
     if (Date.now() >= deadline) {
       throw new ProjectionLagError(

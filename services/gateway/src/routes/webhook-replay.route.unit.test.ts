@@ -22,6 +22,7 @@ const replay: WebhookReplay = {
   attempts: 0,
   recordsRead: 0,
   deliveriesQueued: 0,
+  topic: null,
   partition: null,
   nextOffset: null,
   endOffset: null,

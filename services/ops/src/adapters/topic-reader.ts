@@ -13,7 +13,10 @@ export interface ReadOptions {
   progress?: (read: number, total: number) => void;
 }
 
-/** Reads the records of each range, all of them, ordered by partition and offset. */
+/**
+ * Reads the records of each range, all of them, ordered by topic (in the order of the ranges: a grown audit
+ * topic's generations oldest first), then partition and offset.
+ */
 export async function readRanges(
   kafka: Kafka,
   wanted: readonly PartitionRange[],
@@ -26,5 +29,11 @@ export async function readRanges(
     options.progress?.(records.length, total);
   };
   await streamRanges(kafka, wanted, { take, idleMs: options.idleMs });
-  return records.sort((a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)));
+  const topicOrder = new Map([...new Set(wanted.map((r) => r.topic))].map((topic, i) => [topic, i]));
+  return records.sort(
+    (a, b) =>
+      topicOrder.get(a.topic)! - topicOrder.get(b.topic)! ||
+      a.partition - b.partition ||
+      Number(BigInt(a.offset) - BigInt(b.offset)),
+  );
 }

@@ -1,6 +1,12 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
-import { webhooksRepository, type Codec, type AuditEventRecord, type Topics } from '@audit/shared';
+import {
+  webhooksRepository,
+  type Codec,
+  type AuditEventRecord,
+  type TopicRoute,
+  type Topics,
+} from '@audit/shared';
 import { placeKey, redrivesRepository } from '../adapters/redrives.repository.js';
 import { readRanges } from '../adapters/topic-reader.js';
 import {
@@ -15,6 +21,8 @@ import { CliError } from './cli-error.js';
 export interface DlqContext {
   kafka: Kafka;
   topics: Topics;
+  /** The audit topic's writable generation, where a projector dead letter goes back to. */
+  auditTopic: Pick<TopicRoute, 'current'>;
   pool: pg.Pool;
   producer: Pick<Producer, 'send'>;
   codec: Codec<AuditEventRecord>;
@@ -151,7 +159,7 @@ export async function dlqRedrive(
   );
   const chosen = pending.slice(0, opts.limit);
   const redrivenTopics = {
-    auditEvents: ctx.topics.auditEvents.name,
+    auditEvents: ctx.auditTopic.current(),
     firstRetryTier: ctx.topics.webhookRetries[0]!.name,
   };
   const refusals = new Map<string, string | null>();

@@ -1,5 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { allTopics, type Topics } from '@audit/shared';
+import { allTopics, generationTopicStates, type Topics } from '@audit/shared';
 import { READER_GROUP_PREFIX, readRanges, type PartitionRange } from '../adapters/topic-reader.js';
 import { lagRows, type LagRow } from '../domain/consumer-lag.js';
 
@@ -51,11 +51,15 @@ export async function lagCommand(
   topicSet: Topics,
   opts: { now: () => number; deadlineMs: number },
 ): Promise<LagReport> {
-  const names = allTopics(topicSet).map((t) => t.name);
   const admin = kafka.admin();
   await admin.connect();
   let rows: LagRow[];
   try {
+    // Every generation of the audit topic a growth made, beside the topics of the set (docs/topic-growth.md).
+    const grown = (await generationTopicStates(admin, topicSet.auditEvents.name))
+      .filter((s) => s.generation > 1)
+      .map((s) => s.topic);
+    const names = [...allTopics(topicSet).map((t) => t.name), ...grown];
     const ends = await Promise.all(
       names.map(async (topic) => ({ topic, partitions: await admin.fetchTopicOffsets(topic) })),
     );

@@ -35,7 +35,10 @@ export async function migrateCommand(config: OpsConfig, logger: Logger): Promise
     maxDelayMs: 5000,
     stopping: (err) => !transientKafkaError(err) || Date.now() - since > KAFKA_SETTLE_MS,
     failed: (err, attempt, delayMs) =>
-      logger.warn({ attempt: attempt + 1, retry_in_ms: delayMs, err: loggableError(err) }, 'kafka not settled'),
+      logger.warn(
+        { attempt: attempt + 1, retry_in_ms: delayMs, err: loggableError(err) },
+        'kafka not settled',
+      ),
   });
   const clickhouse = await migrateClickHouse(config.clickhouse);
   const postgres = await migratePostgres(config.databaseUrl);

@@ -9,7 +9,6 @@ import {
   type ProjectionState,
   type ProjectionStateStore,
   type SchemaWriter,
-  type Topics,
 } from '@audit/shared';
 import {
   copyBefore,
@@ -30,7 +29,8 @@ const CATCH_UP_RECORDS = 2000;
 
 export interface ReplayProjectionContext {
   kafka: Kafka;
-  topics: Topics;
+  /** Every generation of the audit topic (docs/topic-growth.md): the replay reads them all. */
+  auditTopics: readonly string[];
   clickhouse: ClickHouseClient;
   database: string;
   /** The projection's tables are made and dropped through it, on every node of a cluster. */
@@ -73,9 +73,29 @@ async function allConfirmed(
   return present.length > 0 && present.every((m) => acked.has(m));
 }
 
-async function committed(admin: Admin, groupId: string, topic: string): Promise<Map<number, bigint>> {
-  const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-  return new Map((offsets?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+/** A topic partition as one key. */
+const key = (topic: string, partition: number) => `${topic}:${partition}`;
+
+/** The group's committed offsets of every partition of the topics, by key (-1: none). */
+async function committed(
+  admin: Admin,
+  groupId: string,
+  topics: readonly string[],
+): Promise<Map<string, bigint>> {
+  const offsets = await admin.fetchOffsets({ groupId, topics: [...topics] });
+  return new Map(
+    offsets.flatMap((t) => t.partitions.map((p) => [key(t.topic, p.partition), BigInt(p.offset)])),
+  );
+}
+
+/** The end offset of every partition of the topics, by key. */
+async function ends(admin: Admin, topics: readonly string[]): Promise<Map<string, bigint>> {
+  const all = await Promise.all(
+    topics.map(async (topic) =>
+      (await admin.fetchTopicOffsets(topic)).map((p) => [key(topic, p.partition), BigInt(p.high)] as const),
+    ),
+  );
+  return new Map(all.flat());
 }
 
 async function waitUntil(what: string, deadline: number, now: () => number, check: () => Promise<boolean>) {
@@ -93,7 +113,7 @@ async function waitUntil(what: string, deadline: number, now: () => number, chec
  */
 export async function replayProjection(ctx: ReplayProjectionContext, opts: ReplayProjectionOptions) {
   const started = ctx.now();
-  const topic = ctx.topics.auditEvents.name;
+  const topics = ctx.auditTopics;
   const admin = ctx.kafka.admin();
   await admin.connect();
   try {
@@ -123,13 +143,17 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
         `building generation ${target} (${next.events}) while generation ${state.live} serves reads`,
       );
       if (opts.since !== undefined) await copyBefore(ctx.clickhouse, live, next, opts.since, ctx.guard);
-      const start =
-        opts.since === undefined
-          ? (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, offset: p.low }))
-          : await admin.fetchTopicOffsetsByTimestamp(topic, opts.since);
       await admin.deleteGroups([group]).catch(() => undefined);
-      await admin.setOffsets({ groupId: group, topic, partitions: start });
-      const from = start.reduce((sum, p) => sum + BigInt(p.offset), 0n);
+      const start = new Map<string, bigint>();
+      for (const topic of topics) {
+        const partitions =
+          opts.since === undefined
+            ? (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, offset: p.low }))
+            : await admin.fetchTopicOffsetsByTimestamp(topic, opts.since);
+        await admin.setOffsets({ groupId: group, topic, partitions });
+        for (const p of partitions) start.set(key(topic, p.partition), BigInt(p.offset));
+      }
+      const from = [...start.values()].reduce((sum, o) => sum + o, 0n);
       await ctx.store.write({ phase: 'build', live: state.live, target }, ctx.operator, ctx.now());
       const buildStarted = ctx.now();
       await caughtUp(ctx, admin, group, start, from);
@@ -143,15 +167,13 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
       );
       // Nothing is written to the live generation any more, and all it holds came from records before the
       // topic's end now (a write can be stored before its offsets are committed: the end, not the commits).
-      const liveEnd = new Map(
-        (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]),
-      );
+      const liveEnd = await ends(admin, topics);
       await waitUntil('the replay to reach the live projection', deadline, ctx.now, async () => {
-        const done = await committed(admin, group, topic);
+        const done = await committed(admin, group, topics);
         return [...liveEnd].every(([p, end]) => end === 0n || (done.get(p) ?? -1n) >= end);
       });
       const replayed = Number(
-        [...(await committed(admin, group, topic)).values()].reduce((s, o) => s + (o > 0n ? o : 0n), 0n) -
+        [...(await committed(admin, group, topics)).values()].reduce((s, o) => s + (o > 0n ? o : 0n), 0n) -
           from,
       );
       const drainAt = await ctx.store.write({ ...held, phase: 'drain' }, ctx.operator, ctx.now());
@@ -200,24 +222,25 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
   }
 }
 
-/** Waits until the replay group is close to the topic's end (progress on the way). */
+/** Waits until the replay group is close to the topic's end, over every generation (progress on the way). */
 async function caughtUp(
   ctx: ReplayProjectionContext,
   admin: Admin,
   group: string,
-  start: { partition: number; offset: string }[],
+  start: ReadonlyMap<string, bigint>,
   from: bigint,
 ) {
-  const topic = ctx.topics.auditEvents.name;
   for (;;) {
-    const [ends, done] = await Promise.all([admin.fetchTopicOffsets(topic), committed(admin, group, topic)]);
-    const end = ends.reduce((sum, p) => sum + BigInt(p.high), 0n);
-    const left = ends.reduce((sum, p) => {
-      const at = done.get(p.partition) ?? -1n;
-      const position = at < 0n ? BigInt(start.find((s) => s.partition === p.partition)!.offset) : at;
-      return sum + (BigInt(p.high) - position);
+    const [end, done] = await Promise.all([
+      ends(admin, ctx.auditTopics),
+      committed(admin, group, ctx.auditTopics),
+    ]);
+    const total = [...end.values()].reduce((sum, high) => sum + high, 0n);
+    const left = [...end].reduce((sum, [p, high]) => {
+      const at = done.get(p) ?? -1n;
+      return sum + (high - (at < 0n ? start.get(p)! : at));
     }, 0n);
-    ctx.progress?.(Number(end - from - left), Number(end - from));
+    ctx.progress?.(Number(total - from - left), Number(total - from));
     if (left <= BigInt(CATCH_UP_RECORDS)) return;
     await sleep(POLL_MS);
   }

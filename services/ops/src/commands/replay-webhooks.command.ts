@@ -1,6 +1,7 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
 import {
+  generationTopicStates,
   jobHeaders,
   replayJob,
   replayRanges,
@@ -44,12 +45,13 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
     );
   }
   const until = r.until ?? started;
-  const topic = ctx.topics.auditEvents.name;
   const admin = ctx.kafka.admin();
   await admin.connect();
-  let ranges;
+  const ranges = [];
   try {
-    ranges = await replayRanges(admin, topic, r.since, until);
+    // Every generation of the audit topic, oldest first: the window may span a growth (docs/topic-growth.md).
+    for (const { topic } of await generationTopicStates(admin, ctx.topics.auditEvents.name))
+      ranges.push(...(await replayRanges(admin, topic, r.since, until)));
   } finally {
     await admin.disconnect();
   }

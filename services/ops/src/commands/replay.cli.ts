@@ -1,4 +1,5 @@
 import {
+  generationTopicStates,
   clusterGuard,
   createClickHouse,
   projectionStateStore,
@@ -62,10 +63,16 @@ async function replayProjectionCli(
   // Copying what was ingested before --since may take long on a large projection.
   const clickhouse = createClickHouse(config.clickhouse, config.clickhouse.database, COPY_TIMEOUT_MS);
   try {
-    await withKafka(config, logger, async (kafka, topics) => {
+    await withKafka(config, logger, async ({ kafka, admin, topics }) => {
+      const generations = await generationTopicStates(admin, topics.auditEvents.name);
+      if (!r.abort && generations.at(-1)?.open === false)
+        throw new CliError(
+          `a growth of the audit topic is under way (${generations.at(-1)!.topic} not open yet): finish it with ` +
+            'ops topics grow first',
+        );
       const ctx = {
         kafka,
-        topics,
+        auditTopics: generations.map((g) => g.topic),
         clickhouse,
         database: config.clickhouse.database,
         schema: schemaWriter(clickhouse, config.clickhouse),

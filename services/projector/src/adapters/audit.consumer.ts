@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { loggableError, sleep, type Logger } from '@audit/shared';
+import { loggableError, sleep, type GenerationGate, type Logger } from '@audit/shared';
 import type { ConsumedRecord } from '../domain/consumed-record.js';
 import type { FlushBuffer } from '../domain/flush-buffer.js';
 import type { GroupMembership } from './group-membership.js';
@@ -41,12 +41,11 @@ async function waitWithHeartbeat<T>(
 async function rewindAfterJoin(
   consumer: Consumer,
   trees: Pick<TreeAppender, 'rewindsAfterJoin'>,
-  topic: string,
   assignment: Record<string, number[]>,
   logger: Logger,
 ) {
   try {
-    for (const { partition, offset } of await trees.rewindsAfterJoin(assignment[topic] ?? [])) {
+    for (const { topic, partition, offset } of await trees.rewindsAfterJoin(assignment)) {
       logger.info({ topic, partition, to: offset }, 'partition read again from where its trees stop');
       consumer.seek({ topic, partition, offset });
     }
@@ -57,8 +56,13 @@ async function rewindAfterJoin(
 
 export interface ProjectorConsumerOptions {
   consumer: Consumer;
-  topic: string;
+  /** The audit topic's generations. */
+  topics: readonly string[];
+  /** How many partitions are handled at once: all of them. */
   partitions: number;
+  /** Holds a generation's partitions until the group has read the one before up to its seal. */
+  gate: Pick<GenerationGate, 'isOpen' | 'whenOpen'>;
+  stopping: () => boolean;
   buffer: FlushBuffer<ConsumedRecord>;
   group: GroupMembership;
   trees?: Pick<TreeAppender, 'rewindTo' | 'rewindsAfterJoin' | 'leftBehind'>;
@@ -73,20 +77,28 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
   const { consumer, buffer, group } = opts;
   consumer.on(consumer.events.GROUP_JOIN, (e) => {
     group.joined();
-    if (opts.trees)
-      void rewindAfterJoin(consumer, opts.trees, opts.topic, e.payload.memberAssignment, opts.logger);
+    if (opts.trees) void rewindAfterJoin(consumer, opts.trees, e.payload.memberAssignment, opts.logger);
   });
-  await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
+  await consumer.subscribe({ topics: [...opts.topics], fromBeginning: true });
   await consumer.run({
     autoCommit: false,
     partitionsConsumedConcurrently: opts.partitions,
-    eachBatch: async ({ batch, heartbeat }: EachBatchPayload) => {
+    eachBatch: async ({ batch, heartbeat, pause }: EachBatchPayload) => {
       if (batch.isEmpty()) return;
       const log = opts.logger.child({
         topic: batch.topic,
         partition: batch.partition,
         offset: batch.firstOffset(),
       });
+      // A grown topic's new generation waits until this group has read the one before up to its seal, so that a
+      // tenant's events keep their order across the two, in the trees and in the store (docs/topic-growth.md).
+      if (!(await opts.gate.isOpen(batch.topic))) {
+        consumer.seek({ topic: batch.topic, partition: batch.partition, offset: batch.firstOffset()! });
+        const resume = pause();
+        void opts.gate.whenOpen(batch.topic, opts.stopping).then(resume);
+        log.info('held until the generation before is read up to its seal');
+        return;
+      }
       // A partition whose trees lag behind this batch is read again from where they stop (docs/integrity.md
       // "Who appends"): what the projection has already is skipped by id, the trees get every record. Waiting for
       // Postgres keeps the membership alive, and ends once the group took the partition.
@@ -94,7 +106,7 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
       const rewindFrom = async () => {
         const to = trees
           ? await waitWithHeartbeat(
-              trees.rewindTo(batch.partition, batch.firstOffset()!, () => group.isLost),
+              trees.rewindTo(batch.topic, batch.partition, batch.firstOffset()!, () => group.isLost),
               heartbeat,
               group,
               log,
@@ -117,7 +129,7 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
       }));
       await waitWithHeartbeat(buffer.add(records), heartbeat, group, log);
       // The trees' position was moved back while the write ran: not committed, the partition is read again.
-      if (trees?.leftBehind(batch.partition) && (await rewindFrom())) return;
+      if (trees?.leftBehind(batch.topic, batch.partition) && (await rewindFrom())) return;
       const next = (BigInt(batch.lastOffset()) + 1n).toString();
       await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
     },

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import type { AuditEventRecord, Codec, Logger, ProjectionTables } from '@audit/shared';
+import type { AuditEventRecord, Codec, GenerationGate, Logger, ProjectionTables } from '@audit/shared';
 import type { ProjectorConfig } from '../config.js';
 import { partitionKeys, type ConsumedRecord } from '../domain/consumed-record.js';
 import { FlushBuffer } from '../domain/flush-buffer.js';
@@ -17,8 +17,12 @@ const ALL_PARTITIONS = '*';
 export interface PipelineOptions {
   kafka: Kafka;
   groupId: string;
-  topic: string;
+  /** The audit topic's generations, read in order (docs/topic-growth.md). */
+  topics: readonly string[];
+  /** Every partition of every generation: how many batches are handled at once. */
   partitions: number;
+  /** The group's gate between generations (AuditGenerations.gate). */
+  gate: Pick<GenerationGate, 'isOpen' | 'whenOpen'>;
   settings: Pick<
     ProjectorConfig,
     'batchSize' | 'flushMs' | 'flushIdleMs' | 'flushMinIntervalMs' | 'sessionTimeoutMs'
@@ -92,8 +96,10 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   await consumer.connect();
   await runProjectorConsumer({
     consumer,
-    topic: opts.topic,
+    topics: opts.topics,
     partitions: opts.partitions,
+    gate: opts.gate,
+    stopping: () => stopping,
     buffer,
     group,
     trees: opts.trees,

@@ -6,15 +6,18 @@ import { PartitionCountChangedError } from './partition-guard.js';
 import { treeAppender } from './tree.appender.js';
 
 describe('treeAppender', () => {
-  it('stops the process at a batch from a partition the trees were not begun over, before reading anything', async () => {
-    // Neither store is reached: the partition is checked against the recorded count first.
+  it('stops the process at a batch from a partition the trees were not begun over, before reading a position', async () => {
+    // Neither store is reached: the partition is checked against the count its generation was begun with first.
     const unreachable = new Proxy({}, { get: () => () => Promise.reject(new Error('reached a store')) });
     const appender = treeAppender({
       pool: unreachable as pg.Pool,
       admin: unreachable as Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
-      topic: 'audit-events',
+      begin: async (topic) =>
+        new Map([
+          ['audit-events', 6],
+          ['audit-events.g2', 12],
+        ]).get(topic),
       groupId: 'projector',
-      partitions: 6,
       meter: { appended: () => undefined },
       fatal: (err) => {
         throw err;
@@ -22,9 +25,13 @@ describe('treeAppender', () => {
       stopping: () => false,
       logger: createLogger('test', 'silent'),
     });
-    await expect(appender.rewindTo(6, '0')).rejects.toThrow(PartitionCountChangedError);
-    await expect(appender.rewindTo(6, '0')).rejects.toThrow(
+    await expect(appender.rewindTo('audit-events', 6, '0')).rejects.toThrow(PartitionCountChangedError);
+    await expect(appender.rewindTo('audit-events', 6, '0')).rejects.toThrow(
       /audit topic audit-events has 7 partitions, its trees were begun over 6/,
+    );
+    await expect(appender.rewindTo('audit-events.g2', 12, '0')).rejects.toThrow(PartitionCountChangedError);
+    await expect(appender.rewindTo('audit-events.g3', 0, '0')).rejects.toThrow(
+      /audit-events.g3 is no generation of the audit topic/,
     );
   });
 });

@@ -37,13 +37,13 @@ const expected = (list: readonly AuditEventRecord[]) =>
   list.map((e, i) => `${i} ${e.event_id} ${Buffer.from(leafHashOf(e)).toString('hex')} ${e.timestamp} ${i}`);
 
 /** Records of one partition at consecutive offsets from `first`, as a write gives them to the trees. */
+const topic = `audit-${names.id}`;
 const batchOf = (list: readonly AuditEventRecord[], first: number, partition = 0): TreeBatch => ({
-  runs: [{ partition, first: BigInt(first), last: BigInt(first + list.length - 1) }],
+  runs: [{ topic, partition, first: BigInt(first), last: BigInt(first + list.length - 1) }],
   events: list,
-  sources: list.map((_, i) => ({ partition, offset: String(first + i) })),
+  sources: list.map((_, i) => ({ topic, partition, offset: String(first + i) })),
 });
 
-const topic = `audit-${names.id}`;
 const positions = () => treePositions(pool, topic);
 
 describe('appendToTrees', () => {
@@ -60,7 +60,7 @@ describe('appendToTrees', () => {
   it('appends new events without a lookup, and a batch holding leaves already once each, in batch order', async () => {
     const [a, b] = [`a-${names.id}`, `b-${names.id}`];
     const first = [...events(a, 20), ...events(b, 3)];
-    expect(await appendToTrees(pool, topic, batchOf(first, 0))).toEqual({
+    expect(await appendToTrees(pool, batchOf(first, 0))).toEqual({
       appended: 23,
       known: 0,
       behind: [],
@@ -69,9 +69,9 @@ describe('appendToTrees', () => {
     // Re-sent events among new ones, and one event twice in the write.
     const more = events(a, 5);
     const mixed = [first[3]!, more[0]!, first[21]!, more[1]!, more[0]!, ...more.slice(2)];
-    expect(await appendToTrees(pool, topic, batchOf(mixed, 23))).toMatchObject({ appended: 5, known: 3 });
+    expect(await appendToTrees(pool, batchOf(mixed, 23))).toMatchObject({ appended: 5, known: 3 });
     // The same write redone (a crash before its offsets were committed) adds nothing.
-    expect(await appendToTrees(pool, topic, batchOf(mixed, 23))).toMatchObject({ appended: 0, known: 0 });
+    expect(await appendToTrees(pool, batchOf(mixed, 23))).toMatchObject({ appended: 0, known: 0 });
 
     expect(await leaves(a)).toEqual(expected([...first.slice(0, 20), ...more]));
     expect(await leaves(b)).toEqual(expected(first.slice(20)));
@@ -90,7 +90,7 @@ describe('appendToTrees', () => {
     const tenant = `p-${names.id}`;
     const list = events(tenant, 10);
     // Partition 2 is appended up to offset 100: records before it are in the trees already.
-    expect(await appendToTrees(pool, topic, batchOf(list, 96, 2))).toEqual({
+    expect(await appendToTrees(pool, batchOf(list, 96, 2))).toEqual({
       appended: 6,
       known: 0,
       behind: [],
@@ -99,15 +99,15 @@ describe('appendToTrees', () => {
     expect(await positions().of(2)).toBe(106n);
 
     // A write from offset 107 on would leave 106 out: nothing of it is appended, the position stays.
-    expect(await appendToTrees(pool, topic, batchOf(events(tenant, 3), 107, 2))).toEqual({
+    expect(await appendToTrees(pool, batchOf(events(tenant, 3), 107, 2))).toEqual({
       appended: 0,
       known: 0,
-      behind: [2],
+      behind: [{ topic, partition: 2 }],
     });
     expect(await positions().of(2)).toBe(106n);
     expect(await leaves(tenant)).toHaveLength(6);
-    await expect(appendToTrees(pool, topic, batchOf(list, 0, 7))).rejects.toThrow(
-      /partition 7 has no tree position/,
+    await expect(appendToTrees(pool, batchOf(list, 0, 7))).rejects.toThrow(
+      /partition 7 of .* has no tree position/,
     );
   });
 
@@ -127,8 +127,8 @@ describe('appendToTrees', () => {
     });
     // An old owner's write of offsets 0-9 and a new owner's of 0-14 (its partitions in the other order) at once.
     const outcomes = await Promise.all([
-      appendToTrees(pool, topic, both(batchOf(listQ.slice(0, 10), 0, 3), batchOf(listR.slice(0, 10), 0, 4))),
-      appendToTrees(pool, topic, both(batchOf(listR, 0, 4), batchOf(listQ, 0, 3))),
+      appendToTrees(pool, both(batchOf(listQ.slice(0, 10), 0, 3), batchOf(listR.slice(0, 10), 0, 4))),
+      appendToTrees(pool, both(batchOf(listR, 0, 4), batchOf(listQ, 0, 3))),
     ]);
     expect(outcomes.reduce((n, o) => n + o.appended, 0)).toBe(30);
     expect(await leaves(q)).toEqual(expected(listQ));
@@ -142,7 +142,7 @@ describe('appendToTrees', () => {
     const append = (list: readonly AuditEventRecord[]) => {
       const batch = batchOf(list, offset, 1);
       offset += list.length;
-      return appendToTrees(pool, topic, batch);
+      return appendToTrees(pool, batch);
     };
     await append(events(tenant, 2));
     const numbers = async () =>

@@ -2,7 +2,13 @@ import type pg from 'pg';
 import { frontierOf, inTransaction, leafHashOf, type AuditEventRecord } from '@audit/shared';
 import { planAppend } from '../domain/append-plan.js';
 import { idKey } from '../domain/project-batch.js';
-import { eventsToAppend, type PartitionRun, type TreeBatch } from '../domain/tree-batch.js';
+import {
+  eventsToAppend,
+  runKey,
+  type PartitionRun,
+  type TopicPartition,
+  type TreeBatch,
+} from '../domain/tree-batch.js';
 import { copyLeaves, isKnownLeafError } from './leaves.copy.js';
 
 export interface AppendOutcome {
@@ -11,7 +17,7 @@ export interface AppendOutcome {
   /** Events that were leaves already (a redelivery, a re-sent event, a batch redone after a crash). */
   known: number;
   /** Partitions whose trees are behind the write, left out of it (tree-batch.ts eventsToAppend). */
-  behind: number[];
+  behind: TopicPartition[];
 }
 
 /**
@@ -52,21 +58,25 @@ async function giveTimes(
  */
 export async function appendToTrees(
   pool: pg.Pool,
-  topic: string,
   batch: TreeBatch,
   now: () => number = Date.now,
 ): Promise<AppendOutcome> {
   if (batch.runs.length === 0) return { appended: 0, known: 0, behind: [] };
   const attempt = (lookUp: boolean) =>
     inTransaction(pool, async (db) => {
-      const { events, behind } = eventsToAppend(batch, await lockPositions(db, topic, batch.runs));
+      const { events, behind } = eventsToAppend(batch, await lockPositions(db, batch.runs));
       const appended = await append(db, events, now, lookUp);
-      const moved = batch.runs.filter((r) => !behind.includes(r.partition));
+      const left = new Set(behind.map(runKey));
+      const moved = batch.runs.filter((r) => !left.has(runKey(r)));
       await db.query(
         `UPDATE integrity_positions p SET next_offset = greatest(p.next_offset, r.next_offset)
-         FROM unnest($2::int[], $3::bigint[]) AS r (partition, next_offset)
-         WHERE p.topic = $1 AND p.partition = r.partition`,
-        [topic, moved.map((r) => r.partition), moved.map((r) => (r.last + 1n).toString())],
+         FROM unnest($1::text[], $2::int[], $3::bigint[]) AS r (topic, partition, next_offset)
+         WHERE p.topic = r.topic AND p.partition = r.partition`,
+        [
+          moved.map((r) => r.topic),
+          moved.map((r) => r.partition),
+          moved.map((r) => (r.last + 1n).toString()),
+        ],
       );
       return { appended, known: events.length - appended, behind };
     });
@@ -78,18 +88,15 @@ export async function appendToTrees(
   return attempt(true);
 }
 
-/** The runs' partitions' positions, locked (in partition order) until the transaction ends. */
-async function lockPositions(
-  db: pg.PoolClient,
-  topic: string,
-  runs: readonly PartitionRun[],
-): Promise<Map<number, bigint>> {
-  const { rows } = await db.query<{ partition: number; next_offset: string }>(
-    `SELECT partition, next_offset FROM integrity_positions WHERE topic = $1 AND partition = ANY($2::int[])
-     ORDER BY partition FOR UPDATE`,
-    [topic, runs.map((r) => r.partition)],
+/** The runs' partitions' positions (by runKey), locked (in topic and partition order) until the transaction ends. */
+async function lockPositions(db: pg.PoolClient, runs: readonly PartitionRun[]): Promise<Map<string, bigint>> {
+  const { rows } = await db.query<{ topic: string; partition: number; next_offset: string }>(
+    `SELECT p.topic, p.partition, p.next_offset FROM integrity_positions p
+     JOIN unnest($1::text[], $2::int[]) AS r (topic, partition) ON p.topic = r.topic AND p.partition = r.partition
+     ORDER BY p.topic, p.partition FOR UPDATE OF p`,
+    [runs.map((r) => r.topic), runs.map((r) => r.partition)],
   );
-  return new Map(rows.map((r) => [r.partition, BigInt(r.next_offset)]));
+  return new Map(rows.map((r) => [runKey(r), BigInt(r.next_offset)]));
 }
 
 /**

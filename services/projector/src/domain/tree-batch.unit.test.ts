@@ -3,8 +3,8 @@ import { sampleRecord } from '@audit/shared/test-support';
 import type { ConsumedRecord } from './consumed-record.js';
 import { eventsToAppend, TreeGapError, treeBatch } from './tree-batch.js';
 
-const record = (partition: number, offset: string): ConsumedRecord => ({
-  topic: 't',
+const record = (partition: number, offset: string, topic = 't'): ConsumedRecord => ({
+  topic,
   partition,
   offset,
   key: null,
@@ -19,10 +19,18 @@ describe('treeBatch', () => {
     const sources = [records[0]!, records[3]!, records[4]!];
     const batch = treeBatch(records, events, sources);
     expect(batch.runs).toEqual([
-      { partition: 0, first: 4n, last: 5n },
-      { partition: 1, first: 9n, last: 11n },
+      { topic: 't', partition: 0, first: 4n, last: 5n },
+      { topic: 't', partition: 1, first: 9n, last: 11n },
     ]);
     expect(batch).toMatchObject({ events, sources });
+  });
+
+  it('keeps the same partition of two generations of the topic apart', () => {
+    const records = [record(0, '7', 't.g2'), record(0, '4'), record(0, '8', 't.g2')];
+    expect(treeBatch(records, [], []).runs).toEqual([
+      { topic: 't', partition: 0, first: 4n, last: 4n },
+      { topic: 't.g2', partition: 0, first: 7n, last: 8n },
+    ]);
   });
 });
 
@@ -38,8 +46,8 @@ describe('eventsToAppend', () => {
       eventsToAppend(
         batch,
         new Map([
-          [0, 10n],
-          [1, 20n],
+          ['t:0', 10n],
+          ['t:1', 20n],
         ]),
       ),
     ).toEqual({ events: [a, b, c, d], behind: [] });
@@ -50,8 +58,8 @@ describe('eventsToAppend', () => {
       eventsToAppend(
         batch,
         new Map([
-          [0, 11n],
-          [1, 22n],
+          ['t:0', 11n],
+          ['t:1', 22n],
         ]),
       ),
     ).toEqual({ events: [c], behind: [] });
@@ -62,25 +70,25 @@ describe('eventsToAppend', () => {
       eventsToAppend(
         batch,
         new Map([
-          [0, 9n],
-          [1, 20n],
+          ['t:0', 9n],
+          ['t:1', 20n],
         ]),
       ),
-    ).toEqual({ events: [b, d], behind: [0] });
+    ).toEqual({ events: [b, d], behind: [{ topic: 't', partition: 0 }] });
     expect(
       eventsToAppend(
         batch,
         new Map([
-          [0, 9n],
-          [1, 21n],
+          ['t:0', 9n],
+          ['t:1', 21n],
         ]),
       ),
-    ).toEqual({ events: [d], behind: [0] });
+    ).toEqual({ events: [d], behind: [{ topic: 't', partition: 0 }] });
   });
 
   it('refuses a partition without a position: the trees were not begun over it', () => {
-    expect(() => eventsToAppend(batch, new Map([[0, 10n]]))).toThrow(
-      new TreeGapError('partition 1 has no tree position'),
+    expect(() => eventsToAppend(batch, new Map([['t:0', 10n]]))).toThrow(
+      new TreeGapError('partition 1 of t has no tree position'),
     );
   });
 });

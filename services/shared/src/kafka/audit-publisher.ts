@@ -4,6 +4,7 @@ import { validateBatch } from '../audit-event/ingest-batch.js';
 import type { Codec } from '../codec/single-object.codec.js';
 import { ValidationError } from '../errors.js';
 import type { Clock } from '../time.js';
+import type { TopicRoute } from '../topic-generations/audit-topic.route.js';
 import { CoalescingSender, type CoalescingSenderOptions } from './coalescing-sender.js';
 
 export interface AuditPublisher {
@@ -15,7 +16,8 @@ export interface AuditPublisher {
 
 export interface AuditPublisherDeps {
   producer: Pick<Producer, 'send'>;
-  topic: string;
+  /** The audit topic's writable generation (AuditTopicRoute), or a fixed topic. */
+  topic: string | TopicRoute;
   codec: Codec<AuditEventRecord>;
   clock: Clock;
   /** Bounds on what waits for Kafka (see CoalescingSender); defaults suit a command-line tool. */

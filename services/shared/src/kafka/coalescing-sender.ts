@@ -1,4 +1,5 @@
 import type { Message, Producer } from 'kafkajs';
+import { fixedRoute, type TopicRoute } from '../topic-generations/audit-topic.route.js';
 
 // Under the topic's max.message.bytes with room for the batch framing; one larger message travels alone.
 export const MAX_SEND_BYTES = 1024 * 1024;
@@ -51,13 +52,15 @@ export class CoalescingSender {
   private queuedBytes = 0;
   private draining = false;
   private readonly now: () => number;
+  private readonly route: TopicRoute;
 
   constructor(
     private readonly producer: Pick<Producer, 'send'>,
-    private readonly topic: string,
+    topic: string | TopicRoute,
     private readonly options: CoalescingSenderOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.route = typeof topic === 'string' ? fixedRoute(topic) : topic;
   }
 
   /** Settles once every message is acknowledged; a submission over the cap travels in several requests. */
@@ -105,16 +108,25 @@ export class CoalescingSender {
       const request = this.takeRequest();
       if (request.length === 0) continue;
       try {
-        await this.producer.send({
-          topic: this.topic,
-          acks: -1,
-          messages: request.flatMap((p) => p.messages),
-        });
+        await this.sendRequest(request.flatMap((p) => p.messages));
         request.forEach((p) => p.resolve());
       } catch (err) {
         request.forEach((p) => p.reject(err));
       }
     }
     this.draining = false;
+  }
+
+  /** One request, sent again where the route moved to when its topic was sealed (a growth of the audit topic). */
+  private async sendRequest(messages: Message[]): Promise<void> {
+    for (;;) {
+      const topic = this.route.current();
+      try {
+        await this.producer.send({ topic, acks: -1, messages });
+        return;
+      } catch (err) {
+        if (!(await this.route.moved(topic, err))) throw err;
+      }
+    }
   }
 }

@@ -136,4 +136,35 @@ describe('CoalescingSender', () => {
     await fresh;
     expect(fake.requests).toEqual([['a'], ['fresh']]);
   });
+
+  it('sends a request again where its route moved when the topic refused it, and fails it where it did not', async () => {
+    const sent: string[] = [];
+    const sealed = Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' });
+    const producer = {
+      send: async (record: ProducerRecord) => {
+        sent.push(record.topic);
+        if (record.topic !== 'g2') throw sealed;
+        return [];
+      },
+    };
+    let topic = 'g1';
+    const route = {
+      current: () => topic,
+      moved: async (sentTo: string, err: unknown) => {
+        if (err !== sealed || sentTo !== 'g1') return false;
+        topic = 'g2';
+        return true;
+      },
+    };
+    const sender = new CoalescingSender(producer, route, {
+      maxQueuedBytes: MAX_SEND_BYTES,
+      maxWaitMs: 60_000,
+    });
+    await sender.send([msg('a')]);
+    expect(sent).toEqual(['g1', 'g2']);
+
+    topic = 'g3';
+    await expect(sender.send([msg('b')])).rejects.toBe(sealed);
+    expect(sent).toEqual(['g1', 'g2', 'g3']);
+  });
 });

@@ -62,10 +62,12 @@ export type LagSource = () => Promise<PartitionLag[] | null>;
  */
 export function consumerLagSource(
   admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
-  groups: readonly GroupTopics[],
+  /** The groups and their topics, or a function giving them at each scrape (the audit topic may grow). */
+  groups: readonly GroupTopics[] | (() => readonly GroupTopics[]),
   logger: Logger,
 ): LagSource {
-  return scrapeCache<PartitionLag[] | null>(() => fetchConsumerLag(admin, groups), null, {
+  const current = typeof groups === 'function' ? groups : () => groups;
+  return scrapeCache<PartitionLag[] | null>(() => fetchConsumerLag(admin, current()), null, {
     ttlMs: 1000,
     deadlineMs: 1000,
     clock: Date.now,

@@ -22,7 +22,11 @@ export interface WebhookReplay {
   attempts: number;
   recordsRead: number;
   deliveriesQueued: number;
-  /** The tenant's partition of the audit topic, the first record there not handed on yet, the window's end. */
+  /**
+   * The generation of the audit topic read (null: the first), the tenant's partition of it, the first record there
+   * not handed on yet, the window's end there.
+   */
+  topic: string | null;
   partition: number | null;
   nextOffset: bigint | null;
   endOffset: bigint | null;
@@ -48,6 +52,7 @@ interface Row {
   attempts: number;
   records_read: string;
   deliveries_queued: string;
+  topic: string | null;
   partition: number | null;
   next_offset: string | null;
   end_offset: string | null;
@@ -56,7 +61,8 @@ interface Row {
 }
 
 const COLUMNS = `id, endpoint_id, tenant_id, since_ms, until_ms, requested_by, created_at, status, started_at,
-  finished_at, attempts, records_read, deliveries_queued, partition, next_offset, end_offset, error, lease_token`;
+  finished_at, attempts, records_read, deliveries_queued, topic, partition, next_offset, end_offset, error,
+  lease_token`;
 
 const ms = (d: Date | null) => (d ? d.getTime() : null);
 const big = (v: string | null) => (v === null ? null : BigInt(v));
@@ -76,6 +82,7 @@ function replayOf(r: Row): WebhookReplay {
     attempts: r.attempts,
     recordsRead: Number(r.records_read),
     deliveriesQueued: Number(r.deliveries_queued),
+    topic: r.topic,
     partition: r.partition,
     nextOffset: big(r.next_offset),
     endOffset: big(r.end_offset),
@@ -85,7 +92,7 @@ function replayOf(r: Row): WebhookReplay {
 
 export type ReplayProgress = Pick<
   WebhookReplay,
-  'recordsRead' | 'deliveriesQueued' | 'partition' | 'nextOffset' | 'endOffset'
+  'recordsRead' | 'deliveriesQueued' | 'topic' | 'partition' | 'nextOffset' | 'endOffset'
 >;
 
 /**
@@ -101,8 +108,9 @@ async function recordProgress(
 ): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE webhook_replays SET records_read = $3, deliveries_queued = $4, next_offset = $5, end_offset = $6,
-       partition = $7, lease_until = ${set.leaseUntil},
-       attempts = CASE WHEN next_offset IS DISTINCT FROM $5::bigint THEN ${set.attempts[0]} ELSE ${set.attempts[1]} END
+       partition = $7, topic = $8, lease_until = ${set.leaseUntil},
+       attempts = CASE WHEN next_offset IS DISTINCT FROM $5::bigint OR topic IS DISTINCT FROM $8
+         THEN ${set.attempts[0]} ELSE ${set.attempts[1]} END
      WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
     [
       held.id,
@@ -112,6 +120,7 @@ async function recordProgress(
       p.nextOffset?.toString() ?? null,
       p.endOffset?.toString() ?? null,
       p.partition,
+      p.topic,
       ...(leaseMs === undefined ? [] : [leaseMs]),
     ],
   );
@@ -173,7 +182,7 @@ export const webhookReplaysRepository = {
     leaseMs: number,
     p: ReplayProgress,
   ): Promise<boolean> {
-    const leaseUntil = 'now() + make_interval(secs => $8::float8 / 1000)';
+    const leaseUntil = 'now() + make_interval(secs => $9::float8 / 1000)';
     return recordProgress(db, held, p, { leaseUntil, attempts: ['1', 'attempts'] }, leaseMs);
   },
 

@@ -1,0 +1,93 @@
+import {
+  createClickHouse,
+  generationsRepository,
+  generationTopicStates,
+  projectionStateStore,
+  type Logger,
+} from '@audit/shared';
+import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
+import type { OpsConfig } from '../config.js';
+import { withKafka, withPool } from '../contexts.js';
+import { HELP } from '../help.js';
+import { formatTable } from '../output.js';
+import { CliError } from './cli-error.js';
+import { growAuditTopic } from './topics-grow.command.js';
+
+// KRaft hands a config change to every broker in milliseconds; this leaves room for a busy one.
+const SEAL_REACH_MS = 3000;
+
+export async function topicsCli(
+  sub: string | undefined,
+  values: CliValues,
+  config: OpsConfig,
+  logger: Logger,
+  print: Print,
+  note: (text: string) => void,
+) {
+  if (sub !== 'list' && sub !== 'grow')
+    throw new CliError(`unknown topics command: ${sub ?? '(none)'}\n\n${HELP.topics}`, 2);
+  const stray = onlyOptions(values, `topics ${sub}`, sub === 'grow' ? ['partitions'] : []);
+  if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+  if (sub === 'grow') {
+    const partitions = Number(values.partitions);
+    if (values.partitions === undefined || !/^[0-9]+$/.test(values.partitions))
+      throw new CliError('topics grow takes --partitions N, a whole number', 2);
+    // A replay reads the generations it found at its start: none may be added under it.
+    const clickhouse = createClickHouse(config.clickhouse);
+    const state = await projectionStateStore(clickhouse)
+      .read()
+      .finally(() => clickhouse.close());
+    if (state.phase !== 'live')
+      throw new CliError(
+        `a replay of the projection into generation ${state.target} is in progress (${state.phase}): grow the ` +
+          'topic once it has ended',
+      );
+    const r = await withPool(config, logger, (pool) =>
+      withKafka(config, logger, ({ kafka, admin, topics }) =>
+        growAuditTopic(
+          {
+            kafka,
+            admin,
+            pool,
+            topics,
+            replicationFactor: config.kafka.replicationFactor,
+            sealReachMs: SEAL_REACH_MS,
+            note,
+          },
+          partitions,
+        ),
+      ),
+    );
+    print(
+      r,
+      `${r.resumed ? 'finished' : 'grew'} the audit topic: generation ${r.generation} is ${r.topic} with ${r.partitions} partitions; ` +
+        `${r.previous.topic} (${r.previous.partitions} partitions) sealed at ${r.previous.ends.join(',')} (${r.duration_ms} ms)`,
+    );
+    return;
+  }
+  const rows = await withPool(config, logger, (pool) =>
+    withKafka(config, logger, async ({ admin, topics }) => {
+      const base = topics.auditEvents;
+      const [generations, states] = await Promise.all([
+        generationsRepository.list(pool, base.name, base.partitions),
+        generationTopicStates(admin, base.name),
+      ]);
+      const metadata = await admin.fetchTopicMetadata({ topics: generations.map((g) => g.topic) });
+      return generations.map((g, i) => ({
+        generation: g.generation,
+        topic: g.topic,
+        partitions: metadata.topics.find((t) => t.name === g.topic)?.partitions.length ?? g.partitions,
+        writes: states.find((s) => s.topic === g.topic)?.open ? 'open' : 'sealed',
+        // The seal of this generation is recorded with the next one.
+        ends: generations[i + 1]?.previousEnds?.map(String) ?? null,
+      }));
+    }),
+  );
+  print(
+    { generations: rows },
+    formatTable(
+      ['generation', 'topic', 'partitions', 'writes', 'sealed at'],
+      rows.map((r) => [r.generation, r.topic, r.partitions, r.writes, r.ends?.join(',') ?? null]),
+    ),
+  );
+}
