@@ -4,9 +4,6 @@ import {
   exportFiles,
   migrateClickHouse,
   migratePostgres,
-  loggableError,
-  retryWithBackoff,
-  transientKafkaError,
   type Logger,
 } from '@audit/shared';
 import type { OpsConfig } from '../config.js';
@@ -19,27 +16,11 @@ export interface MigrateResult {
 }
 
 /**
- * How long the topic step waits for Kafka to settle: right after a broker restarted, its metadata may name a leader
- * that does not host the partition yet, for seconds; a deployment runs `migrate` right after bringing brokers up.
- */
-const KAFKA_SETTLE_MS = 60_000;
-
-/**
  * Brings every store to the current schema: ClickHouse and Postgres migrations, Kafka topics, and the export
  * files' directory or bucket (made when missing). Re-runnable.
  */
 export async function migrateCommand(config: OpsConfig, logger: Logger): Promise<MigrateResult> {
-  const since = Date.now();
-  const { topics } = await retryWithBackoff(() => bootstrapKafka(config.kafka, logger, '-ops'), {
-    firstDelayMs: 1000,
-    maxDelayMs: 5000,
-    stopping: (err) => !transientKafkaError(err) || Date.now() - since > KAFKA_SETTLE_MS,
-    failed: (err, attempt, delayMs) =>
-      logger.warn(
-        { attempt: attempt + 1, retry_in_ms: delayMs, err: loggableError(err) },
-        'kafka not settled',
-      ),
-  });
+  const { topics } = await bootstrapKafka(config.kafka, logger, '-ops');
   const clickhouse = await migrateClickHouse(config.clickhouse);
   const postgres = await migratePostgres(config.databaseUrl);
   const files = exportFiles(config.exportStorage);
