@@ -224,7 +224,6 @@ await startup.step('kafka', () => auditTopic.refresh());
 const generations = await startup.step('postgres', () =>
   AuditGenerations.load({ db: pool, admin, base: topics.auditEvents }),
 );
-eventTopics = generations.topics();
 await startup.step('kafka', () => startNewGroupAtEnd(admin, config.groupId, generations.topics(), logger));
 // The first load of the endpoints before any consuming: consuming before it would miss endpoints.
 await startup.step('postgres', () => directory.start());
@@ -249,15 +248,18 @@ const dispatch = gatedByGeneration(
 // Every generation of the audit topic (docs/topic-growth.md); a later one is read from its beginning, since the
 // group has read the one before (group-start.ts). Built once per run: a failed attempt is retried on the same
 // consumer (subscribing again is allowed until it runs).
-const eventsRunOf = () => ({
-  ...common,
-  consumer: kafka.consumer({ groupId: config.groupId, ...consumerSettings }),
-  topics: generations.topics(),
-  fromBeginning: (topic: string) => (generations.generationOf(topic) ?? 1) > 1,
-  concurrency: generations.partitions(),
-  logger: logger.child({ consumer: 'events' }),
-  handle: dispatch,
-});
+const eventsRunOf = () => {
+  eventTopics = generations.topics();
+  return {
+    ...common,
+    consumer: kafka.consumer({ groupId: config.groupId, ...consumerSettings }),
+    topics: eventTopics,
+    fromBeginning: (topic: string) => (generations.generationOf(topic) ?? 1) > 1,
+    concurrency: generations.partitions(),
+    logger: logger.child({ consumer: 'events' }),
+    handle: dispatch,
+  };
+};
 const eventsRun = eventsRunOf();
 const retriesRun = {
   ...common,
@@ -280,15 +282,29 @@ consumers.retries = await startup.step('kafka', () => runTrackedConsumer(retries
 growth.watch = watchGrowth(generations, {
   pollMs: GROWTH_POLL_MS,
   logger,
+  subscribed: () => eventTopics,
   onGrown: async (stopped) => {
-    eventTopics = generations.topics();
-    await consumers.events?.stop(SHUTDOWN_GRACE_MS);
-    const run = eventsRunOf();
-    consumers.events = await retryWithBackoff(() => runTrackedConsumer(run), {
-      firstDelayMs: 500,
-      maxDelayMs: 5000,
-      stopping: stopped,
-    });
+    // Not ready while none runs; a shutdown meanwhile finds none to stop, and none is started after it.
+    const previous = consumers.events;
+    consumers.events = undefined;
+    try {
+      await previous?.stop(SHUTDOWN_GRACE_MS);
+      if (stopped()) return;
+      const run = eventsRunOf();
+      consumers.events = await retryWithBackoff(() => runTrackedConsumer(run), {
+        firstDelayMs: 500,
+        maxDelayMs: 5000,
+        stopping: stopped,
+      });
+    } catch (err) {
+      if (stopped()) return;
+      // Left without an events consumer in a state nothing here can tell: a new process starts clean.
+      logger.fatal(
+        { err: loggableError(err) },
+        'the events consumer did not start again after a growth; stopping',
+      );
+      process.exit(1);
+    }
   },
 });
 startup.finish();

@@ -39,7 +39,7 @@ import { guardPartitionCount, PartitionCountChangedError } from './adapters/part
 import { projectorMetrics, treeMetrics } from './adapters/projector.metrics.js';
 import { replayRunner } from './adapters/replay-runner.js';
 import { beginTreePositions } from './adapters/tree-positions.begin.js';
-import { treePositions } from './adapters/tree-positions.repository.js';
+import { positionsOf, treePositions } from './adapters/tree-positions.repository.js';
 import { treeAppender } from './adapters/tree.appender.js';
 import { loadConfig } from './config.js';
 
@@ -123,20 +123,26 @@ const common = {
   sink,
   oneWriteAtATime: cluster !== undefined,
 };
-// Every generation of the audit topic, in the pipeline a group reads them with (docs/topic-growth.md).
-const generationsOf = (groupId: string) => ({
+// Every generation of the audit topic, in the pipeline a group reads them with (docs/topic-growth.md). The live
+// projection's trees must have a generation to its end as well before the next is read: they may stand behind the
+// group's commits (turned on again, positions moved back), and are then read again from their positions.
+const generationsOf = (groupId: string, withTrees = false) => ({
   groupId,
   topics: generations.topics(),
   partitions: generations.partitions(),
-  gate: generations.gate(groupId),
+  gate: generations.gate(groupId, undefined, withTrees ? (topics) => positionsOf(pool, topics) : undefined),
 });
 let member: string | null = null;
 const deadLetters = deadLetterPublisher(producer, topicSet.projectorDeadLetter.name, systemClock);
 const meter = projectorMetrics(metrics);
-const startLive = () =>
-  startPipeline({
+// The generations the live pipeline reads: a growth starts it again with the new one.
+let liveTopics: readonly string[] = [];
+const startLive = () => {
+  const read = generationsOf(config.groupId, trees !== undefined);
+  liveTopics = read.topics;
+  return startPipeline({
     ...common,
-    ...generationsOf(config.groupId),
+    ...read,
     deadLetters,
     meter,
     target: (write, lost) => gate.write(write, lost),
@@ -144,9 +150,16 @@ const startLive = () =>
     onJoin: (id) => (member = id),
     logger,
   });
+};
 // Stopped once started, also when a signal comes while its consumer joins (its group would wait otherwise).
 let live = startLive();
-stops.push(() => live.then((pipeline) => pipeline.stop()));
+// One a growth stopped stops again at once; one that did not start again has nothing to stop.
+stops.push(() =>
+  live.then(
+    (pipeline) => pipeline.stop(),
+    () => undefined,
+  ),
+);
 await live;
 // A replay writes the generation it builds; what it cannot decode was dead-lettered when first read.
 const replay = replayRunner(
@@ -185,18 +198,26 @@ stops.push(() => watching);
 const growth = watchGrowth(generations, {
   pollMs: GROWTH_POLL_MS,
   logger,
+  subscribed: () => liveTopics,
   onGrown: async (stopped) => {
-    const previous = live;
-    live = previous
-      .then((pipeline) => pipeline.stop())
-      .then(() =>
-        retryWithBackoff(startLive, {
-          firstDelayMs: 500,
-          maxDelayMs: 5000,
-          stopping: () => stopping || stopped(),
-        }),
+    try {
+      await (await live).stop();
+      if (stopped()) return;
+      live = retryWithBackoff(startLive, {
+        firstDelayMs: 500,
+        maxDelayMs: 5000,
+        stopping: () => stopping || stopped(),
+      });
+      await live;
+    } catch (err) {
+      if (stopping || stopped()) return;
+      // Left without a live pipeline in a state nothing here can tell: a new process starts clean.
+      logger.fatal(
+        { err: loggableError(err) },
+        'the live pipeline did not start again after a growth; stopping',
       );
-    await live;
+      process.exit(1);
+    }
   },
 });
 stops.push(() => growth.stop());

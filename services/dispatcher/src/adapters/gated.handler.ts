@@ -12,7 +12,8 @@ export function gatedByGeneration(
   stopping: () => boolean,
 ) {
   return async (ctx: MessageContext): Promise<boolean> => {
-    if (await gate.isOpen(ctx.topic)) return handle(ctx);
+    // Unknown (Postgres or Kafka not answering) counts as held: the wait below asks again.
+    if (await gate.isOpen(ctx.topic).catch(() => false)) return handle(ctx);
     const resume = ctx.pause();
     void gate.whenOpen(ctx.topic, stopping).then(resume);
     return false;

@@ -2,7 +2,7 @@ import kafkajs, { type Admin, type Kafka } from 'kafkajs';
 import type pg from 'pg';
 import {
   checkGrowth,
-  ensureTopics,
+  ensureTopicsSettled,
   generationsRepository,
   generationTopic,
   sealedConfig,
@@ -15,14 +15,15 @@ import { CliError } from './cli-error.js';
 
 const { ConfigResourceTypes } = kafkajs;
 
+// The least time the seal is given to reach the brokers (KRaft takes milliseconds).
+const SEAL_REACH_MS = 3000;
+
 export interface GrowContext {
   kafka: Kafka;
   admin: Admin;
   pool: pg.Pool;
   topics: Topics;
   replicationFactor: number;
-  /** How long the seal of the old generation is given to reach every broker before the new one opens. */
-  sealReachMs: number;
   note: (text: string) => void;
 }
 
@@ -35,26 +36,44 @@ export interface GrowResult {
   duration_ms: number;
 }
 
-/**
- * How long after the seal an end offset may still move: a record appended before the seal and not yet on every
- * in-sync replica is committed once they have it, or once the leader drops the slow one from the set, which it
- * checks every half `replica.lag.time.max.ms`. One replica: committed as it is appended.
- */
-async function settleMs(admin: Admin, topic: string): Promise<number> {
-  const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
-  const replicas = Math.max(...metadata.topics[0]!.partitions.map((p) => p.replicas.length));
-  if (replicas <= 1) return 0;
+/** A setting of every broker, the largest (the default where a broker does not say). */
+async function brokerSetting(admin: Admin, name: string, fallback: number): Promise<number> {
   const { brokers } = await admin.describeCluster();
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
     resources: brokers.map((b) => ({
       type: ConfigResourceTypes.BROKER,
       name: String(b.nodeId),
-      configNames: ['replica.lag.time.max.ms'],
+      configNames: [name],
     })),
   });
-  const lag = Math.max(...resources.map((r) => Number(r.configEntries[0]?.configValue ?? 30_000)));
-  return Math.ceil(lag * 1.5) + 1000;
+  return Math.max(...resources.map((r) => Number(r.configEntries[0]?.configValue ?? fallback)));
+}
+
+async function replicasOf(admin: Admin, topic: string): Promise<number> {
+  const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
+  return Math.max(...metadata.topics[0]!.partitions.map((p) => p.replicas.length));
+}
+
+/**
+ * How long the seal is given to reach every broker that leads a partition of the sealed topic before the new
+ * generation opens. KRaft hands a config change to every broker in milliseconds; a broker cut off from the
+ * controllers keeps its old view, but only until they fence it (`broker.session.timeout.ms`) and move its
+ * leaderships, after which its followers no longer acknowledge its writes. One replica: its broker alone.
+ */
+async function sealReachMs(admin: Admin, topic: string): Promise<number> {
+  if ((await replicasOf(admin, topic)) <= 1) return SEAL_REACH_MS;
+  return Math.max(SEAL_REACH_MS, (await brokerSetting(admin, 'broker.session.timeout.ms', 9000)) + 1000);
+}
+
+/**
+ * How long after the seal an end offset may still move: a record appended before the seal and not yet on every
+ * in-sync replica is committed once they have it, or once the leader drops the slow one from the set, which it
+ * checks every half `replica.lag.time.max.ms`. One replica: committed as it is appended.
+ */
+async function settleMs(admin: Admin, topic: string): Promise<number> {
+  if ((await replicasOf(admin, topic)) <= 1) return 0;
+  return Math.ceil((await brokerSetting(admin, 'replica.lag.time.max.ms', 30_000)) * 1.5) + 1000;
 }
 
 /**
@@ -85,16 +104,27 @@ export async function growAuditTopic(ctx: GrowContext, partitions: number): Prom
   const topic = generationTopic(spec.name, generation);
 
   ctx.note(`creating ${topic} with ${partitions} partitions, sealed`);
-  await ensureTopics(
+  await ensureTopicsSettled(
     ctx.kafka,
     [{ name: topic, partitions, config: sealedConfig(spec.config) }],
     ctx.replicationFactor,
   );
+  // Made by a run that stopped before recording it, perhaps with another count: that growth is the one to finish.
+  const made = (await ctx.admin.fetchTopicMetadata({ topics: [topic] })).topics[0]!.partitions.length;
+  if (made !== partitions)
+    throw new CliError(
+      `${topic} was made with ${made} partitions by a growth that stopped: run ops topics grow --partitions ` +
+        `${made} to finish it first`,
+      2,
+    );
   await generationsRepository.record(ctx.pool, spec.name, generation, partitions);
 
-  ctx.note(`sealing ${previous.topic}: the broker refuses every write to it from now on`);
+  const reach = await sealReachMs(ctx.admin, previous.topic);
+  ctx.note(
+    `sealing ${previous.topic}: the brokers refuse every write to it; ${topic} opens in ${reach / 1000} s`,
+  );
   await setTopicLimit(ctx.admin, previous.topic, null);
-  await sleep(ctx.sealReachMs);
+  await sleep(reach);
   ctx.note(`opening ${topic}`);
   await setTopicLimit(ctx.admin, topic, spec.config['max.message.bytes']!);
 

@@ -13,9 +13,6 @@ import { formatTable } from '../output.js';
 import { CliError } from './cli-error.js';
 import { growAuditTopic } from './topics-grow.command.js';
 
-// KRaft hands a config change to every broker in milliseconds; this leaves room for a busy one.
-const SEAL_REACH_MS = 3000;
-
 export async function topicsCli(
   sub: string | undefined,
   values: CliValues,
@@ -51,7 +48,6 @@ export async function topicsCli(
             pool,
             topics,
             replicationFactor: config.kafka.replicationFactor,
-            sealReachMs: SEAL_REACH_MS,
             note,
           },
           partitions,

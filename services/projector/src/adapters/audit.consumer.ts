@@ -92,7 +92,8 @@ export async function runProjectorConsumer(opts: ProjectorConsumerOptions): Prom
       });
       // A grown topic's new generation waits until this group has read the one before up to its seal, so that a
       // tenant's events keep their order across the two, in the trees and in the store (docs/topic-growth.md).
-      if (!(await opts.gate.isOpen(batch.topic))) {
+      // Unknown (Postgres or Kafka not answering) counts as held: the wait below asks again.
+      if (!(await opts.gate.isOpen(batch.topic).catch(() => false))) {
         consumer.seek({ topic: batch.topic, partition: batch.partition, offset: batch.firstOffset()! });
         const resume = pause();
         void opts.gate.whenOpen(batch.topic, opts.stopping).then(resume);

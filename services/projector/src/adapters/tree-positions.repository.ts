@@ -25,3 +25,20 @@ export const treePositions = (pool: pg.Pool, topic: string) => ({
 });
 
 export type TreePositions = ReturnType<typeof treePositions>;
+
+/** Every position of the topics' partitions: topic → partition → the next offset to append. */
+export async function positionsOf(
+  pool: pg.Pool,
+  topics: readonly string[],
+): Promise<Map<string, Map<number, bigint>>> {
+  const { rows } = await pool.query<{ topic: string; partition: number; next_offset: string }>(
+    'SELECT topic, partition, next_offset FROM integrity_positions WHERE topic = ANY($1::text[])',
+    [topics],
+  );
+  const positions = new Map<string, Map<number, bigint>>();
+  for (const r of rows) {
+    if (!positions.has(r.topic)) positions.set(r.topic, new Map());
+    positions.get(r.topic)!.set(r.partition, BigInt(r.next_offset));
+  }
+  return positions;
+}

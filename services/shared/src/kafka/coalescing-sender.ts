@@ -108,7 +108,12 @@ export class CoalescingSender {
       const request = this.takeRequest();
       if (request.length === 0) continue;
       try {
-        await this.sendRequest(request.flatMap((p) => p.messages));
+        // Sent again elsewhere only while its first caller still waits (a growth's switch, sendRequest).
+        const deadline = Math.min(...request.map((p) => p.queuedAt)) + this.options.maxWaitMs;
+        await this.sendRequest(
+          request.flatMap((p) => p.messages),
+          deadline,
+        );
         request.forEach((p) => p.resolve());
       } catch (err) {
         request.forEach((p) => p.reject(err));
@@ -118,14 +123,14 @@ export class CoalescingSender {
   }
 
   /** One request, sent again where the route moved to when its topic was sealed (a growth of the audit topic). */
-  private async sendRequest(messages: Message[]): Promise<void> {
+  private async sendRequest(messages: Message[], deadline: number): Promise<void> {
     for (;;) {
       const topic = this.route.current();
       try {
         await this.producer.send({ topic, acks: -1, messages });
         return;
       } catch (err) {
-        if (!(await this.route.moved(topic, err))) throw err;
+        if (!(await this.route.moved(topic, err, deadline))) throw err;
       }
     }
   }

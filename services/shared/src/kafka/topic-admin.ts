@@ -1,5 +1,14 @@
 import type { Kafka } from 'kafkajs';
+import { retryWithBackoff } from '../retry.js';
 import type { TopicSpec } from '../topics.js';
+import { transientKafkaError } from './kafka-errors.js';
+
+/**
+ * How long a command's topic check waits for Kafka to settle: right after a broker restarted, or right after a
+ * topic was made, a broker's metadata may not host a partition yet, for seconds (kafkajs waits for leaders only
+ * while they are "not available"); a deployment runs `ops migrate` right after bringing brokers up.
+ */
+const KAFKA_SETTLE_MS = 60_000;
 
 /** Creates missing topics with their partition counts and configs; existing topics are left as they are. */
 export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor: number) {
@@ -21,6 +30,23 @@ export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], re
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * ensureTopics for a command, which has no start-up to retry it: errors kafkajs calls retriable are waited out for
+ * a minute.
+ */
+export async function ensureTopicsSettled(
+  kafka: Kafka,
+  specs: readonly TopicSpec[],
+  replicationFactor: number,
+) {
+  const since = Date.now();
+  await retryWithBackoff(() => ensureTopics(kafka, specs, replicationFactor), {
+    firstDelayMs: 500,
+    maxDelayMs: 5000,
+    stopping: (err) => !transientKafkaError(err) || Date.now() - since > KAFKA_SETTLE_MS,
+  });
 }
 
 export async function deleteTopics(kafka: Kafka, names: readonly string[]) {

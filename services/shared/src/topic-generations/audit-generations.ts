@@ -34,10 +34,6 @@ export class AuditGenerations {
     return generationsRepository.list(deps.db, deps.base.name, deps.base.partitions);
   }
 
-  list(): readonly Generation[] {
-    return this.current;
-  }
-
   topics(): string[] {
     return this.current.map((g) => g.topic);
   }
@@ -52,8 +48,12 @@ export class AuditGenerations {
     return this.current;
   }
 
-  gate(groupId: string, pollMs = 1000): GenerationGate {
-    return new GenerationGate(this, this.deps.admin, groupId, pollMs);
+  /**
+   * The gate of a consumer group. `progress`, when given, is where else the group's work on each partition stands
+   * (the live projection's trees: their positions): a partition counts as read up to the lower of the two.
+   */
+  gate(groupId: string, pollMs = 1000, progress?: (topics: readonly string[]) => Promise<CommittedOffsets>) {
+    return new GenerationGate(this, this.deps.admin, groupId, pollMs, progress);
   }
 
   generationOf(topic: string): number | null {
@@ -74,6 +74,7 @@ export class GenerationGate {
     private readonly admin: Pick<Admin, 'fetchOffsets'>,
     private readonly groupId: string,
     private readonly pollMs: number,
+    private readonly progress?: (topics: readonly string[]) => Promise<CommittedOffsets>,
   ) {}
 
   async isOpen(topic: string): Promise<boolean> {
@@ -99,6 +100,23 @@ export class GenerationGate {
     const committed: CommittedOffsets = new Map(
       fetched.map((t) => [t.topic, new Map(t.partitions.map((p) => [p.partition, BigInt(p.offset)]))]),
     );
-    this.readable = Math.max(this.readable, readableThrough(generations, committed));
+    const elsewhere = this.progress && older.length > 0 ? await this.progress(older) : null;
+    this.readable = Math.max(this.readable, readableThrough(generations, lowerOf(committed, elsewhere)));
   }
+}
+
+/** Each partition at the lower of the two (absent from either: not read at all). */
+function lowerOf(a: CommittedOffsets, b: CommittedOffsets | null): CommittedOffsets {
+  if (!b) return a;
+  return new Map(
+    [...a].map(([topic, offsets]) => [
+      topic,
+      new Map(
+        [...offsets].map(([partition, offset]) => {
+          const other = b.get(topic)?.get(partition) ?? -1n;
+          return [partition, other < offset ? other : offset];
+        }),
+      ),
+    ]),
+  );
 }

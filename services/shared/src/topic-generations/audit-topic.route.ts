@@ -9,9 +9,10 @@ export interface TopicRoute {
   current(): string;
   /**
    * After a send to `sentTo` failed: true once the route has moved to another topic the same request may go to
-   * (the one it went to was sealed by a growth), false when the failure is the caller's.
+   * (the one it went to was sealed by a growth), false when the failure is the caller's or `deadline` (epoch ms,
+   * when the request's callers stop waiting) passed first.
    */
-  moved(sentTo: string, err: unknown): Promise<boolean>;
+  moved(sentTo: string, err: unknown, deadline?: number): Promise<boolean>;
 }
 
 export const fixedRoute = (topic: string): TopicRoute => ({ current: () => topic, moved: async () => false });
@@ -50,9 +51,9 @@ export class AuditTopicRoute implements TopicRoute {
     return this.topic;
   }
 
-  async moved(sentTo: string, err: unknown): Promise<boolean> {
+  async moved(sentTo: string, err: unknown, callerDeadline = Infinity): Promise<boolean> {
     if (!refusedBySize(err)) return false;
-    const deadline = Date.now() + (this.opts.waitMs ?? 10_000);
+    const deadline = Math.min(Date.now() + (this.opts.waitMs ?? 10_000), callerDeadline);
     for (let first = true; ; first = false) {
       const states = await generationTopicStates(this.admin, this.base);
       // Open at the first look: the refusal was the records' own size, not a seal.

@@ -59,12 +59,13 @@ describe('AuditTopicRoute', () => {
     expect(route.current()).toBe(base);
   });
 
-  it('gives up when the next generation does not open in time', async () => {
-    const admin = broker([
-      { [base]: '4194304', [g2]: '0' },
-      { [base]: '0', [g2]: '0' },
-    ]);
-    const route = await started(admin, 20);
-    expect(await route.moved(base, sealed)).toBe(false);
+  it('gives up when the next generation does not open in time, or once its callers stopped waiting', async () => {
+    const admin = () =>
+      broker([
+        { [base]: '4194304', [g2]: '0' },
+        { [base]: '0', [g2]: '0' },
+      ]);
+    expect(await (await started(admin(), 20)).moved(base, sealed)).toBe(false);
+    expect(await (await started(admin(), 60_000)).moved(base, sealed, Date.now() + 20)).toBe(false);
   });
 });

@@ -19,7 +19,7 @@ const fromRow = (r: Row): Generation => ({
 
 /** The audit topic's generations as `ops topics grow` recorded them (migration 0022). */
 export const generationsRepository = {
-  /** Every generation, oldest first; generation 1 with the partition count the broker gives for it. */
+  /** Every generation, oldest first; generation 1 with the partition count given for it (the topic set's). */
   async list(db: Queryable, base: string, firstPartitions: number): Promise<Generation[]> {
     const { rows } = await db.query<Row>(
       `SELECT generation, topic, partitions, previous_ends FROM audit_topic_generations

@@ -5,6 +5,8 @@ import type { AuditGenerations } from './audit-generations.js';
 export interface GrowthWatchOptions {
   pollMs: number;
   logger: Logger;
+  /** The generations the consumer reads now: a growth is a generation it does not. */
+  subscribed: () => readonly string[];
   /** Called once the generations read have a topic more: the consumer is started again with them. */
   onGrown: (stopped: () => boolean) => Promise<void>;
 }
@@ -16,7 +18,6 @@ export interface GrowthWatchOptions {
 export function watchGrowth(generations: AuditGenerations, opts: GrowthWatchOptions) {
   const abort = new AbortController();
   const stopped = () => abort.signal.aborted;
-  let read = generations.topics().join();
   const loop = (async () => {
     while (!stopped()) {
       await delay(opts.pollMs, undefined, { signal: abort.signal }).catch(() => undefined);
@@ -25,8 +26,7 @@ export function watchGrowth(generations: AuditGenerations, opts: GrowthWatchOpti
         opts.logger.warn({ err: loggableError(err) }, 'audit topic generations unreadable');
         return null;
       });
-      if (!now || now.map((g) => g.topic).join() === read) continue;
-      read = now.map((g) => g.topic).join();
+      if (!now || now.map((g) => g.topic).join() === opts.subscribed().join()) continue;
       opts.logger.info({ topics: generations.topics() }, 'the audit topic grew: reading its new generation');
       await opts
         .onGrown(stopped)

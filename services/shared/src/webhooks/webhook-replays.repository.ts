@@ -109,7 +109,7 @@ async function recordProgress(
   const { rowCount } = await db.query(
     `UPDATE webhook_replays SET records_read = $3, deliveries_queued = $4, next_offset = $5, end_offset = $6,
        partition = $7, topic = $8, lease_until = ${set.leaseUntil},
-       attempts = CASE WHEN next_offset IS DISTINCT FROM $5::bigint OR topic IS DISTINCT FROM $8
+       attempts = CASE WHEN next_offset IS DISTINCT FROM $5::bigint OR coalesce(topic, $8) IS DISTINCT FROM $8
          THEN ${set.attempts[0]} ELSE ${set.attempts[1]} END
      WHERE id = $1 AND lease_token = $2 AND status = 'running'`,
     [
