@@ -135,18 +135,11 @@ export async function growAuditTopic(ctx: GrowContext, partitions: number): Prom
   const offsets = await ctx.admin.fetchTopicOffsets(previous.topic);
   const ends = [...offsets].sort((a, b) => a.partition - b.partition).map((p) => BigInt(p.high));
   await generationsRepository.seal(ctx.pool, spec.name, generation, ends);
-  const sealed = (await generationsRepository.list(ctx.pool, spec.name, spec.partitions)).find(
-    (g) => g.generation === generation,
-  )!;
   return {
     generation,
     topic,
     partitions,
-    previous: {
-      topic: previous.topic,
-      partitions: previousPartitions,
-      ends: (sealed.previousEnds ?? ends).map(String),
-    },
+    previous: { topic: previous.topic, partitions: previousPartitions, ends: ends.map(String) },
     resumed,
     duration_ms: Date.now() - started,
   };

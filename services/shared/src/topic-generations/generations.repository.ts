@@ -43,7 +43,7 @@ export const generationsRepository = {
     return fromRow(rows[0]!);
   },
 
-  /** The seal of the generation before: its ends, recorded once (a second seal keeps the first's). */
+  /** The seal of the generation before: its ends, recorded once. */
   async seal(
     db: Queryable,
     base: string,
