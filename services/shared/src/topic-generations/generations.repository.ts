@@ -10,13 +10,6 @@ interface Row {
   previous_ends: string[] | null;
 }
 
-const fromRow = (r: Row): Generation => ({
-  generation: r.generation,
-  topic: r.topic,
-  partitions: r.partitions,
-  previousEnds: r.previous_ends?.map(BigInt) ?? null,
-});
-
 /** The audit topic's generations as `ops topics grow` recorded them (migration 0022). */
 export const generationsRepository = {
   /** Every generation, oldest first; generation 1 with the partition count given for it (the topic set's). */
@@ -28,19 +21,22 @@ export const generationsRepository = {
     );
     return [
       { generation: 1, topic: generationTopic(base, 1), partitions: firstPartitions, previousEnds: null },
-      ...rows.map(fromRow),
+      ...rows.map((r) => ({
+        generation: r.generation,
+        topic: r.topic,
+        partitions: r.partitions,
+        previousEnds: r.previous_ends?.map(BigInt) ?? null,
+      })),
     ];
   },
 
   /** Records a new generation; an existing one (a growth run again after a crash) is left as it is. */
-  async record(db: Queryable, base: string, generation: number, partitions: number): Promise<Generation> {
-    const { rows } = await db.query<Row>(
+  async record(db: Queryable, base: string, generation: number, partitions: number): Promise<void> {
+    await db.query(
       `INSERT INTO audit_topic_generations (base, generation, topic, partitions) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (base, generation) DO UPDATE SET base = EXCLUDED.base
-       RETURNING generation, topic, partitions, previous_ends`,
+       ON CONFLICT (base, generation) DO NOTHING`,
       [base, generation, generationTopic(base, generation), partitions],
     );
-    return fromRow(rows[0]!);
   },
 
   /** The seal of the generation before: its ends, recorded once. */
