@@ -46,7 +46,7 @@ export default defineConfig({
         },
       },
       {
-        // docker-compose.yml and the images built here, under Podman (scripts/test-containers.sh).
+        // The compose files and the images built here, under Podman (scripts/test-containers.sh).
         test: {
           name: 'containers',
           include: ['test/containers/**/*.test.ts'],

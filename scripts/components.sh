@@ -43,12 +43,12 @@ components_mode() {
 
 # remove_test_leftovers: what test runs that were killed left behind, so that it neither runs beside this run nor
 # fills the disk: component containers whose holder process (label audit-trail.test-owner) has ended, stopped ones
-# of runs from before that label, and the compose projects of the smoke test and the image bench
-# (audit-smoke-PID-…, audit-bench-PID-…) whose process has ended. A process is looked up on this machine only:
+# of runs from before that label, and the compose projects of the smoke tests and the image bench
+# (audit-smoke-PID-…, audit-cluster-PID-…, audit-bench-PID-…) whose process has ended. A process is looked up on this machine only:
 # runs sharing one engine from several machines or PID namespaces at once are not supported. It never fails the
 # run (what it cannot remove, it names). Called before any container of the run starts.
 remove_test_leftovers() {
-  local engine id owner running project
+  local engine id owner running project shape
   engine="$(command -v podman || command -v docker)" || return 0
   for id in $("$engine" ps -a -q --filter label=audit-trail.test-run); do
     read -r running owner < <("$engine" inspect \
@@ -67,11 +67,13 @@ remove_test_leftovers() {
   [ "${engine##*/}" = podman ] || return 0
   for project in $(podman ps -a --filter label=com.docker.compose.project \
     --format '{{index .Labels "com.docker.compose.project"}}' | sort -u); do
-    [[ "$project" =~ ^audit-(smoke|bench)-([0-9]+)- ]] || continue
+    [[ "$project" =~ ^audit-(smoke|bench|cluster)-([0-9]+)- ]] || continue
     ps -p "${BASH_REMATCH[2]}" >/dev/null 2>&1 && continue
+    shape=()
+    [ "${BASH_REMATCH[1]}" != cluster ] || shape=(--cluster)
     # docker-compose reads the whole file also to take a project down: its mandatory secrets need values.
     if INGEST_TOKEN=x API_KEY_PEPPER=x CURSOR_SECRET=x WEBHOOK_SECRET_KEY=x COMPOSE_PROJECT_NAME="$project" \
-      bash infra/containers/compose.sh down >/dev/null; then
+      bash infra/containers/compose.sh "${shape[@]}" down >/dev/null; then
       echo "components: removed compose project $project, left by a test run that ended"
     else
       echo "components: could not remove compose project $project, left by a test run that ended" >&2

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The containers tier of `npm test` on machines that build their own images (docs/testing.md "Containers"): every
-# image built here without a registry (infra/containers/build-images.sh), docker-compose.yml's smoke test under
-# Podman, then the end-to-end tests of each path only this tier takes and the API tools again, with Kafka,
-# ClickHouse, Postgres and S3Proxy in containers of those images, started by testcontainers, and without Go and
-# Python on the PATH.
+# image built here without a registry (infra/containers/build-images.sh), the compose files' tests under Podman
+# (docker-compose.yml's smoke test, docker-compose.cluster.yml's crashes), then the end-to-end tests of each path
+# only this tier takes and the API tools again, with Kafka, ClickHouse, Postgres and S3Proxy in containers of
+# those images, started by testcontainers, and without Go and Python on the PATH.
 # Usage: test-containers.sh [RESULTS_DIR] (vitest JSON reports go there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +52,7 @@ path_without() {
 
 started=$SECONDS
 npx vitest run --project containers "${reporters[@]}" --outputFile.json="$results/containers.json" || failed=1
-echo "containers: docker-compose.yml smoke test in $((SECONDS - started)) s"
+echo "containers: the compose files' tests in $((SECONDS - started)) s"
 
 started=$SECONDS
 trap stop_component_containers EXIT

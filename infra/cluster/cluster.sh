@@ -18,6 +18,7 @@ usage: cluster.sh COMMAND
   stop NAME     stop one process gracefully
   kill NAME     SIGKILL one process, as a crash would
   promote       make the Postgres standby the primary (the old primary stopped first) and point HAProxy at it
+  zookeeper-jars  fetch the ZooKeeper jars if needed and print their directory (the container image takes them)
 NAME: zookeeper-1..3 clickhouse-n1..n4 kafka-1..3 postgres-1..2 haproxy
       gateway-1..2 ingest-1..2 projector-1..2 dispatcher-1..2 exporter-1..2 notary-1..2
 env: DATA_DIR CLUSTER_ZK_CLIENT_PORT CLUSTER_ZK_QUORUM_PORT CLUSTER_ZK_ELECTION_PORT CLUSTER_CH_PROXY_PORT
@@ -176,6 +177,12 @@ case "$cmd" in
     # No lock: a chaos test kills while other commands may run, and a SIGKILL changes no file of ours.
     cluster_paths
     kill_proc "$2"
+    ;;
+  zookeeper-jars)
+    cluster_init
+    take_lock
+    install_for zookeeper-1
+    zk_lib
     ;;
   -h | --help | help)
     usage

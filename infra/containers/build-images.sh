@@ -6,10 +6,12 @@
 #   localhost/audit-s3proxy:4.1.1     infra/local's S3Proxy jar (S3 on the filesystem, for the export files)
 #   localhost/audit-clickhouse:18.16  Debian's ClickHouse with infra/local's config
 #   localhost/audit-postgres:15       Debian's PostgreSQL 15
+#   localhost/audit-zookeeper:3.8.4   infra/cluster's ZooKeeper jars (docker-compose.cluster.yml)
+#   localhost/audit-haproxy:2.6       Debian's HAProxy (docker-compose.cluster.yml)
 #   localhost/audit-trail:dev         the service image, infra/docker/Dockerfile on audit-node
 #   localhost/audit-python:3.11       Debian's Python 3 (the test tools' Python where a machine has none)
 # Reruns reuse what is built: the base is made once, the others come from Podman's layer cache.
-#   build-images.sh [IMAGE...]   all by default; names: base node kafka s3proxy clickhouse postgres service python
+#   build-images.sh [IMAGE...]   all by default; names: base node kafka s3proxy clickhouse postgres zookeeper haproxy service python
 #   build-images.sh env          the variables that point docker-compose.yml and the tests at these images
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -23,6 +25,8 @@ KAFKA_IMAGE=localhost/audit-kafka:3.9.1
 S3PROXY_IMAGE=localhost/audit-s3proxy:4.1.1
 CLICKHOUSE_IMAGE=localhost/audit-clickhouse:18.16
 POSTGRES_IMAGE=localhost/audit-postgres:15
+ZOOKEEPER_IMAGE=localhost/audit-zookeeper:3.8.4
+HAPROXY_IMAGE=localhost/audit-haproxy:2.6
 AUDIT_IMAGE=localhost/audit-trail:dev
 PYTHON_IMAGE=localhost/audit-python:3.11
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
@@ -109,6 +113,17 @@ clickhouse_image() {
 
 postgres_image() { build postgres "$POSTGRES_IMAGE" "$HERE/postgres"; }
 
+zookeeper_image() {
+  local ctx="$WORK/zookeeper" libs
+  libs="$(bash "$ROOT/infra/cluster/cluster.sh" zookeeper-jars)"
+  rm -rf "$ctx" && mkdir -p "$ctx"
+  cp -r "$HERE/zookeeper/." "$ctx/"
+  cp -r "$libs" "$ctx/lib" && rm -f "$ctx/lib/.installed"
+  build zookeeper "$ZOOKEEPER_IMAGE" "$ctx"
+}
+
+haproxy_image() { build haproxy "$HAPROXY_IMAGE" "$HERE/haproxy"; }
+
 python_image() { build python "$PYTHON_IMAGE" "$HERE/python"; }
 
 service_image() {
@@ -119,12 +134,12 @@ service_image() {
 }
 
 if [[ "${1:-}" == env ]]; then
-  for name in KAFKA_IMAGE S3PROXY_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE PYTHON_IMAGE; do echo "export $name=${!name}"; done
+  for name in KAFKA_IMAGE S3PROXY_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE ZOOKEEPER_IMAGE HAPROXY_IMAGE AUDIT_IMAGE PYTHON_IMAGE; do echo "export $name=${!name}"; done
   exit 0
 fi
 
 targets=("$@")
-((${#targets[@]})) || targets=(base node kafka s3proxy clickhouse postgres service python)
+((${#targets[@]})) || targets=(base node kafka s3proxy clickhouse postgres zookeeper haproxy service python)
 bash "$HERE/podman.sh" install
 mkdir -p "$WORK"
 total=${#targets[@]}
@@ -138,9 +153,11 @@ for target in "${targets[@]}"; do
     s3proxy) s3proxy_image ;;
     clickhouse) clickhouse_image ;;
     postgres) postgres_image ;;
+    zookeeper) zookeeper_image ;;
+    haproxy) haproxy_image ;;
     service) service_image ;;
     python) python_image ;;
-    *) echo "unknown image '$target' (base node kafka s3proxy clickhouse postgres service python)" >&2 && exit 2 ;;
+    *) echo "unknown image '$target' (base node kafka s3proxy clickhouse postgres zookeeper haproxy service python)" >&2 && exit 2 ;;
   esac
 done
 echo "images: built in $((SECONDS - started)) s" >&2

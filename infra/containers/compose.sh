@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `npm run compose -- COMMAND`: docker-compose.yml on a machine without Docker (docs/operations.md "Deployment"):
-# Podman's Docker-compatible socket, the images built here (build-images.sh), and the checkout's development
-# secrets (.data/secrets.env, as `npm start`).
+# `npm run compose -- [--cluster] COMMAND`: docker-compose.yml, or with --cluster docker-compose.cluster.yml, on a
+# machine without Docker (docs/operations.md "Deployment"): Podman's Docker-compatible socket, the images built here
+# (build-images.sh), and the checkout's development secrets (.data/secrets.env, as `npm start`).
 #   up       build or reuse the images, start everything, wait until every service is healthy, print addresses
 #   down     stop and remove the project's containers, network and volumes; fail if anything is left
 #   ARGS...  anything else goes to docker-compose (ps, logs, run --rm -e API_KEY_PEPPER migrate node …)
@@ -12,12 +12,19 @@ cd "$ROOT"
 source infra/local/lib/common.sh
 # shellcheck source=../../scripts/local-secrets.sh
 source scripts/local-secrets.sh
-PROJECT="${COMPOSE_PROJECT_NAME:-audit-trail}"
+FILE=docker-compose.yml
+DEFAULT_PROJECT=audit-trail
+SHAPE=()
+if [[ "${1:-}" == --cluster ]]; then
+  FILE=docker-compose.cluster.yml DEFAULT_PROJECT=audit-cluster SHAPE=(--cluster)
+  shift
+fi
+PROJECT="${COMPOSE_PROJECT_NAME:-$DEFAULT_PROJECT}"
 STATE="$DATA_DIR/compose/$PROJECT"
 UP_TIMEOUT="${COMPOSE_UP_TIMEOUT:-300}"
 log() { echo "compose: $*" >&2; }
 
-compose() { docker-compose -p "$PROJECT" -f "$ROOT/docker-compose.yml" "$@"; }
+compose() { docker-compose -p "$PROJECT" -f "$ROOT/$FILE" "$@"; }
 project_filter() { echo "label=com.docker.compose.project=$PROJECT"; }
 
 # Podman runs health checks from systemd timers; without systemd (our machines) nothing runs them, a container
@@ -35,7 +42,7 @@ ticker_start() {
   [[ -d /run/systemd/system ]] && return 0
   pid_alive "$(read_pid "$STATE/ticker.pid")" && return 0
   mkdir -p "$STATE"
-  launch_detached "$STATE/ticker.pid" "$STATE/ticker.log" bash "$0" health-ticker
+  launch_detached "$STATE/ticker.pid" "$STATE/ticker.log" bash "$0" "${SHAPE[@]}" health-ticker
 }
 ticker_stop() {
   local pid
@@ -77,11 +84,11 @@ up() {
   wait_healthy
   log "every service healthy $((SECONDS - started)) s after compose up"
   cat <<TEXT
-Audit trail service is up (compose project $PROJECT):
+Audit trail service is up (compose project $PROJECT, $FILE):
   gateway    http://127.0.0.1:${GATEWAY_PUBLISH_PORT:-8080}/api/v2/public/audit/events
   ingest     http://127.0.0.1:${INGEST_PUBLISH_PORT:-8081}/internal/v1/events
   ingest token: INGEST_TOKEN (from your environment or .data/secrets.env)
-  stop with: npm run compose -- down
+  stop with: npm run compose -- ${SHAPE[*]/%/ }down
 TEXT
 }
 
@@ -106,7 +113,7 @@ engine="$(bash infra/containers/podman.sh socket)"
 eval "$engine"
 images="$(bash infra/containers/build-images.sh env)"
 eval "$images"
-export DOCKER_HOST KAFKA_IMAGE S3PROXY_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE AUDIT_IMAGE
+export DOCKER_HOST KAFKA_IMAGE S3PROXY_IMAGE CLICKHOUSE_IMAGE POSTGRES_IMAGE ZOOKEEPER_IMAGE HAPROXY_IMAGE AUDIT_IMAGE
 # ClickHouse's ulimits in compose may not exceed this machine's: below ClickHouse's advice, the ones podman.sh
 # gives every container.
 hard="$(ulimit -Hn)"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, cluster, mintKey, roleHolder } from '../support/cluster-shape.js';
+import { api, cluster, mintKey, nativeCluster, roleHolder } from '../support/cluster-shape.js';
 import { expectTrailWhole, type WatchedTenant } from '../support/cluster-oracle.js';
 import { clusterTraffic, type Answer } from '../support/cluster-traffic.js';
 import { uniqueNames } from '../support/names.js';
@@ -54,7 +54,7 @@ afterAll(async () => {
 
 describe('the engines fail over', () => {
   it('keeps accepting and serving while a broker, a ClickHouse replica, the ZooKeeper leader and a dispatcher die, and loses nothing', async () => {
-    const flow = clusterTraffic(tenants);
+    const flow = clusterTraffic(tenants, nativeCluster);
     await waitFor('traffic flowing', async () => flow.flowing(0));
     const victims: [name: string, carriesOn: (since: number) => boolean][] = [
       // Two brokers hold every partition's minimum in-sync replicas: producing and consuming go on.
@@ -90,7 +90,8 @@ describe('the engines fail over', () => {
     expect(flow.unexpected(flow.ingests, 202)).toEqual([]);
     expect(flow.unexpected(flow.reads, 200)).toEqual([]);
 
-    for (const t of tenants) await expectTrailWhole(t, flow.accepted.get(t.tenant)!, receiver.at);
+    for (const t of tenants)
+      await expectTrailWhole(t, flow.accepted.get(t.tenant)!, receiver.at, nativeCluster);
     console.info(report.join('\n'));
   }, 600_000);
 });

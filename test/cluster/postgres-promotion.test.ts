@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootOf } from '../../packages/integrity-verifier/src/index.js';
 import { expectTrailWhole, type WatchedTenant } from '../support/cluster-oracle.js';
-import { api, cluster, mintKey, roleHolder } from '../support/cluster-shape.js';
+import { api, cluster, mintKey, nativeCluster, roleHolder } from '../support/cluster-shape.js';
 import { clusterTraffic } from '../support/cluster-traffic.js';
 import { uniqueNames } from '../support/names.js';
 import { storedLeaves } from '../support/tree-leaves.js';
@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('Postgres standby promotion', () => {
   it('loses no tree append and forks no checkpoint, and keys, rate limits and webhooks work after it; a switch-over back loses nothing', async () => {
-    const flow = clusterTraffic([watched]);
+    const flow = clusterTraffic([watched], nativeCluster);
     await waitFor('traffic flowing', async () => flow.flowing(0));
     // A checkpoint a client has seen before the crash: the tree after the promotion must extend it.
     const seen = await waitFor('a checkpoint of the tenant', async () => {
@@ -105,7 +105,7 @@ describe('Postgres standby promotion', () => {
 
     expect(flow.unexpected(flow.ingests, 202)).toEqual([]);
     expect(flow.unexpected(flow.reads, 200)).toEqual([]);
-    await expectTrailWhole(watched, flow.accepted.get(watched.tenant)!, receiver.at);
+    await expectTrailWhole(watched, flow.accepted.get(watched.tenant)!, receiver.at, nativeCluster);
     // No fork: the first leaves of the tree as it is now have the root of the checkpoint seen before the crash.
     const leaves = await storedLeaves(db, watched.tenant);
     const rootThen = rootOf(leaves.slice(0, seen.tree_size).map((l) => new Uint8Array(l.leaf_hash)));

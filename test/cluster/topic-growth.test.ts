@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '@audit/shared';
 import { expectTrailWhole, type WatchedTenant } from '../support/cluster-oracle.js';
-import { api, cluster, mintKey, ops } from '../support/cluster-shape.js';
+import { api, cluster, mintKey, nativeCluster, ops } from '../support/cluster-shape.js';
 import { clusterTraffic } from '../support/cluster-traffic.js';
 import { uniqueNames } from '../support/names.js';
 import { storedLeaves } from '../support/tree-leaves.js';
@@ -40,7 +40,7 @@ describe('the audit topic grows on the cluster', () => {
   it('doubles its partitions while events flow: nothing lost, each tenant in its order in its tree', async () => {
     const listed = await ops(['topics', 'list', '--json']);
     const newest = (JSON.parse(listed.out) as Generations).generations.at(-1)!;
-    const flow = clusterTraffic(tenants);
+    const flow = clusterTraffic(tenants, nativeCluster);
     await waitFor('traffic flowing', async () => flow.flowing(0));
     const started = Date.now();
     const grown = await ops(['topics', 'grow', '--partitions', String(newest.partitions * 2), '--json']);
@@ -62,7 +62,7 @@ describe('the audit topic grows on the cluster', () => {
     try {
       for (const t of tenants) {
         const accepted = flow.accepted.get(t.tenant)!;
-        await expectTrailWhole(t, accepted, (path) => receiver.at(path));
+        await expectTrailWhole(t, accepted, (path) => receiver.at(path), nativeCluster);
         const leaves = (await storedLeaves(db, t.tenant))
           .map((l) => l.event_id)
           .filter((id) => accepted.has(id));

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { api, ops } from './cluster-shape.js';
+import type { Deployment } from './deployment.js';
 import { pageThrough } from './paging.js';
 import { waitFor } from './wait-for.js';
 import type { Received } from './webhook-receiver.js';
@@ -20,6 +20,7 @@ export async function expectTrailWhole(
   { tenant, key, path }: WatchedTenant,
   accepted: ReadonlySet<string>,
   deliveries: (path: string) => Received[],
+  { api, ops }: Deployment,
 ) {
   expect(accepted.size).toBeGreaterThan(0);
   const listed = await waitFor(`${tenant}: every accepted event listed`, async () => {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runCli } from '../../services/ops/src/cli.js';
+import { apiAt, type Deployment } from './deployment.js';
 
 // The whole shape as `npm run cluster -- up` starts it: two of each service, the gateways and ingest behind
 // HAProxy (infra/cluster), on the cluster's own database and topics. The tests of test/cluster keep to tenants of
@@ -36,17 +37,10 @@ export async function mintKey(tenant: string, scopes: string): Promise<string> {
 }
 
 /** A request to the public API through the gateways' balancer. */
-export async function api(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${GATEWAY}/api/v2/public${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
-}
+export const api = apiAt(GATEWAY);
+
+/** This cluster, for the traffic and the oracle. */
+export const nativeCluster: Deployment = { ingest: INGEST, ingestToken: INGEST_TOKEN, api, ops };
 
 /** The process of that kind that holds the role now, as `cluster.sh status` reports it ("(leader)", "(primary)"). */
 export async function roleHolder(prefix: string, role: string): Promise<string> {

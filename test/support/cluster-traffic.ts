@@ -1,4 +1,4 @@
-import { api, INGEST, INGEST_TOKEN } from './cluster-shape.js';
+import type { Deployment } from './deployment.js';
 import { makeEvent } from './events.js';
 
 export interface Answer {
@@ -13,10 +13,10 @@ export interface TrafficTenant {
 }
 
 /**
- * Batches of 20 events round the tenants through the ingest balancer, one request after the other, and list reads
- * through the gateways' balancer beside them, until stopped; every answer is kept with its time.
+ * Batches of 20 events round the tenants through the deployment's ingest balancer, one request after the other,
+ * and list reads through its gateways' balancer beside them, until stopped; every answer is kept with its time.
  */
-export function clusterTraffic(tenants: readonly TrafficTenant[]) {
+export function clusterTraffic(tenants: readonly TrafficTenant[], { ingest, ingestToken, api }: Deployment) {
   const accepted = new Map(tenants.map((t) => [t.tenant, new Set<string>()]));
   const ingests: Answer[] = [];
   const reads: Answer[] = [];
@@ -29,9 +29,9 @@ export function clusterTraffic(tenants: readonly TrafficTenant[]) {
       const t = tenants[n % tenants.length]!;
       const events = Array.from({ length: 20 }, (_, i) => makeEvent(t.tenant, n * 20 + i));
       n++;
-      const res = await fetch(`${INGEST}/internal/v1/events`, {
+      const res = await fetch(`${ingest}/internal/v1/events`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${INGEST_TOKEN}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/json' },
         body: JSON.stringify(events),
       });
       await res.arrayBuffer();

@@ -17,4 +17,16 @@ if [[ -n "${CLICKHOUSE_USER:-}" && "$CLICKHOUSE_USER" != default ]]; then
 </clickhouse>
 XML
 fi
+# Not an upstream variable: ClickHouse before 20.x reads every replica's running queries only through remote(),
+# which logs in as `default` (docs/operations.md "ClickHouse cluster"), so a cluster of this image lets `default`
+# in from its peers' networks (CIDRs, comma-separated).
+if [[ -n "${CLICKHOUSE_DEFAULT_USER_NETWORKS:-}" ]]; then
+  {
+    echo '<?xml version="1.0"?>'
+    echo '<clickhouse><users><default><networks replace="replace">'
+    IFS=, read -r -a cidrs <<<"$CLICKHOUSE_DEFAULT_USER_NETWORKS"
+    for cidr in ::1 127.0.0.1 "${cidrs[@]}"; do echo "<ip>$cidr</ip>"; done
+    echo '</networks></default></users></clickhouse>'
+  } >/etc/clickhouse-server/users.d/zz-default-networks.xml
+fi
 exec /usr/sbin/clickhouse-server --config-file=/etc/clickhouse-server/config.xml

@@ -1,6 +1,7 @@
 #!/bin/bash
 # First start: a cluster whose superuser is POSTGRES_USER with POSTGRES_PASSWORD (scram), and POSTGRES_DB;
-# clients from other containers authenticate with that password. Later starts reuse the data directory.
+# clients from other containers authenticate with that password. Later starts reuse the data directory. As in the
+# upstream image, a command `postgres -c NAME=VALUE …` (or only its settings) adds server settings.
 set -euo pipefail
 user="${POSTGRES_USER:-postgres}"
 db="${POSTGRES_DB:-$user}"
@@ -16,4 +17,5 @@ if [[ ! -s "$PGDATA/PG_VERSION" ]]; then
     postgres --single -D "$PGDATA" -c listen_addresses='' postgres <<<"CREATE DATABASE \"$db\" OWNER \"$user\";" >/dev/null
   fi
 fi
-exec postgres -D "$PGDATA" -c listen_addresses='*'
+[[ "${1:-}" != postgres ]] || shift
+exec postgres -D "$PGDATA" -c listen_addresses='*' "$@"
