@@ -4,7 +4,17 @@
 // scripts/test-containers.sh run it in the background.
 // Usage: tsx scripts/test-components.ts <env file>
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { containerImages, startComponentContainers } from '../test/support/container-stack.js';
+import { fileURLToPath } from 'node:url';
+import {
+  containerImages,
+  keepClickHouseLog,
+  startComponentContainers,
+} from '../test/support/container-stack.js';
+
+// Beside the run's results (scripts/test.sh, scripts/test-containers.sh), whether its tests passed or not.
+const CLICKHOUSE_LOG = fileURLToPath(
+  new URL('../.data/test-results/clickhouse-server-log.tar', import.meta.url),
+);
 
 const [envFile] = process.argv.slice(2);
 if (!envFile) throw new Error('usage: test-components.ts <env file>');
@@ -25,6 +35,11 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   rmSync(envFile, { force: true });
+  // The server log goes with its container; a log not kept must not keep the containers.
+  await keepClickHouseLog(stack.ids.clickhouse, CLICKHOUSE_LOG).then(
+    () => console.log(`ClickHouse's server log kept in ${CLICKHOUSE_LOG}`),
+    (err: unknown) => console.error(`ClickHouse's server log not kept: ${String(err)}`),
+  );
   await stack.stop();
   console.log('removed');
   process.exit(0);

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { GenericContainer, getContainerRuntimeClient } from 'testcontainers';
@@ -239,6 +241,10 @@ export async function startComponentContainers(images: Record<Component, string>
   return { env, ids: ids as Record<Component, string>, stop: () => removeRun(run) };
 }
 
+// A stop is a clean shutdown, as the local stack's (stack.sh stop: SIGTERM, SIGKILL after 60 s). testcontainers
+// takes milliseconds: the 60 once written here was 0 s, every outage a SIGKILL.
+const STOP_TIMEOUT_MS = 60_000;
+
 /** An outage of one component started above: its container stopped, or started again and waited for. */
 export async function containerOutageStep<C extends Component>(
   command: 'stop' | 'start',
@@ -249,9 +255,24 @@ export async function containerOutageStep<C extends Component>(
   const client = await getContainerRuntimeClient();
   const container = client.container.getById(ids[component]);
   if (command === 'stop') {
-    await client.container.stop(container, { timeout: 60 });
+    await client.container.stop(container, { timeout: STOP_TIMEOUT_MS });
     return;
   }
   await client.container.start(container);
   await waitUntilReady(component, env);
+}
+
+// Where ClickHouse writes its server log, in files rather than on the console: infra/local's config.xml as the image
+// built here renders it, and the upstream image's own.
+const CLICKHOUSE_LOG_DIR = '/var/log/clickhouse-server';
+
+/**
+ * Copies the ClickHouse container's server log folder, as a tar, to `file`: removing the container removes it,
+ * and it is what tells what the server did during a failed test (an outage's shutdown and start, an insert's views).
+ */
+export async function keepClickHouseLog(id: string, file: string): Promise<void> {
+  const client = await getContainerRuntimeClient();
+  const archive = await client.container.fetchArchive(client.container.getById(id), CLICKHOUSE_LOG_DIR);
+  mkdirSync(dirname(file), { recursive: true });
+  await pipeline(archive, createWriteStream(file));
 }
