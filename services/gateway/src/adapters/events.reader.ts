@@ -16,6 +16,10 @@ import { indexedPage } from './indexed-page.js';
 import { pageQuery, rows } from './page-query.js';
 import { probedPage } from './probed-page.js';
 
+// The bytes of a row's large text fields (fields_accessed and details are stored as JSON text), which make its
+// size: the rest are short and bounded.
+const ROW_TEXT_BYTES = 'length(details) + length(fields_accessed) + length(user_agent) + length(justification)';
+
 /**
  * Reads of the projection's live generation (`tables`, asked once per read: a page or lookup that spans a switch to a
  * rebuilt generation reads one complete generation or the other). Every value is validated by the caller and
@@ -59,7 +63,10 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
       return page<EventRow>(EVENT_COLUMNS, tenantId, filters, position, want, now);
     },
 
-    /** As listPage, but only the keys of the list order: what an export needs to plan its cut. */
+    /**
+     * As listPage, but only the keys of the list order, each with the bytes of its row's text fields: what an
+     * export needs to plan its cut and the size of its reads.
+     */
     listKeys(
       tenantId: string,
       filters: EventFilters,
@@ -67,7 +74,14 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
       want: number,
       now: number,
     ) {
-      return page<{ ts: string; event_id: string }>('ts, event_id', tenantId, filters, position, want, now);
+      return page<{ ts: string; event_id: string; bytes: string }>(
+        `ts, event_id, ${ROW_TEXT_BYTES} AS bytes`,
+        tenantId,
+        filters,
+        position,
+        want,
+        now,
+      );
     },
   };
 

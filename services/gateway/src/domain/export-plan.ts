@@ -3,6 +3,19 @@ import type { PagePosition } from './cursor.js';
 
 export const EXPORT_CAP = 10_000;
 
+/**
+ * What one read of an export's rows takes at most: rows, and the bytes of their text fields as stored (a row may
+ * carry 64 KiB of details and 256 KiB of fields accessed). Two reads are held at once, so these bound an
+ * export's memory by its rows' size; fewer, larger reads keep an export of small rows to a few round trips,
+ * which a sharded cluster makes dear.
+ */
+export const EXPORT_READ = { rows: 2_000, bytes: 8 * 1024 * 1024 };
+
+/** A planned row's key in list order, with the bytes its text fields take (the reader's `bytes`). */
+export interface SizedKey extends PagePosition {
+  bytes: number;
+}
+
 export interface ExportPlan {
   /** Events the response will carry (absent concurrent ingestion). */
   count: number;
@@ -40,4 +53,26 @@ export function exportRange(filters: EventFilters, plan: ExportPlan): EventFilte
     until: Math.min(filters.until ?? Infinity, plan.newestTs + 1),
     ...(plan.cutTs === null ? {} : { since: Math.max(filters.since ?? 0, plan.cutTs) }),
   };
+}
+
+/**
+ * The sizes of the reads that stream an export's `count` planned rows: consecutive runs of its keys, each within
+ * `limits` (at least one row, however large). Rows ingested into the range meanwhile shift the runs a little:
+ * each read still takes its count of rows.
+ */
+export function readSizes(keys: readonly SizedKey[], count: number, limits = EXPORT_READ): number[] {
+  const sizes: number[] = [];
+  let rows = 0;
+  let bytes = 0;
+  for (const key of keys.slice(0, count)) {
+    if (rows > 0 && (rows === limits.rows || bytes + key.bytes > limits.bytes)) {
+      sizes.push(rows);
+      rows = 0;
+      bytes = 0;
+    }
+    rows++;
+    bytes += key.bytes;
+  }
+  if (rows > 0) sizes.push(rows);
+  return sizes;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportRange, planExport } from './export-plan.js';
+import { exportRange, planExport, readSizes } from './export-plan.js';
 
 /** Keys in list order (newest first) with the given timestamps. */
 const keys = (...ts: number[]) => ts.map((t, i) => ({ ts: t, id: String(1000 - i).padStart(4, '0') }));
@@ -38,5 +38,24 @@ describe('exportRange', () => {
     });
     expect(exportRange({ until: 5 }, planExport(keys(4, 3), 3))).toEqual({ until: 5 });
     expect(exportRange({}, planExport([], 3))).toBeNull();
+  });
+});
+
+describe('readSizes', () => {
+  const sized = (...bytes: number[]) => bytes.map((b, i) => ({ ts: 100 - i, id: String(i), bytes: b }));
+  const limits = { rows: 3, bytes: 100 };
+
+  it('cuts the planned keys into runs of at most the rows and bytes a read may take', () => {
+    expect(readSizes(sized(1, 1, 1, 1, 1, 1, 1), 7, limits)).toEqual([3, 3, 1]);
+    expect(readSizes(sized(40, 40, 40, 10, 90), 5, limits)).toEqual([2, 2, 1]);
+  });
+
+  it('gives a row larger than a read may take a read of its own', () => {
+    expect(readSizes(sized(10, 500, 10), 3, limits)).toEqual([1, 1, 1]);
+  });
+
+  it('covers the planned rows only, and none when none are planned', () => {
+    expect(readSizes(sized(1, 1, 1, 1, 1), 4, limits)).toEqual([3, 1]);
+    expect(readSizes(sized(1, 1), 0, limits)).toEqual([]);
   });
 });

@@ -13,16 +13,12 @@ import {
 } from '@audit/shared';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
-import type { PagePosition } from '../domain/cursor.js';
 import { exportAuditEvent } from '../domain/export-event.js';
 import { exportSlots } from '../domain/export-slots.js';
-import { EXPORT_CAP, exportRange, planExport } from '../domain/export-plan.js';
+import { EXPORT_CAP, exportRange, planExport, readSizes, type SizedKey } from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
 import { parseExportRequest, type ExportFormat } from '../domain/list-query.js';
 import { apiCallOf, auditWriter, unavailable } from '../plugins/public-api.plugin.js';
-
-// Rows per read: a full row carries up to 64 KiB of details, so a chunk stays within a few tens of MiB.
-const CHUNK = 500;
 
 export interface ExportOptions {
   events: Pick<EventsReader, 'listPage' | 'listKeys'>;
@@ -35,45 +31,43 @@ export interface ExportOptions {
   integrity: Pick<IntegrityStore, 'checkpointMadeBy'>;
 }
 
-/** The first EXPORT_CAP + 1 keys in list order: small (two fields each), and all the plan needs. */
+/** The first EXPORT_CAP + 1 keys in list order, with their rows' sizes: small, and all the plan needs. */
 async function firstKeys(opts: ExportOptions, tenant: string, filters: EventFilters, now: number) {
-  const keys: PagePosition[] = [];
-  let position: PagePosition | null = null;
-  while (keys.length < EXPORT_CAP + 1) {
-    const want = Math.min(10 * CHUNK, EXPORT_CAP + 1 - keys.length);
-    const chunk = await opts.events.listKeys(tenant, filters, position, want, now);
-    keys.push(...chunk.map((k) => ({ ts: Number(k.ts), id: k.event_id })));
-    if (chunk.length < want) break;
-    position = keys.at(-1)!;
-  }
-  return keys;
+  const keys = await opts.events.listKeys(tenant, filters, null, EXPORT_CAP + 1, now);
+  return keys.map((k): SizedKey => ({ ts: Number(k.ts), id: k.event_id, bytes: Number(k.bytes) }));
 }
 
-/** Rows in list order, a chunk at a time, starting with a chunk already read (so its failure was still a 503). */
+/**
+ * Rows in list order, a read of `sizes` rows at a time, starting with the first read already made (so its failure
+ * was still a 503). Past the planned reads, rows ingested into the range meanwhile are read on in reads of the
+ * last size until one comes back short.
+ */
 async function* rows(
   opts: ExportOptions,
   tenant: string,
   filters: EventFilters,
   now: number,
+  sizes: readonly number[],
   first: EventRow[],
 ) {
   let chunk = first;
-  for (;;) {
-    // The next chunk is read while this one is rendered: ClickHouse and the gateway work at once, for at most
-    // two chunks in memory. A read the client no longer waits for (it went away) is settled here, not thrown.
+  let asked = sizes[0]!;
+  for (let i = 1; ; i++) {
     const last = chunk.at(-1);
+    const want = sizes[Math.min(i, sizes.length - 1)]!;
+    // The next read goes out while this one's rows are sent; an error is kept for the await below.
     const next =
-      chunk.length < CHUNK || !last
+      chunk.length < asked || !last
         ? null
-        : opts.events.listPage(tenant, filters, { ts: Number(last.ts), id: last.event_id }, CHUNK, now);
+        : opts.events.listPage(tenant, filters, { ts: Number(last.ts), id: last.event_id }, want, now);
     next?.catch(() => undefined);
     for (const row of chunk) yield auditEventSchema.parse(toAuditEventView(row));
     if (!next) return;
     chunk = await next.catch(unavailable('clickhouse'));
+    asked = want;
   }
 }
 
-// The checkpoint an export names was made at least this long before it began (docs/api.md "POST /audit/export").
 const CHECKPOINT_SETTLE_MS = 10_000;
 
 // How long a response may make no progress (its client reads nothing) before it is ended, freeing its slot.
@@ -134,8 +128,9 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
         ]);
         const plan = planExport(keys);
         const range = exportRange(filters, plan);
+        const sizes = readSizes(keys, plan.count);
         const first = range
-          ? await opts.events.listPage(tenant, range, null, CHUNK, now).catch(unavailable('clickhouse'))
+          ? await opts.events.listPage(tenant, range, null, sizes[0]!, now).catch(unavailable('clickhouse'))
           : [];
         // Written before any data leaves: an export without its audit event never happens.
         await audit(
@@ -150,7 +145,7 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
         // The envelope reports what was sent; the stream holds to the cap even if events arrive meanwhile.
         const outcome: StreamOutcome = { count: 0, truncated: plan.truncated };
         const events = range
-          ? capByWholeMilliseconds(rows(opts, tenant, range, now, first), outcome)
+          ? capByWholeMilliseconds(rows(opts, tenant, range, now, sizes, first), outcome)
           : (async function* () {})();
         if (reply.raw.destroyed) {
           release();

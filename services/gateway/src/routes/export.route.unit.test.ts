@@ -13,21 +13,35 @@ const NEWEST = Date.UTC(2026, 10, 24, 12);
 const row = (i: number) => eventRow(i, 'tenant-a', NEWEST);
 
 /** The events port over rows held in list order: the route's reads, answered as the reader would. */
-function tableOf(rows: EventRow[]) {
+function tableOf(rows: EventRow[], reads: number[] = []) {
   const after = (r: EventRow, p: PagePosition | null) =>
     !p || Number(r.ts) < p.ts || (Number(r.ts) === p.ts && r.event_id < p.id);
   const read = async (_t: string, f: EventFilters, p: PagePosition | null, want: number) =>
     rows
       .filter((r) => after(r, p) && Number(r.ts) >= (f.since ?? 0) && Number(r.ts) < (f.until ?? Infinity))
       .slice(0, want);
-  return { findEvent: async () => null, listPage: read, listKeys: read };
+  return {
+    findEvent: async () => null,
+    listPage: async (t: string, f: EventFilters, p: PagePosition | null, want: number) => {
+      reads.push(want);
+      return read(t, f, p, want);
+    },
+    listKeys: async (t: string, f: EventFilters, p: PagePosition | null, want: number) =>
+      (await read(t, f, p, want)).map((r) => ({
+        ts: r.ts,
+        event_id: r.event_id,
+        bytes: String(
+          r.details.length + r.user_agent.length + r.justification.length + r.fields_accessed.length,
+        ),
+      })),
+  };
 }
 
-async function exportOf(rows: EventRow[], format: 'json' | 'ndjson') {
+async function exportOf(rows: EventRow[], format: 'json' | 'ndjson', reads: number[] = []) {
   const app = await buildApp(
     stubAppOptions({
       auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored },
-      events: tableOf(rows),
+      events: tableOf(rows, reads),
       clock: () => NEWEST + 1000,
     }),
   );
@@ -42,8 +56,8 @@ async function exportOf(rows: EventRow[], format: 'json' | 'ndjson') {
 }
 
 describe('POST /audit/export, as the route streams it', () => {
-  // 1,000 rows are two full chunks of 500 and an empty read; 1,234 end inside a chunk.
-  it.each([1000, 1234])('sends each of %i rows once, in list order, as NDJSON and as JSON', async (n) => {
+  // 4,000 rows are two full reads of 2,000 and an empty one; 1,234 end inside the first.
+  it.each([4000, 1234])('sends each of %i rows once, in list order, as NDJSON and as JSON', async (n) => {
     const rows = Array.from({ length: n }, (_, i) => row(i));
     const ids = rows.map((r) => r.event_id);
     const ndjson = await exportOf(rows, 'ndjson');
@@ -54,6 +68,23 @@ describe('POST /audit/export, as the route streams it', () => {
     const json = (await exportOf(rows, 'json')).json<{ events: { event_id: string }[]; count: number }>();
     expect(json.events.map((e) => e.event_id)).toEqual(ids);
     expect(json.count).toBe(n);
+  });
+
+  it('reads rows of large text fields fewer at a time, and small ones up to 2,000 a read', async () => {
+    const large = Array.from({ length: 20 }, (_, i) => ({ ...row(i), details: 'x'.repeat(1024 * 1024) }));
+    const reads: number[] = [];
+    const res = await exportOf(large, 'ndjson', reads);
+    expect(res.body.trim().split('\n')).toHaveLength(20);
+    // 8 MiB a read: seven rows of a little over 1 MiB, then the rest; a full last read is followed by one more
+    // (rows ingested into the range meanwhile), which comes back empty.
+    expect(reads).toEqual([7, 7, 6, 6]);
+    const small: number[] = [];
+    await exportOf(
+      Array.from({ length: 4500 }, (_, i) => row(i)),
+      'ndjson',
+      small,
+    );
+    expect(small).toEqual([2000, 2000, 500, 500]);
   });
 
   it('answers an export of nothing with an empty NDJSON body and a JSON envelope of none', async () => {

@@ -74,7 +74,8 @@ function app(
       events: {
         findEvent: async (_t, id) => rows.find((r) => r.event_id === id) ?? null,
         listPage: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
-        listKeys: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
+        listKeys: async (_t, _f, position, want) =>
+          position ? [] : rows.slice(0, want).map((r) => ({ ts: r.ts, event_id: r.event_id, bytes: '0' })),
       },
       integrity: integrityStub,
     }),
