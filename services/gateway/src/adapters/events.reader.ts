@@ -18,7 +18,8 @@ import { probedPage } from './probed-page.js';
 
 // The bytes of a row's large text fields (fields_accessed and details are stored as JSON text), which make its
 // size: the rest are short and bounded.
-const ROW_TEXT_BYTES = 'length(details) + length(fields_accessed) + length(user_agent) + length(justification)';
+const ROW_TEXT_BYTES =
+  'length(details) + length(fields_accessed) + length(user_agent) + length(justification)';
 
 /**
  * Reads of the projection's live generation (`tables`, asked once per read: a page or lookup that spans a switch to a
