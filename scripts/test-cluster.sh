@@ -35,6 +35,7 @@ failed=0
 npx vitest run --project int "${reporters[@]}" --outputFile.json="$results/cluster-int.json" \
   test/int/migrations.int.test.ts \
   test/int/pipeline.int.test.ts \
+  services/projector/src/adapters/clickhouse.sink.int.test.ts \
   services/ops/src/adapters/projection-tables.admin.int.test.ts \
   services/gateway/src/adapters/indexed-page.int.test.ts \
   test/e2e/gateway-list.e2e.test.ts \

@@ -6,21 +6,34 @@ import {
   indexedValues,
   migrateClickHouse,
   projectionTables,
+  sqlIdentifier,
 } from '@audit/shared';
 import { sampleRecord } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
-import { clickhouseSettings, testClickHouse } from '../../../../test/support/stack.js';
+import { clickhouseSettings, testClickHouse, testGuard } from '../../../../test/support/stack.js';
 import { idKey } from '../domain/project-batch.js';
 import { clickhouseSink } from './clickhouse.sink.js';
 
+// On the cluster tier too (scripts/test-cluster.sh): there the projector writes with its quorum, and each node has
+// its own views on its local events table, so a torn write is every node's view detached for the insert.
 const names = uniqueNames('chsink');
 const ch = testClickHouse(names);
-const writer = clickhouseSink(ch, names.database).on(projectionTables(1));
+const { cluster } = clickhouseSettings(names);
+let writer: ReturnType<ReturnType<typeof clickhouseSink>['on']>;
 
 const rows = async <T>(query: string) => (await ch.query({ query, format: 'JSONEachRow' })).json<T>();
 
+/** A view detached or attached again, on every node of the tier's cluster if there is one. */
+const view = (verb: 'DETACH' | 'ATTACH', name: string) =>
+  ch.command({
+    query: `${verb} TABLE ${sqlIdentifier(names.database)}.${sqlIdentifier(name)}${
+      cluster ? ` ON CLUSTER ${sqlIdentifier(cluster)}` : ''
+    }`,
+  });
+
 beforeAll(async () => {
   await migrateClickHouse(clickhouseSettings(names));
+  writer = clickhouseSink(ch, names.database, 'live', await testGuard(ch)).on(projectionTables(1));
 });
 afterAll(async () => {
   await ch.close();
@@ -35,9 +48,9 @@ describe('clickhouseSink, an insert the server died in the middle of', () => {
     ];
     await writer.insert([whole]);
     // The events table written, the view never run: what a server stopped between the two leaves.
-    await ch.command({ query: 'DETACH TABLE audit_event_ids_mv' });
+    await view('DETACH', 'audit_event_ids_mv');
     await writer.insert([torn]);
-    await ch.command({ query: 'ATTACH TABLE audit_event_ids_mv' });
+    await view('ATTACH', 'audit_event_ids_mv');
 
     expect(await writer.storedKeys([torn, whole])).toEqual(new Set([idKey(whole)]));
     expect(await writer.storedKeys([torn, whole], true)).toEqual(new Set([idKey(torn), idKey(whole)]));
@@ -53,12 +66,12 @@ describe('clickhouseSink, an insert the server died in the middle of', () => {
     const whole = sampleRecord({ tenant_id: names.tenant, timestamp: at + 3, user_id: 'u-0' });
     await writer.insert([whole]);
     // The events and by-id tables written, the filter index only for one event, the summary not at all.
-    await ch.command({ query: 'DETACH TABLE audit_event_buckets_mv' });
+    await view('DETACH', 'audit_event_buckets_mv');
     await writer.insert([torn[0]!]);
-    await ch.command({ query: 'DETACH TABLE audit_events_by_mv' });
+    await view('DETACH', 'audit_events_by_mv');
     await writer.insert(torn.slice(1));
-    await ch.command({ query: 'ATTACH TABLE audit_events_by_mv' });
-    await ch.command({ query: 'ATTACH TABLE audit_event_buckets_mv' });
+    await view('ATTACH', 'audit_events_by_mv');
+    await view('ATTACH', 'audit_event_buckets_mv');
 
     const all = [...torn, whole];
     expect(await writer.storedKeys(all, true)).toEqual(new Set(all.map(idKey)));
