@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectTrailWhole, type WatchedTenant } from '../support/cluster-oracle.js';
 import { clusterTraffic } from '../support/cluster-traffic.js';
-import { composeProject, ownedProjectName } from '../support/compose.js';
+import { testComposeProject } from '../support/compose.js';
 import { apiAt, type Deployment } from '../support/deployment.js';
-import { unusedPort } from '../support/tcp-forwarder.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -15,32 +14,13 @@ import { webhookReceiver } from '../support/webhook-receiver.js';
 // address, which the test's WEBHOOK_ALLOW_TARGET_CIDRS lets through.
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const secrets = {
-  INGEST_TOKEN: hex(24),
-  API_KEY_PEPPER: hex(24),
-  CURSOR_SECRET: hex(24),
-  WEBHOOK_SECRET_KEY: hex(32),
-};
-const gatewayPort = await unusedPort();
-const ingestPort = await unusedPort();
-const compose = composeProject(
-  ownedProjectName('audit-cluster'),
-  {
-    ...secrets,
-    GATEWAY_PUBLISH_PORT: String(gatewayPort),
-    INGEST_PUBLISH_PORT: String(ingestPort),
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_TARGET_CIDRS: '10.0.0.0/8',
-    INTEGRITY_CHECKPOINT_INTERVAL_MS: '1000',
-  },
-  'cluster',
-);
+const compose = await testComposeProject('audit-cluster', 'cluster');
 const receiver = await webhookReceiver(() => 204, { listen: '0.0.0.0', urlHost: 'host.containers.internal' });
 
 const deployment: Deployment = {
-  ingest: `http://127.0.0.1:${ingestPort}`,
-  ingestToken: secrets.INGEST_TOKEN,
-  api: apiAt(`http://127.0.0.1:${gatewayPort}`),
+  ingest: compose.ingest,
+  ingestToken: compose.ingestToken,
+  api: apiAt(compose.gateway),
   ops: async (argv) => {
     try {
       return { code: 0, out: await compose.ops(...argv) };

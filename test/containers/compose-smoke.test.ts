@@ -9,8 +9,7 @@ import {
   verifyCheckpoint,
   verifyInclusion,
 } from '../../packages/integrity-verifier/src/index.js';
-import { composeProject, ownedProjectName } from '../support/compose.js';
-import { unusedPort } from '../support/tcp-forwarder.js';
+import { testComposeProject } from '../support/compose.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
@@ -19,27 +18,10 @@ import { independentlyVerified, webhookReceiver } from '../support/webhook-recei
 // ports as a user would, then taken down. The dispatcher reaches this process's receiver through Podman's bridge,
 // a private address, which the test's WEBHOOK_ALLOW_TARGET_CIDRS lets through.
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const tenant = `tenant-compose-${hex(4)}`;
-const secrets = {
-  INGEST_TOKEN: hex(24),
-  API_KEY_PEPPER: hex(24),
-  CURSOR_SECRET: hex(24),
-  WEBHOOK_SECRET_KEY: hex(32),
-};
-const gatewayPort = await unusedPort();
-const ingestPort = await unusedPort();
-const project = ownedProjectName('audit-smoke');
-const compose = composeProject(project, {
-  ...secrets,
-  GATEWAY_PUBLISH_PORT: String(gatewayPort),
-  INGEST_PUBLISH_PORT: String(ingestPort),
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_ALLOW_TARGET_CIDRS: '10.0.0.0/8',
-  INTEGRITY_CHECKPOINT_INTERVAL_MS: '1000',
-});
+const tenant = `tenant-compose-${randomBytes(4).toString('hex')}`;
+const compose = await testComposeProject('audit-smoke', 'single');
 const receiver = await webhookReceiver(() => 204, { listen: '0.0.0.0', urlHost: 'host.containers.internal' });
-const api = `http://127.0.0.1:${gatewayPort}/api/v2/public`;
+const api = `${compose.gateway}/api/v2/public`;
 let key = '';
 
 async function call(method: string, path: string, body?: unknown) {
@@ -81,7 +63,7 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
 
     const events = [0, 1, 2].map((i) => ({ ...makeEvent(tenant, i), action: 'phi.read' }));
     const ids = events.map((e) => e.event_id);
-    expect((await ingest(`http://127.0.0.1:${ingestPort}`, secrets.INGEST_TOKEN, events)).status).toBe(202);
+    expect((await ingest(compose.ingest, compose.ingestToken, events)).status).toBe(202);
 
     const listed = await waitFor('the events in the list', async () => {
       const res = await call('GET', '/audit/events?action=phi.read');

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { unusedPort } from './tcp-forwarder.js';
 import { waitFor } from './wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -78,5 +79,43 @@ export function composeProject(
       );
       return lists.filter((list) => list !== '');
     },
+  };
+}
+
+/**
+ * A compose project of a test's own, as a user would run it: fresh secrets, the gateway and ingest published on
+ * free ports of this machine, webhook targets allowed on Podman's bridge (a private address, where this process's
+ * receiver is reached), a checkpoint every second.
+ */
+export async function testComposeProject(
+  prefix: 'audit-smoke' | 'audit-cluster',
+  shape: 'single' | 'cluster',
+) {
+  const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+  const secrets = {
+    INGEST_TOKEN: hex(24),
+    API_KEY_PEPPER: hex(24),
+    CURSOR_SECRET: hex(24),
+    WEBHOOK_SECRET_KEY: hex(32),
+  };
+  const gatewayPort = await unusedPort();
+  const ingestPort = await unusedPort();
+  const project = composeProject(
+    ownedProjectName(prefix),
+    {
+      ...secrets,
+      GATEWAY_PUBLISH_PORT: String(gatewayPort),
+      INGEST_PUBLISH_PORT: String(ingestPort),
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_TARGET_CIDRS: '10.0.0.0/8',
+      INTEGRITY_CHECKPOINT_INTERVAL_MS: '1000',
+    },
+    shape,
+  );
+  return {
+    ...project,
+    ingestToken: secrets.INGEST_TOKEN,
+    gateway: `http://127.0.0.1:${gatewayPort}`,
+    ingest: `http://127.0.0.1:${ingestPort}`,
   };
 }
