@@ -10,6 +10,7 @@ import {
   verifyInclusion,
 } from '../../packages/integrity-verifier/src/index.js';
 import { testComposeProject } from '../support/compose.js';
+import { apiAt } from '../support/deployment.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { waitFor } from '../support/wait-for.js';
 import { independentlyVerified, webhookReceiver } from '../support/webhook-receiver.js';
@@ -21,17 +22,9 @@ import { independentlyVerified, webhookReceiver } from '../support/webhook-recei
 const tenant = `tenant-compose-${randomBytes(4).toString('hex')}`;
 const compose = await testComposeProject('audit-smoke', 'single');
 const receiver = await webhookReceiver(() => 204, { listen: '0.0.0.0', urlHost: 'host.containers.internal' });
-const api = `${compose.gateway}/api/v2/public`;
+const api = apiAt(compose.gateway);
 let key = '';
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${api}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, text: await res.text() };
-}
+const call = (method: string, path: string, body?: unknown) => api(key, method, path, body);
 
 beforeAll(async () => {
   await compose.up();
@@ -90,7 +83,7 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
       return view.status !== 'queued' && view.status !== 'running' && view;
     });
     expect(done).toMatchObject({ status: 'succeeded', manifest: { row_count: ids.length } });
-    const file = await fetch(`${api}/audit/exports/${id}/download`, {
+    const file = await fetch(`${compose.gateway}/api/v2/public/audit/exports/${id}/download`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(file.status).toBe(200);

@@ -241,8 +241,8 @@ export async function startComponentContainers(images: Record<Component, string>
   return { env, ids: ids as Record<Component, string>, stop: () => removeRun(run) };
 }
 
-// A stop is a clean shutdown, as the local stack's (stack.sh stop: SIGTERM, SIGKILL after 60 s). testcontainers
-// takes milliseconds: the 60 once written here was 0 s, every outage a SIGKILL.
+// A stop is a clean shutdown, as the local stack's: the image's stop signal, SIGKILL after 60 s (testcontainers
+// takes milliseconds).
 const STOP_TIMEOUT_MS = 60_000;
 
 /** An outage of one component started above: its container stopped, or started again and waited for. */

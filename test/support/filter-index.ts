@@ -25,8 +25,7 @@ const ROW = `concat(toString(dim), '/', value, '/', event_id)`;
 /**
  * Waits until no insert of the projection runs in the client's database. An insert's events are visible as soon
  * as the events table has them; its views write the filter index and the summary after that, for as long as they
- * take. An outage test once compared while the projector's catch-up insert of 30,000 events was still writing its
- * views, and found the index holding only the events from before the outage.
+ * take: a catch-up insert of tens of thousands of events, after an outage, takes seconds.
  */
 async function projectionInsertsEnded(ch: ClickHouseClient) {
   const [row] = await rows<{ db: string }>(ch, 'SELECT currentDatabase() AS db');

@@ -19,14 +19,19 @@ XML
 fi
 # Not an upstream variable: ClickHouse before 20.x reads every replica's running queries only through remote(),
 # which logs in as `default` (docs/operations.md "ClickHouse cluster"), so a cluster of this image lets `default`
-# in from its peers' networks (CIDRs, comma-separated).
+# in from its peers' networks (CIDRs, comma-separated). What that needs, and no more: reads (the `reader`
+# profile, readonly 2: the initiator's settings still apply) of the `system` database only.
 if [[ -n "${CLICKHOUSE_DEFAULT_USER_NETWORKS:-}" ]]; then
   {
     echo '<?xml version="1.0"?>'
-    echo '<clickhouse><users><default><networks replace="replace">'
+    echo '<clickhouse><users><default>'
+    echo '<networks replace="replace">'
     IFS=, read -r -a cidrs <<<"$CLICKHOUSE_DEFAULT_USER_NETWORKS"
     for cidr in ::1 127.0.0.1 "${cidrs[@]}"; do echo "<ip>$cidr</ip>"; done
-    echo '</networks></default></users></clickhouse>'
+    echo '</networks>'
+    echo '<profile>reader</profile>'
+    echo '<allow_databases><database>system</database></allow_databases>'
+    echo '</default></users></clickhouse>'
   } >/etc/clickhouse-server/users.d/zz-default-networks.xml
 fi
 exec /usr/sbin/clickhouse-server --config-file=/etc/clickhouse-server/config.xml

@@ -1,8 +1,10 @@
 #!/bin/bash
 # First start: a cluster whose superuser is POSTGRES_USER with POSTGRES_PASSWORD (scram), and POSTGRES_DB;
 # clients from other containers authenticate with that password. Later starts reuse the data directory. As in the
-# upstream image, a command `postgres -c NAME=VALUE …` (or only its settings) adds server settings.
+# upstream image, a command `postgres -c NAME=VALUE …` (or only its settings) adds server settings, and any other
+# command runs instead of the server.
 set -euo pipefail
+if [[ $# -gt 0 && "$1" != postgres && "$1" != -* ]]; then exec "$@"; fi
 user="${POSTGRES_USER:-postgres}"
 db="${POSTGRES_DB:-$user}"
 : "${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}"

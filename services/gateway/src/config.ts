@@ -41,7 +41,7 @@ const schema = z
     WEBHOOK_TEST_TIMEOUT_MS: positiveInt(10_000),
     // The longest window of events an endpoint's owner may replay at once (docs/webhooks.md "Replays").
     WEBHOOK_REPLAY_MAX_DAYS: positiveInt(31),
-    // Each export holds up to two chunks of rows: their number bounds the memory exports take.
+    // Each export holds up to two reads of rows: their number bounds the memory exports take.
     EXPORT_CONCURRENCY: positiveInt(4),
     // Export jobs (docs/exports.md): queued or running per tenant, and the longest window one job may cover.
     EXPORT_JOBS_IN_FLIGHT: positiveInt(3),

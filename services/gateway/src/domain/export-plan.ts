@@ -5,9 +5,9 @@ export const EXPORT_CAP = 10_000;
 
 /**
  * What one read of an export's rows takes at most: rows, and the bytes of their text fields as stored (a row may
- * carry 64 KiB of details and 256 KiB of fields accessed). Two reads are held at once, so these bound an
- * export's memory by its rows' size; fewer, larger reads keep an export of small rows to a few round trips,
- * which a sharded cluster makes dear.
+ * carry 64 KiB of details and 1,000 fields accessed of 256 characters). Two reads are held at once, so these
+ * bound an export's memory by its rows' size; fewer, larger reads keep an export of small rows to a few round
+ * trips, which a sharded cluster makes dear.
  */
 export const EXPORT_READ = { rows: 2_000, bytes: 8 * 1024 * 1024 };
 
@@ -75,4 +75,14 @@ export function readSizes(keys: readonly SizedKey[], count: number, limits = EXP
   }
   if (rows > 0) sizes.push(rows);
   return sizes;
+}
+
+/**
+ * How many rows the `i`-th read asks for: its run of `sizes`, and one more for the last run and any read after it
+ * (rows ingested into the range meanwhile), so that a read that comes back short ends the stream without another
+ * that would find nothing.
+ */
+export function readAsk(sizes: readonly number[], i: number): number {
+  const last = sizes.length - 1;
+  return i < last ? sizes[i]! : sizes[last]! + 1;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportRange, planExport, readSizes } from './export-plan.js';
+import { exportRange, planExport, readAsk, readSizes } from './export-plan.js';
 
 /** Keys in list order (newest first) with the given timestamps. */
 const keys = (...ts: number[]) => ts.map((t, i) => ({ ts: t, id: String(1000 - i).padStart(4, '0') }));
@@ -57,5 +57,12 @@ describe('readSizes', () => {
   it('covers the planned rows only, and none when none are planned', () => {
     expect(readSizes(sized(1, 1, 1, 1, 1), 4, limits)).toEqual([3, 1]);
     expect(readSizes(sized(1, 1), 0, limits)).toEqual([]);
+  });
+});
+
+describe('readAsk', () => {
+  it('asks each run its size, and the last run and any read after it one row more', () => {
+    expect([0, 1, 2, 3].map((i) => readAsk([3, 3, 1], i))).toEqual([3, 3, 2, 2]);
+    expect(readAsk([5], 0)).toBe(6);
   });
 });

@@ -1,8 +1,7 @@
 /**
  * At most `max` exports at once in one process, and at most half of them (at least one) for one tenant: each
- * holds up to two chunks of rows in memory and a ClickHouse read, so their number bounds the gateway's memory,
- * and one tenant cannot take every slot (docs/api.md "POST /audit/export"). A taken slot is given back once,
- * however its export ends.
+ * holds up to two reads of rows in memory, so their number bounds the gateway's memory, and one tenant cannot take
+ * every slot (docs/api.md "POST /audit/export"). A taken slot is given back once, however its export ends.
  */
 export function exportSlots(max: number) {
   const perTenant = Math.max(1, Math.floor(max / 2));

@@ -15,7 +15,14 @@ import type { EventsReader } from '../adapters/events.reader.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
 import { exportAuditEvent } from '../domain/export-event.js';
 import { exportSlots } from '../domain/export-slots.js';
-import { EXPORT_CAP, exportRange, planExport, readSizes, type SizedKey } from '../domain/export-plan.js';
+import {
+  EXPORT_CAP,
+  exportRange,
+  planExport,
+  readAsk,
+  readSizes,
+  type SizedKey,
+} from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
 import { parseExportRequest, type ExportFormat } from '../domain/list-query.js';
 import { apiCallOf, auditWriter, unavailable } from '../plugins/public-api.plugin.js';
@@ -31,16 +38,18 @@ export interface ExportOptions {
   integrity: Pick<IntegrityStore, 'checkpointMadeBy'>;
 }
 
-/** The first EXPORT_CAP + 1 keys in list order, with their rows' sizes: small, and all the plan needs. */
+/**
+ * The first EXPORT_CAP + 1 keys in list order, with their rows' sizes: all the plan needs, and a small answer
+ * (the query still reads the rows' text to measure it).
+ */
 async function firstKeys(opts: ExportOptions, tenant: string, filters: EventFilters, now: number) {
   const keys = await opts.events.listKeys(tenant, filters, null, EXPORT_CAP + 1, now);
   return keys.map((k): SizedKey => ({ ts: Number(k.ts), id: k.event_id, bytes: Number(k.bytes) }));
 }
 
 /**
- * Rows in list order, a read of `sizes` rows at a time, starting with the first read already made (so its failure
- * was still a 503). Past the planned reads, rows ingested into the range meanwhile are read on in reads of the
- * last size until one comes back short.
+ * Rows in list order, a read at a time as `sizes` plans them (readAsk), starting with the first read already made
+ * (so its failure was still a 503); a read that comes back short of what it asked ends them.
  */
 async function* rows(
   opts: ExportOptions,
@@ -51,11 +60,12 @@ async function* rows(
   first: EventRow[],
 ) {
   let chunk = first;
-  let asked = sizes[0]!;
+  let asked = readAsk(sizes, 0);
   for (let i = 1; ; i++) {
+    // The next read is made while this one is rendered: ClickHouse and the gateway work at once, for at most two
+    // reads in memory. A read the client no longer waits for (it went away) is settled here, not thrown.
     const last = chunk.at(-1);
-    const want = sizes[Math.min(i, sizes.length - 1)]!;
-    // The next read goes out while this one's rows are sent; an error is kept for the await below.
+    const want = readAsk(sizes, i);
     const next =
       chunk.length < asked || !last
         ? null
@@ -68,6 +78,7 @@ async function* rows(
   }
 }
 
+// The checkpoint an export names was made at least this long before it began (docs/api.md "POST /audit/export").
 const CHECKPOINT_SETTLE_MS = 10_000;
 
 // How long a response may make no progress (its client reads nothing) before it is ended, freeing its slot.
@@ -130,7 +141,9 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
         const range = exportRange(filters, plan);
         const sizes = readSizes(keys, plan.count);
         const first = range
-          ? await opts.events.listPage(tenant, range, null, sizes[0]!, now).catch(unavailable('clickhouse'))
+          ? await opts.events
+              .listPage(tenant, range, null, readAsk(sizes, 0), now)
+              .catch(unavailable('clickhouse'))
           : [];
         // Written before any data leaves: an export without its audit event never happens.
         await audit(

@@ -56,7 +56,7 @@ async function exportOf(rows: EventRow[], format: 'json' | 'ndjson', reads: numb
 }
 
 describe('POST /audit/export, as the route streams it', () => {
-  // 4,000 rows are two full reads of 2,000 and an empty one; 1,234 end inside the first.
+  // 4,000 rows are two reads of 2,000, the last asking one more; 1,234 are one read.
   it.each([4000, 1234])('sends each of %i rows once, in list order, as NDJSON and as JSON', async (n) => {
     const rows = Array.from({ length: n }, (_, i) => row(i));
     const ids = rows.map((r) => r.event_id);
@@ -75,16 +75,43 @@ describe('POST /audit/export, as the route streams it', () => {
     const reads: number[] = [];
     const res = await exportOf(large, 'ndjson', reads);
     expect(res.body.trim().split('\n')).toHaveLength(20);
-    // 8 MiB a read: seven rows of a little over 1 MiB, then the rest; a full last read is followed by one more
-    // (rows ingested into the range meanwhile), which comes back empty.
-    expect(reads).toEqual([7, 7, 6, 6]);
+    // 8 MiB a read: seven rows of a little over 1 MiB, then the rest; the last read asks one row more than
+    // planned, and comes back short.
+    expect(reads).toEqual([7, 7, 7]);
     const small: number[] = [];
     await exportOf(
       Array.from({ length: 4500 }, (_, i) => row(i)),
       'ndjson',
       small,
     );
-    expect(small).toEqual([2000, 2000, 500, 500]);
+    expect(small).toEqual([2000, 2000, 501]);
+  });
+
+  it('reads on past the plan while the range holds rows ingested meanwhile', async () => {
+    const planned = Array.from({ length: 1000 }, (_, i) => row(i * 2));
+    // Back-dated events that arrive after the keys were read: between the planned ones, inside the range.
+    const late = Array.from({ length: 5 }, (_, i) => row(i * 2 + 1));
+    const all = [...planned, ...late].sort((a, b) => Number(b.ts) - Number(a.ts));
+    const reads: number[] = [];
+    const table = tableOf(all, reads);
+    const app = await buildApp(
+      stubAppOptions({
+        auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => stored },
+        events: { ...table, listKeys: tableOf(planned).listKeys },
+        clock: () => NEWEST + 1000,
+      }),
+    );
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v2/public/audit/export?format=json',
+      headers: { authorization: `Bearer ${formatApiKey(key)}` },
+      payload: {},
+    });
+    await app.close();
+    const body = res.json<{ events: { event_id: string }[]; count: number; truncated: boolean }>();
+    expect(body.events.map((e) => e.event_id)).toEqual(all.map((r) => r.event_id));
+    expect(body).toMatchObject({ count: 1005, truncated: false });
+    expect(reads).toEqual([1001, 1001]);
   });
 
   it('answers an export of nothing with an empty NDJSON body and a JSON envelope of none', async () => {

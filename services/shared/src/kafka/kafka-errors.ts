@@ -11,3 +11,20 @@ export function transientKafkaError(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when Kafka refused to make a topic for want of brokers (INVALID_REPLICATION_FACTOR), alone or among the
+ * errors of several topics: brokers just started register one by one, so for seconds a cluster coming up looks
+ * smaller than the replication factor.
+ */
+export function tooFewBrokersError(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    const { type, errors } = e as { type?: unknown; errors?: unknown[] };
+    if (type === 'INVALID_REPLICATION_FACTOR') return true;
+    if (errors?.some((inner) => (inner as { type?: unknown }).type === 'INVALID_REPLICATION_FACTOR'))
+      return true;
+  }
+  return false;
+}

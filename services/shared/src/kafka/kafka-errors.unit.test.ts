@@ -1,11 +1,12 @@
 import {
+  KafkaJSAggregateError,
   KafkaJSConnectionError,
   KafkaJSNonRetriableError,
   KafkaJSNumberOfRetriesExceeded,
   KafkaJSProtocolError,
 } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { transientKafkaError } from './kafka-errors.js';
+import { tooFewBrokersError, transientKafkaError } from './kafka-errors.js';
 
 const notHosted = () =>
   new KafkaJSProtocolError({
@@ -38,5 +39,28 @@ describe('transientKafkaError', () => {
     expect(transientKafkaError(new KafkaJSNonRetriableError('no'))).toBe(false);
     expect(transientKafkaError(new Error('ECONNREFUSED'))).toBe(false);
     expect(transientKafkaError('text')).toBe(false);
+  });
+});
+
+describe('tooFewBrokersError', () => {
+  const tooFew = () =>
+    new KafkaJSProtocolError({
+      message: 'Replication factor: 3 larger than available brokers: 1.',
+      type: 'INVALID_REPLICATION_FACTOR',
+      code: 38,
+      retriable: false,
+    } as unknown as Error);
+
+  it('is true for a topic refused for want of brokers, alone or among several topics’ errors', () => {
+    expect(tooFewBrokersError(tooFew())).toBe(true);
+    expect(tooFewBrokersError(new KafkaJSAggregateError('Topic creation errors', [tooFew()]))).toBe(true);
+    const gaveUp = new KafkaJSNumberOfRetriesExceeded(tooFew(), { retryCount: 5, retryTime: 1000 });
+    expect(tooFewBrokersError(gaveUp)).toBe(true);
+  });
+
+  it('is false for other errors', () => {
+    expect(tooFewBrokersError(notHosted())).toBe(false);
+    expect(tooFewBrokersError(new KafkaJSAggregateError('Topic creation errors', [notHosted()]))).toBe(false);
+    expect(tooFewBrokersError(new Error('INVALID_REPLICATION_FACTOR'))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { retryWithBackoff } from '../retry.js';
 import type { TopicSpec } from '../topics.js';
-import { transientKafkaError } from './kafka-errors.js';
+import { tooFewBrokersError, transientKafkaError } from './kafka-errors.js';
 
 /**
  * How long a command's topic check waits for Kafka to settle: right after a broker restarted, or right after a
@@ -33,8 +33,8 @@ export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], re
 }
 
 /**
- * ensureTopics for a command, which has no start-up to retry it: errors kafkajs calls retriable are waited out for
- * a minute.
+ * ensureTopics for a command, which has no start-up to retry it: errors kafkajs calls retriable, and a cluster
+ * with fewer brokers registered than the replication factor, are waited out for a minute.
  */
 export async function ensureTopicsSettled(
   kafka: Kafka,
@@ -45,7 +45,8 @@ export async function ensureTopicsSettled(
   await retryWithBackoff(() => ensureTopics(kafka, specs, replicationFactor), {
     firstDelayMs: 500,
     maxDelayMs: 5000,
-    stopping: (err) => !transientKafkaError(err) || Date.now() - since > KAFKA_SETTLE_MS,
+    stopping: (err) =>
+      !(transientKafkaError(err) || tooFewBrokersError(err)) || Date.now() - since > KAFKA_SETTLE_MS,
   });
 }
 
