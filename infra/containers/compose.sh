@@ -28,14 +28,20 @@ compose() { docker-compose -p "$PROJECT" -f "$ROOT/$FILE" "$@"; }
 project_filter() { echo "label=com.docker.compose.project=$PROJECT"; }
 
 # Podman runs health checks from systemd timers; without systemd (our machines) nothing runs them, a container
-# stays `starting` and compose waits forever on service_healthy. This loop runs them instead, at the 5 s interval
-# docker-compose.yml gives every check (Kafka's starts a JVM: more often would cost a core).
+# stays `starting` and compose waits forever on service_healthy. This loop runs them instead: at the 5 s interval
+# docker-compose.yml gives every check until `up` has seen every service healthy, and whenever a container is not
+# (started again after a crash); else once a minute. Each check is a podman process, and the cluster's 27
+# containers checked every 5 s took a quarter of a core of this 2-core machine.
 ticker_loop() {
+  local ids states
   while true; do
-    for id in $(podman ps -q --filter "$(project_filter)"); do
+    ids=$(podman ps -q --filter "$(project_filter)")
+    for id in $ids; do
       podman healthcheck run "$id" >/dev/null 2>&1 || true
     done
-    sleep 5
+    # shellcheck disable=SC2086 # one id per word
+    states=$([[ -z "$ids" ]] || podman inspect --format '{{if .State.Health}}{{.State.Health.Status}}{{end}}' $ids)
+    if [[ -f "$STATE/healthy" ]] && ! grep -qvE '^(healthy)?$' <<<"$states"; then sleep 60; else sleep 5; fi
   done
 }
 ticker_start() {
@@ -78,10 +84,12 @@ up() {
   mkdir -p "$STATE"
   ensure_dev_secrets
   local started=$SECONDS
+  rm -f "$STATE/healthy"
   ticker_start
   log "starting project $PROJECT (log: $STATE/up.log)"
   compose up -d >"$STATE/up.log" 2>&1 || { tail -n 40 "$STATE/up.log" >&2; exit 1; }
   wait_healthy
+  touch "$STATE/healthy"
   log "every service healthy $((SECONDS - started)) s after compose up"
   cat <<TEXT
 Audit trail service is up (compose project $PROJECT, $FILE):
@@ -96,6 +104,7 @@ down() {
   # Against Podman, docker-compose 1.29 exits 1 when the network or a volume is already gone: what is left decides.
   compose down -v --remove-orphans >"$STATE/down.log" 2>&1 || true
   ticker_stop
+  rm -f "$STATE/healthy"
   local left
   left="$(podman ps -a -q --filter "$(project_filter)"; podman volume ls -q --filter "$(project_filter)"
     podman network ls -q --filter "$(project_filter)")"
