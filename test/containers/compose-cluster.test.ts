@@ -14,7 +14,7 @@ import { webhookReceiver } from '../support/webhook-receiver.js';
 // address, which the test's WEBHOOK_ALLOW_TARGET_CIDRS lets through.
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const compose = await testComposeProject('audit-cluster', 'cluster');
+const compose = await testComposeProject('cluster');
 const receiver = await webhookReceiver(() => 204, { listen: '0.0.0.0', urlHost: 'host.containers.internal' });
 
 const deployment: Deployment = {

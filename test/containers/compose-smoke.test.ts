@@ -20,7 +20,7 @@ import { independentlyVerified, webhookReceiver } from '../support/webhook-recei
 // a private address, which the test's WEBHOOK_ALLOW_TARGET_CIDRS lets through.
 
 const tenant = `tenant-compose-${randomBytes(4).toString('hex')}`;
-const compose = await testComposeProject('audit-smoke', 'single');
+const compose = await testComposeProject('single');
 const receiver = await webhookReceiver(() => 204, { listen: '0.0.0.0', urlHost: 'host.containers.internal' });
 const api = apiAt(compose.gateway);
 let key = '';

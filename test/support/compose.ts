@@ -87,10 +87,7 @@ export function composeProject(
  * free ports of this machine, webhook targets allowed on Podman's bridge (a private address, where this process's
  * receiver is reached), a checkpoint every second.
  */
-export async function testComposeProject(
-  prefix: 'audit-smoke' | 'audit-cluster',
-  shape: 'single' | 'cluster',
-) {
+export async function testComposeProject(shape: 'single' | 'cluster') {
   const hex = (bytes: number) => randomBytes(bytes).toString('hex');
   const secrets = {
     INGEST_TOKEN: hex(24),
@@ -101,7 +98,7 @@ export async function testComposeProject(
   const gatewayPort = await unusedPort();
   const ingestPort = await unusedPort();
   const project = composeProject(
-    ownedProjectName(prefix),
+    ownedProjectName(shape === 'cluster' ? 'audit-cluster' : 'audit-smoke'),
     {
       ...secrets,
       GATEWAY_PUBLISH_PORT: String(gatewayPort),
