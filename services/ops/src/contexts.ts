@@ -7,6 +7,7 @@ import {
   AuditTopicRoute,
   bootstrapKafka,
   DurableProducer,
+  kafkaSettled,
   loggableError,
   migratePostgres,
   systemClock,
@@ -56,7 +57,7 @@ export async function withKafka<T>(
     await producer.connect();
     await admin.connect();
     const auditTopic = new AuditTopicRoute(admin, topics.auditEvents.name, { logger });
-    await auditTopic.refresh();
+    await kafkaSettled(() => auditTopic.refresh());
     return await run({ kafka, topics, producer, admin, auditTopic });
   } finally {
     await producer.disconnect();

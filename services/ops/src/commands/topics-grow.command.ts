@@ -5,10 +5,10 @@ import {
   ensureTopicsSettled,
   generationsRepository,
   generationTopic,
+  kafkaSettled,
   sealedConfig,
   setTopicLimit,
   sleep,
-  type Generation,
   type Topics,
 } from '@audit/shared';
 import { CliError } from './cli-error.js';
@@ -38,21 +38,23 @@ export interface GrowResult {
 
 /** A setting of every broker, the largest (the default where a broker does not say). */
 async function brokerSetting(admin: Admin, name: string, fallback: number): Promise<number> {
-  const { brokers } = await admin.describeCluster();
-  const { resources } = await admin.describeConfigs({
-    includeSynonyms: false,
-    resources: brokers.map((b) => ({
-      type: ConfigResourceTypes.BROKER,
-      name: String(b.nodeId),
-      configNames: [name],
-    })),
-  });
+  const { brokers } = await kafkaSettled(() => admin.describeCluster());
+  const { resources } = await kafkaSettled(() =>
+    admin.describeConfigs({
+      includeSynonyms: false,
+      resources: brokers.map((b) => ({
+        type: ConfigResourceTypes.BROKER,
+        name: String(b.nodeId),
+        configNames: [name],
+      })),
+    }),
+  );
   return Math.max(...resources.map((r) => Number(r.configEntries[0]?.configValue ?? fallback)));
 }
 
 async function replicasOf(admin: Admin, topic: string): Promise<number> {
-  const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
-  return Math.max(...metadata.topics[0]!.partitions.map((p) => p.replicas.length));
+  const partitions = await topicPartitions(admin, topic);
+  return Math.max(...partitions.map((p) => p.replicas.length));
 }
 
 /**
@@ -97,7 +99,7 @@ export async function growAuditTopic(ctx: GrowContext, partitions: number): Prom
       2,
     );
   const previous = resumed ? recorded.at(-2)! : newest;
-  const previousPartitions = await partitionCount(ctx.admin, previous);
+  const previousPartitions = (await topicPartitions(ctx.admin, previous.topic)).length;
   const refusal = resumed ? null : checkGrowth(previousPartitions, partitions);
   if (refusal) throw new CliError(refusal, 2);
   const generation = resumed ? newest.generation : newest.generation + 1;
@@ -110,7 +112,7 @@ export async function growAuditTopic(ctx: GrowContext, partitions: number): Prom
     ctx.replicationFactor,
   );
   // Made by a run that stopped before recording it, perhaps with another count: that growth is the one to finish.
-  const made = (await ctx.admin.fetchTopicMetadata({ topics: [topic] })).topics[0]!.partitions.length;
+  const made = (await topicPartitions(ctx.admin, topic)).length;
   if (made !== partitions)
     throw new CliError(
       `${topic} was made with ${made} partitions by a growth that stopped: run ops topics grow --partitions ` +
@@ -123,16 +125,16 @@ export async function growAuditTopic(ctx: GrowContext, partitions: number): Prom
   ctx.note(
     `sealing ${previous.topic}: the brokers refuse every write to it; ${topic} opens in ${reach / 1000} s`,
   );
-  await setTopicLimit(ctx.admin, previous.topic, null);
+  await kafkaSettled(() => setTopicLimit(ctx.admin, previous.topic, null));
   await sleep(reach);
   ctx.note(`opening ${topic}`);
-  await setTopicLimit(ctx.admin, topic, spec.config['max.message.bytes']!);
+  await kafkaSettled(() => setTopicLimit(ctx.admin, topic, spec.config['max.message.bytes']!));
 
   const settle = await settleMs(ctx.admin, previous.topic);
   if (settle > 0)
     ctx.note(`waiting ${Math.round(settle / 1000)} s until no end offset of ${previous.topic} can move`);
   await sleep(settle);
-  const offsets = await ctx.admin.fetchTopicOffsets(previous.topic);
+  const offsets = await kafkaSettled(() => ctx.admin.fetchTopicOffsets(previous.topic));
   const ends = [...offsets].sort((a, b) => a.partition - b.partition).map((p) => BigInt(p.high));
   await generationsRepository.seal(ctx.pool, spec.name, generation, ends);
   return {
@@ -145,7 +147,11 @@ export async function growAuditTopic(ctx: GrowContext, partitions: number): Prom
   };
 }
 
-async function partitionCount(admin: Admin, generation: Generation): Promise<number> {
-  const metadata = await admin.fetchTopicMetadata({ topics: [generation.topic] });
-  return metadata.topics[0]!.partitions.length;
+/**
+ * The topic's partitions. Right after the topic was made, or a broker came back, the broker asked may not know it
+ * yet (UNKNOWN_TOPIC_OR_PARTITION), which passes.
+ */
+async function topicPartitions(admin: Admin, topic: string) {
+  const metadata = await kafkaSettled(() => admin.fetchTopicMetadata({ topics: [topic] }));
+  return metadata.topics[0]!.partitions;
 }

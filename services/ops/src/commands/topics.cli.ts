@@ -2,6 +2,7 @@ import {
   createClickHouse,
   generationsRepository,
   generationTopicStates,
+  kafkaSettled,
   projectionStateStore,
   type Logger,
 } from '@audit/shared';
@@ -66,9 +67,11 @@ export async function topicsCli(
       const base = topics.auditEvents;
       const [generations, states] = await Promise.all([
         generationsRepository.list(pool, base.name, base.partitions),
-        generationTopicStates(admin, base.name),
+        kafkaSettled(() => generationTopicStates(admin, base.name)),
       ]);
-      const metadata = await admin.fetchTopicMetadata({ topics: generations.map((g) => g.topic) });
+      const metadata = await kafkaSettled(() =>
+        admin.fetchTopicMetadata({ topics: generations.map((g) => g.topic) }),
+      );
       return generations.map((g, i) => ({
         generation: g.generation,
         topic: g.topic,

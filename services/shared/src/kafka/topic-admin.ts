@@ -33,21 +33,22 @@ export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[], re
 }
 
 /**
- * ensureTopics for a command, which has no start-up to retry it: errors kafkajs calls retriable, and a cluster
- * with fewer brokers registered than the replication factor, are waited out for a minute.
+ * A command's Kafka step, run again while it fails with what may pass (errors kafkajs calls retriable, a cluster with
+ * fewer brokers registered than the replication factor) for a minute: a command has no start-up to retry it.
  */
-export async function ensureTopicsSettled(
-  kafka: Kafka,
-  specs: readonly TopicSpec[],
-  replicationFactor: number,
-) {
+export function kafkaSettled<T>(step: () => Promise<T>): Promise<T> {
   const since = Date.now();
-  await retryWithBackoff(() => ensureTopics(kafka, specs, replicationFactor), {
+  return retryWithBackoff(step, {
     firstDelayMs: 500,
     maxDelayMs: 5000,
     stopping: (err) =>
       !(transientKafkaError(err) || tooFewBrokersError(err)) || Date.now() - since > KAFKA_SETTLE_MS,
   });
+}
+
+/** ensureTopics for a command, its failures that may pass waited out. */
+export function ensureTopicsSettled(kafka: Kafka, specs: readonly TopicSpec[], replicationFactor: number) {
+  return kafkaSettled(() => ensureTopics(kafka, specs, replicationFactor));
 }
 
 export async function deleteTopics(kafka: Kafka, names: readonly string[]) {
