@@ -7,6 +7,7 @@ import { gatewayFixture } from '../support/gateway-fixture.js';
 import { newestFirst, pageThrough, type Listed, type Page } from '../support/paging.js';
 import { indexedEventIds } from '../support/filter-index.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { testGuard } from '../support/stack.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -29,6 +30,7 @@ const MAX_PAGES = 100;
 const TIED_BOUNDARIES = 3;
 
 const { names, ingest: ingestProc, ch } = pipelineFixture('pagination');
+let guard: ReturnType<typeof testGuard> | undefined;
 // The other tenant has the same history under other ids: every filter value matches there too, and must not leak.
 const otherTenant = `${names.tenant}-b`;
 // Properties page with limit 1 and export repeatedly with one key: budgets far above what they use.
@@ -392,15 +394,25 @@ function backgroundIngest(q: Query, seed: number) {
   };
 }
 
+/**
+ * How this test reads what counts as queryable. On the cluster tier a replica shows an insert's rows before the
+ * other replica of its shard has them (the quorum is not yet met, the insert not yet acknowledged), and the
+ * gateway may read the other one: so it reads as the projector's checks do, with sequential consistency, which
+ * shows only acknowledged inserts (docs/operations.md "Exactly once on a cluster"). Nothing on one server.
+ */
+const acknowledgedOnly = async () => (await (guard ??= testGuard(ch))).readSettings;
+
 /** True once every one of the events is in audit_events and the filter index, the tables reads use. */
 async function queryable(eventIds: string[]): Promise<boolean> {
+  const settings = await acknowledgedOnly();
   const result = await ch.query({
     query: `SELECT count() AS n FROM audit_events
       WHERE tenant_id = ${sqlValue(tenant)} AND event_id IN (${eventIds.map(sqlValue).join(', ')})`,
     format: 'JSONEachRow',
+    clickhouse_settings: settings,
   });
   const [row] = await result.json<{ n: string }>();
-  const indexed = await indexedEventIds(ch, tenant);
+  const indexed = await indexedEventIds(ch, tenant, 1, settings);
   return Number(row?.n) === eventIds.length && eventIds.every((id) => indexed.has(id));
 }
 
@@ -473,8 +485,8 @@ describe('paging against the export', () => {
             const first = background.firstBatch();
             return first !== undefined && (await queryable(first));
           });
-          const stored = await storedEvents(ch, tenant);
-          const indexed = await indexedEventIds(ch, tenant);
+          const stored = await storedEvents(ch, tenant, await acknowledgedOnly());
+          const indexed = await indexedEventIds(ch, tenant, 1, await acknowledgedOnly());
           const before = stored.filter((e) => indexed.has(e.event_id));
           q = narrowed(query, before);
           const [tieAttributes] = fc.sample(fitting(q), { numRuns: 1, seed: batchSeed });

@@ -10,6 +10,7 @@ import {
   type ClickHouseClient,
   type ProjectionTables,
 } from '@audit/shared';
+import type { ClickHouseSettings } from '@clickhouse/client';
 import { testGuard } from './stack.js';
 import { waitFor } from './wait-for.js';
 
@@ -132,11 +133,13 @@ export async function indexedEventIds(
   ch: ClickHouseClient,
   tenant: string,
   generation = 1,
+  settings: ClickHouseSettings = {},
 ): Promise<Set<string>> {
   const t = projectionTables(generation);
   const result = await ch.query({
     query: `SELECT event_id FROM ${sqlIdentifier(t.index)} WHERE tenant_id = ${sqlValue(tenant)} AND dim = 1`,
     format: 'JSONEachRow',
+    clickhouse_settings: settings,
   });
   return new Set((await result.json<{ event_id: string }>()).map((r) => r.event_id));
 }

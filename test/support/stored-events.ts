@@ -1,11 +1,13 @@
+import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ClickHouseClient } from '@audit/shared';
 import { sqlIdentifier, sqlValue, EVENT_COLUMNS, type EventRow } from '@audit/shared';
 
 /** Every stored row of a tenant, as the ingest shape, read without FINAL: a duplicate would show. */
-export async function storedEvents(ch: ClickHouseClient, tenant: string) {
+export async function storedEvents(ch: ClickHouseClient, tenant: string, settings: ClickHouseSettings = {}) {
   const result = await ch.query({
     query: `SELECT ${EVENT_COLUMNS} FROM audit_events WHERE tenant_id = ${sqlValue(tenant)}`,
     format: 'JSONEachRow',
+    clickhouse_settings: settings,
   });
   const rows = await result.json<EventRow>();
   return rows.map((r) => ({
