@@ -31,6 +31,8 @@ interface Side {
   export: Latency;
   /** The same rows straight from ClickHouse: the least an export of them costs. */
   exportFloor: Latency;
+  /** What the side made (topics, databases), for its removal. */
+  names: unknown;
 }
 
 /** `export X=Y` lines of a stack script's `env`, as an environment. */
@@ -59,20 +61,30 @@ const ENGINE_VARIABLES = [
   'INGEST_URL',
 ];
 
-function runSide(label: string, engines: Record<string, string>, enginePaths: readonly string[]): Side {
+function workload(engines: Record<string, string>, extra: Record<string, string>) {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of ENGINE_VARIABLES) delete env[name];
-  const child = spawnSync(process.execPath, ['--import', 'tsx', 'bench/lib/cluster-workload.ts'], {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'bench/lib/cluster-workload.ts'], {
     cwd: ROOT,
-    env: { ...env, ...engines, BENCH_ENGINE_PATHS: enginePaths.join(',') },
+    env: { ...env, ...engines, ...extra },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+}
+
+function runSide(label: string, engines: Record<string, string>, enginePaths: readonly string[]): Side {
+  const child = workload(engines, { BENCH_ENGINE_PATHS: enginePaths.join(',') });
   const last = child.stdout.trim().split('\n').at(-1) ?? '';
   if (child.status !== 0 || !last.startsWith('{')) {
     throw new Error(`the ${label} side failed (exit ${child.status}):\n${child.stdout}`);
   }
   return JSON.parse(last) as Side;
+}
+
+/** Removes a measured side's topics and databases. */
+function cleanSide(label: string, engines: Record<string, string>, side: Side) {
+  const child = workload(engines, { BENCH_CLUSTER_CLEAN: JSON.stringify(side.names) });
+  if (child.status !== 0) console.error(`removing the ${label} side's data failed (exit ${child.status})`);
 }
 
 /** The resident memory of the running processes whose command line names one of these paths. */
@@ -107,10 +119,24 @@ function main() {
   const data = `${resolve(ROOT, process.env.DATA_DIR ?? '.data')}/`;
   const singlePaths = ['postgres', 'clickhouse', 'kafka'].map((c) => `${data}${c}/`);
   const clusterPaths = [`${data}cluster/`];
-  const single = runSide('single-node', envOf('infra/local/stack.sh'), singlePaths);
-  const cluster = runSide('cluster', envOf('infra/cluster/cluster.sh'), clusterPaths);
+  const singleEngines = envOf('infra/local/stack.sh');
+  const clusterEngines = envOf('infra/cluster/cluster.sh');
+  // Each side's data is removed only once both are measured: a side removed first would slow the next one where
+  // the engines' filesystem is ext4 without a journal (as on the machine of docs/benchmarks.md), whose inode
+  // allocator steps over every inode freed in the last minute or more before it reuses one, and one insert's
+  // parts (the events table and its three views) are about a hundred files on each replica.
+  const single = runSide('single-node', singleEngines, singlePaths);
+  let cluster: Side;
+  try {
+    cluster = runSide('cluster', clusterEngines, clusterPaths);
+  } catch (err) {
+    cleanSide('single-node', singleEngines, single);
+    throw err;
+  }
   const clusterRss = rssOf(clusterPaths);
   const singleRss = rssOf(singlePaths);
+  cleanSide('single-node', singleEngines, single);
+  cleanSide('cluster', clusterEngines, cluster);
   const ratio = (100 * cluster.queryablePerS) / single.queryablePerS;
   const rows = [
     ['events', fmt(single.events), fmt(cluster.events), ''],

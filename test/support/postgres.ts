@@ -24,13 +24,13 @@ export const postgresUrlOf = (names: TestNames) =>
 
 /** A database of the test's own (names are generated, never user input), dropped by `drop`. */
 export async function freshPostgres(names: TestNames) {
-  const database = names.database.toLowerCase();
-  await adminQuery(`CREATE DATABASE ${database}`);
-  return {
-    url: postgresUrlOf(names),
-    drop: () => adminQuery(`DROP DATABASE IF EXISTS ${database}`),
-  };
+  await adminQuery(`CREATE DATABASE ${names.database.toLowerCase()}`);
+  return { url: postgresUrlOf(names), drop: () => dropPostgres(names) };
 }
+
+/** Drops the test's own database (freshPostgres), if it is there. */
+export const dropPostgres = (names: TestNames) =>
+  adminQuery(`DROP DATABASE IF EXISTS ${names.database.toLowerCase()}`);
 
 /** The Postgres migrations up to `last`, in a directory of their own: a database migrated to an older version. */
 export function migrationsUpTo(last: number): URL {

@@ -10,6 +10,21 @@ describe('projector loadConfig', () => {
     });
   });
 
+  it('inserts about once a second at most on a cluster, unless told otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ flushMs: 500, flushMinIntervalMs: 100 });
+    expect(loadConfig({ CLICKHOUSE_CLUSTER: 'audit' })).toMatchObject({
+      flushMs: 1000,
+      flushMinIntervalMs: 1000,
+    });
+    expect(
+      loadConfig({
+        CLICKHOUSE_CLUSTER: 'audit',
+        PROJECTOR_FLUSH_MS: '200',
+        PROJECTOR_FLUSH_MIN_INTERVAL_MS: '0',
+      }),
+    ).toMatchObject({ flushMs: 200, flushMinIntervalMs: 0 });
+  });
+
   it('refuses a session timeout below what the broker allows and a bad database name', () => {
     expect(() => loadConfig({ PROJECTOR_SESSION_TIMEOUT_MS: '1000' })).toThrow(
       /PROJECTOR_SESSION_TIMEOUT_MS/,
