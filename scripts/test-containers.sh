@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 results="${1:-.data/test-results}"
 mkdir -p "$results"
+source scripts/ensure-node.sh
 # npm test runs this tier beside the tiers on the local stack: its services take ports of another range, and its API
 # tools run works in folders of its own.
 export AUDIT_TEST_PORT_BASE=25100 API_TOOLS_NAME=api-tools-containers

@@ -27,8 +27,11 @@ install() {
   if ((${#missing[@]})); then
     log "installing ${missing[*]} from Debian"
     mkdir -p "$STATE"
-    { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$STATE/apt.log" 2>&1 ||
-      { tail -n 30 "$STATE/apt.log" >&2; exit 1; }
+    {
+      apt_waiting apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT_S" update -q &&
+        apt_waiting apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT_S" install -y -q --no-install-recommends \
+          "${missing[@]}"
+    } >"$STATE/apt.log" 2>&1 || { tail -n 30 "$STATE/apt.log" >&2; exit 1; }
   fi
   # Debian's crun refuses these machines' hybrid cgroups, and Podman's default ulimits exceed their hard limits.
   local conf=/etc/containers/containers.conf nofile

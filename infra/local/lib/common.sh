@@ -177,6 +177,27 @@ need_pkg() {
   in_list "$pkg" "${APT_MISSING[@]}" || APT_MISSING+=("$pkg")
 }
 
+# apt_waiting APT-GET-COMMAND...: runs it, waiting up to ten minutes for the locks another apt holds (Debian's
+# unattended upgrades hold them for minutes on many machines) instead of failing at once. The commands pass
+# `-o DPkg::Lock::Timeout=…`, which covers dpkg's lock; `apt-get update`'s lock on the package lists it does not
+# cover (apt 2.6), so a refusal naming a lock is tried again every 5 s.
+APT_LOCK_WAIT_S=600
+apt_waiting() {
+  local deadline=$((SECONDS + APT_LOCK_WAIT_S)) out status
+  out="$(mktemp)"
+  while :; do
+    "$@" >"$out" 2>&1 </dev/null && status=0 || status=$?
+    cat "$out"
+    if ((status != 0 && SECONDS < deadline)) &&
+      grep -qE 'Could not get lock|Unable to lock|Unable to acquire the dpkg frontend lock' "$out"; then
+      sleep 5
+      continue
+    fi
+    rm -f "$out"
+    return "$status"
+  done
+}
+
 # Installs whatever need_pkg queued, in a single apt transaction.
 apt_install_queued() {
   ((${#APT_MISSING[@]})) || return 0
@@ -190,11 +211,12 @@ apt_install_queued() {
   fi
   note "$who: installing ${APT_MISSING[*]} (apt, log: $log)"
   if ((APT_UPDATED == 0)); then
-    "${sudo[@]}" apt-get update -q >>"$log" 2>&1 </dev/null ||
+    apt_waiting "${sudo[@]}" apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT_S" update -q >>"$log" 2>&1 ||
       fail "$who" "apt-get update failed" "$log"
     APT_UPDATED=1
   fi
-  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${APT_MISSING[@]}" >>"$log" 2>&1 </dev/null ||
+  apt_waiting "${sudo[@]}" apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT_S" install -y -q --no-install-recommends \
+    "${APT_MISSING[@]}" >>"$log" 2>&1 ||
     fail "$who" "apt-get install ${APT_MISSING[*]} failed" "$log"
   APT_MISSING=()
   APT_FOR=()
