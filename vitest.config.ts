@@ -21,6 +21,7 @@ export default defineConfig({
             'services/*/src/**/*.unit.test.ts',
             'packages/*/src/**/*.unit.test.ts',
             'infra/local/**/*.unit.test.ts',
+            'scripts/**/*.unit.test.ts',
             'test/support/**/*.unit.test.ts',
           ],
         },

@@ -10,27 +10,40 @@ import {
   type Env,
 } from '@audit/shared';
 
-const schema = z
-  .object({
-    ...kafkaEnv,
-    ...loggingEnv,
-    INGEST_HOST: z.string().min(1).default('127.0.0.1'),
-    INGEST_PORT: port(8081),
-    INGEST_TOKEN: secret(16),
-    INGEST_MAX_BYTES: positiveInt(16 * 1024 * 1024),
-    INGEST_PUBLISH_TIMEOUT_MS: positiveInt(10_000),
-    INGEST_MAX_QUEUED_BYTES: positiveInt(64 * 1024 * 1024),
-  })
-  .transform((e) => ({
-    kafka: kafkaSettings(e),
-    logLevel: e.LOG_LEVEL,
-    host: e.INGEST_HOST,
-    port: e.INGEST_PORT,
-    token: e.INGEST_TOKEN,
-    maxBytes: e.INGEST_MAX_BYTES,
-    publishTimeoutMs: e.INGEST_PUBLISH_TIMEOUT_MS,
-    maxQueuedBytes: e.INGEST_MAX_QUEUED_BYTES,
-  }));
+/** The environment variables ingest reads, each described for docs/configuration.md. */
+export const envSchema = z.object({
+  ...kafkaEnv,
+  ...loggingEnv,
+  INGEST_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .meta({ description: 'host of the internal ingest listener (loopback by default), also `/metrics`' }),
+  INGEST_PORT: port(8081).meta({ description: 'port of the internal ingest listener, also `/metrics`' }),
+  INGEST_TOKEN: secret(16).meta({
+    description: 'bearer token: at least 16 printable ASCII characters, no spaces',
+    defaultText: 'required (`npm start` generates one)',
+  }),
+  INGEST_MAX_BYTES: positiveInt(16 * 1024 * 1024).meta({ description: 'request body cap (413 above)' }),
+  INGEST_PUBLISH_TIMEOUT_MS: positiveInt(10_000).meta({
+    description: "wait for Kafka's acknowledgement before answering 503",
+  }),
+  INGEST_MAX_QUEUED_BYTES: positiveInt(64 * 1024 * 1024).meta({
+    description:
+      'bytes waiting for Kafka at most; beyond, requests get 503 at once (an outage must not fill the memory)',
+  }),
+});
+
+const schema = envSchema.transform((e) => ({
+  kafka: kafkaSettings(e),
+  logLevel: e.LOG_LEVEL,
+  host: e.INGEST_HOST,
+  port: e.INGEST_PORT,
+  token: e.INGEST_TOKEN,
+  maxBytes: e.INGEST_MAX_BYTES,
+  publishTimeoutMs: e.INGEST_PUBLISH_TIMEOUT_MS,
+  maxQueuedBytes: e.INGEST_MAX_QUEUED_BYTES,
+}));
 
 export type IngestConfig = z.output<typeof schema>;
 

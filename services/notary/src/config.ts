@@ -10,25 +10,37 @@ import {
   type Env,
 } from '@audit/shared';
 
-const schema = z
-  .object({
-    ...postgresEnv,
-    ...loggingEnv,
-    ...integrityEnv,
-    // A tenant's new leaves wait at most this long for a checkpoint, or until this many wait (docs/integrity.md).
-    INTEGRITY_CHECKPOINT_INTERVAL_MS: positiveInt(60_000),
-    INTEGRITY_CHECKPOINT_EVERY: positiveInt(10_000),
-    NOTARY_HOST: z.string().min(1).default('127.0.0.1'),
-    NOTARY_PORT: port(8085),
-  })
-  .transform((e) => ({
-    databaseUrl: e.DATABASE_URL,
-    logLevel: e.LOG_LEVEL,
-    host: e.NOTARY_HOST,
-    port: e.NOTARY_PORT,
-    integrity: integritySettings(e),
-    checkpoints: { intervalMs: e.INTEGRITY_CHECKPOINT_INTERVAL_MS, every: e.INTEGRITY_CHECKPOINT_EVERY },
-  }));
+/** The environment variables the notary reads, each described for docs/configuration.md. */
+export const envSchema = z.object({
+  ...postgresEnv,
+  ...loggingEnv,
+  ...integrityEnv,
+  INTEGRITY_CHECKPOINT_INTERVAL_MS: positiveInt(60_000).meta({
+    description:
+      "a tenant's new leaves wait at most this long for a checkpoint (or until `INTEGRITY_CHECKPOINT_EVERY` of " +
+      'them wait; docs/integrity.md "Checkpoints")',
+  }),
+  INTEGRITY_CHECKPOINT_EVERY: positiveInt(10_000).meta({
+    description:
+      "a tenant's new leaves wait for a checkpoint until this many wait (or `INTEGRITY_CHECKPOINT_INTERVAL_MS` at " +
+      'most)',
+  }),
+  NOTARY_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .meta({ description: 'host of the health endpoints and `/metrics`' }),
+  NOTARY_PORT: port(8085).meta({ description: 'port of the health endpoints and `/metrics`' }),
+});
+
+const schema = envSchema.transform((e) => ({
+  databaseUrl: e.DATABASE_URL,
+  logLevel: e.LOG_LEVEL,
+  host: e.NOTARY_HOST,
+  port: e.NOTARY_PORT,
+  integrity: integritySettings(e),
+  checkpoints: { intervalMs: e.INTEGRITY_CHECKPOINT_INTERVAL_MS, every: e.INTEGRITY_CHECKPOINT_EVERY },
+}));
 
 export type NotaryConfig = z.output<typeof schema>;
 

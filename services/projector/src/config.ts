@@ -22,45 +22,99 @@ import {
 const flushDefaults = (cluster: string | undefined) =>
   cluster ? { flushMs: 1000, minIntervalMs: 1000 } : { flushMs: 500, minIntervalMs: 100 };
 
-const schema = z
-  .object({
-    ...kafkaEnv,
-    ...clickhouseEnv,
-    ...loggingEnv,
-    ...postgresEnv,
-    // The live projection appends every event to its tenant's tree in Postgres (docs/integrity.md "Who appends").
-    PROJECTOR_TREES: booleanFlag(true),
-    // Where the notary of before migration 0021 had appended the trees up to: the trees go on from there.
-    PROJECTOR_TREES_NOTARY_GROUP_ID: z.string().min(1).default('audit-notary'),
-    PROJECTOR_HOST: z.string().min(1).default('127.0.0.1'),
-    PROJECTOR_PORT: port(8082),
-    PROJECTOR_GROUP_ID: z.string().min(1).default('audit-projector'),
-    PROJECTOR_BATCH_SIZE: positiveInt(10_000),
-    // Their defaults depend on CLICKHOUSE_CLUSTER (flushDefaults).
-    PROJECTOR_FLUSH_MS: z.coerce.number().int().positive().optional(),
-    PROJECTOR_FLUSH_IDLE_MS: positiveInt(5),
-    PROJECTOR_FLUSH_MIN_INTERVAL_MS: z.coerce.number().int().min(0).optional(),
-    PROJECTOR_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).default(10_000),
-    SCHEMAS_DIR: z.string().min(1).optional(),
-  })
-  .transform((e) => ({
-    kafka: kafkaSettings(e),
-    clickhouse: clickhouseSettings(e),
-    logLevel: e.LOG_LEVEL,
-    // The trees, and the audit topic's generations once it has grown (docs/topic-growth.md).
-    databaseUrl: e.DATABASE_URL,
-    trees: e.PROJECTOR_TREES ? { notaryGroupId: e.PROJECTOR_TREES_NOTARY_GROUP_ID } : null,
-    host: e.PROJECTOR_HOST,
-    port: e.PROJECTOR_PORT,
-    groupId: e.PROJECTOR_GROUP_ID,
-    batchSize: e.PROJECTOR_BATCH_SIZE,
-    flushMs: e.PROJECTOR_FLUSH_MS ?? flushDefaults(e.CLICKHOUSE_CLUSTER).flushMs,
-    flushIdleMs: e.PROJECTOR_FLUSH_IDLE_MS,
-    flushMinIntervalMs:
-      e.PROJECTOR_FLUSH_MIN_INTERVAL_MS ?? flushDefaults(e.CLICKHOUSE_CLUSTER).minIntervalMs,
-    sessionTimeoutMs: e.PROJECTOR_SESSION_TIMEOUT_MS,
-    schemasDir: e.SCHEMAS_DIR,
-  }));
+const flushDefaultText = (setting: 'flushMs' | 'minIntervalMs') =>
+  `\`${flushDefaults(undefined)[setting]}\`; \`${flushDefaults('cluster')[setting]}\` with \`CLICKHOUSE_CLUSTER\``;
+
+/** The environment variables the projector reads, each described for docs/configuration.md. */
+export const envSchema = z.object({
+  ...kafkaEnv,
+  ...clickhouseEnv,
+  ...loggingEnv,
+  ...postgresEnv,
+  PROJECTOR_TREES: booleanFlag(true).meta({
+    description:
+      "append each event to its tenant's Merkle tree in Postgres, in the write that stores it " +
+      '(docs/integrity.md "Who appends"); `false`: the trees stop',
+  }),
+  // Where the notary of before migration 0021 had appended the trees up to: the trees go on from there.
+  PROJECTOR_TREES_NOTARY_GROUP_ID: z
+    .string()
+    .min(1)
+    .default('audit-notary')
+    .meta({
+      description:
+        "a partition without a tree position begins at this group's committed offset (the notary's, before " +
+        "migration 0021), else at the topic's oldest record",
+    }),
+  PROJECTOR_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .meta({ description: 'host of the health endpoints and `/metrics`' }),
+  PROJECTOR_PORT: port(8082).meta({ description: 'port of the health endpoints and `/metrics`' }),
+  PROJECTOR_GROUP_ID: z
+    .string()
+    .min(1)
+    .default('audit-projector')
+    .meta({ description: "consumer group (a replay's group is `<this>.replay-g<N>`)" }),
+  PROJECTOR_BATCH_SIZE: positiveInt(10_000).meta({ description: 'flush once this many records wait' }),
+  // Their defaults depend on CLICKHOUSE_CLUSTER (flushDefaults).
+  PROJECTOR_FLUSH_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({
+      description: 'flush at the latest this long after the first record',
+      defaultText: flushDefaultText('flushMs'),
+    }),
+  PROJECTOR_FLUSH_IDLE_MS: positiveInt(5).meta({
+    description: 'flush once no record arrived for this long (the fetch is complete)',
+  }),
+  PROJECTOR_FLUSH_MIN_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({
+      description: 'an idle flush waits this long after the previous flush began (no stream of tiny inserts)',
+      defaultText: flushDefaultText('minIntervalMs'),
+    }),
+  PROJECTOR_SESSION_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(6000)
+    .default(10_000)
+    .meta({ description: 'consumer group session timeout (at least 6000)' }),
+  SCHEMAS_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      description:
+        'a directory with `audit-event/vN.avsc`: the event contract versions the projector reads ' +
+        '(`docs/operations.md`)',
+      defaultText: "the checkout's `schemas/`",
+    }),
+});
+
+const schema = envSchema.transform((e) => ({
+  kafka: kafkaSettings(e),
+  clickhouse: clickhouseSettings(e),
+  logLevel: e.LOG_LEVEL,
+  // The trees, and the audit topic's generations once it has grown (docs/topic-growth.md).
+  databaseUrl: e.DATABASE_URL,
+  trees: e.PROJECTOR_TREES ? { notaryGroupId: e.PROJECTOR_TREES_NOTARY_GROUP_ID } : null,
+  host: e.PROJECTOR_HOST,
+  port: e.PROJECTOR_PORT,
+  groupId: e.PROJECTOR_GROUP_ID,
+  batchSize: e.PROJECTOR_BATCH_SIZE,
+  flushMs: e.PROJECTOR_FLUSH_MS ?? flushDefaults(e.CLICKHOUSE_CLUSTER).flushMs,
+  flushIdleMs: e.PROJECTOR_FLUSH_IDLE_MS,
+  flushMinIntervalMs: e.PROJECTOR_FLUSH_MIN_INTERVAL_MS ?? flushDefaults(e.CLICKHOUSE_CLUSTER).minIntervalMs,
+  sessionTimeoutMs: e.PROJECTOR_SESSION_TIMEOUT_MS,
+  schemasDir: e.SCHEMAS_DIR,
+}));
 
 export type ProjectorConfig = z.output<typeof schema>;
 

@@ -7,38 +7,60 @@ export const kafkaEnv = {
     .string()
     .default('127.0.0.1:15092')
     .transform((s) => s.split(',').map((b) => b.trim()))
-    .pipe(z.array(z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port[,host:port...]')).min(1)),
-  KAFKA_CLIENT_ID: z.string().min(1).default('audit-trail'),
-  KAFKA_REPLICATION_FACTOR: positiveInt(1),
+    .pipe(z.array(z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port[,host:port...]')).min(1))
+    .meta({ description: 'comma-separated `host:port`' }),
+  KAFKA_CLIENT_ID: z.string().min(1).default('audit-trail').meta({ description: 'client id prefix' }),
+  KAFKA_REPLICATION_FACTOR: positiveInt(1).meta({
+    description: 'for topics the service creates; `min.insync.replicas` = min(2, this)',
+  }),
   TOPIC_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9._-]*$/, 'must be [A-Za-z0-9._-]*')
-    .default(''),
+    .default('')
+    .meta({ description: 'prefix for every topic name (tests isolate with it)' }),
 };
 
 export const clickhouseEnv = {
-  CLICKHOUSE_URL: z.url().default('http://127.0.0.1:15123'),
+  CLICKHOUSE_URL: z.url().default('http://127.0.0.1:15123').meta({ description: 'HTTP interface' }),
   CLICKHOUSE_DATABASE: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
-    .default('audit'),
-  CLICKHOUSE_USER: z.string().default('default'),
-  CLICKHOUSE_PASSWORD: z.string().default(''),
-  // Set on a cluster or ClickHouse Cloud (docs/operations.md "ClickHouse cluster or Cloud"); empty: one server.
+    .default('audit')
+    .meta({ description: 'created by the migrations' }),
+  CLICKHOUSE_USER: z
+    .string()
+    .default('default')
+    .meta({
+      description:
+        "the gateway's and the exporter's must be read-only, e.g. the local stack's `audit_reader` " +
+        '(docs/operations.md "ClickHouse users")',
+    }),
+  CLICKHOUSE_PASSWORD: z.string().default('').meta({ description: "`CLICKHOUSE_USER`'s password" }),
   CLICKHOUSE_CLUSTER: z
     .string()
     .regex(/^([A-Za-z_][A-Za-z0-9_.-]*)?$/, 'must be a cluster name')
-    .default(''),
+    .default('')
+    .meta({
+      description:
+        "the cluster's name on a ClickHouse cluster or ClickHouse Cloud (`default`): the schema sharded by tenant " +
+        'and replicated, quorum inserts, consistent duplicate checks ' +
+        '(docs/operations.md "ClickHouse cluster or Cloud")',
+      defaultText: '(empty: one server)',
+    }),
 };
 
 export const postgresEnv = {
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .default('postgres://audit:audit@127.0.0.1:15432/audit'),
+    .default('postgres://audit:audit@127.0.0.1:15432/audit')
+    .meta({
+      description:
+        "Postgres (the projector: its trees with `PROJECTOR_TREES`, and the audit topic's generations)",
+    }),
 };
 
-export const loggingEnv = { LOG_LEVEL: logLevel };
+export const loggingEnv = { LOG_LEVEL: logLevel.meta({ description: 'pino level' }) };
 
 export interface KafkaSettings {
   brokers: string[];

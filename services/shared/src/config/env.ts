@@ -1,5 +1,15 @@
 import { z } from 'zod';
 
+declare module 'zod' {
+  interface GlobalMeta {
+    /**
+     * What docs/configuration.md shows as a variable's default where the schema's own default would mislead: one
+     * computed at start, one that depends on another variable, a required secret that `npm start` generates.
+     */
+    defaultText?: string;
+  }
+}
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {

@@ -36,15 +36,39 @@ export function exportFileName(jobId: string, format: ExportJobFormat): string {
 
 /** The export store's settings, for every service that writes, serves or prepares export files. */
 export const exportStorageEnv = {
-  EXPORT_STORAGE: z.enum(['filesystem', 's3']).default('filesystem'),
-  EXPORT_DIR: z.string().min(1).default('.data/exports'),
+  EXPORT_STORAGE: z
+    .enum(['filesystem', 's3'])
+    .default('filesystem')
+    .meta({
+      description:
+        "where the export jobs' files live: `filesystem` (`EXPORT_DIR`) or `s3` (the `EXPORT_S3_*` settings); every " +
+        'exporter writes and every gateway serves the same store (`docs/exports.md` "Storage")',
+    }),
+  EXPORT_DIR: z.string().min(1).default('.data/exports').meta({
+    description: 'with `filesystem`: one directory on storage that every exporter and gateway share',
+  }),
   // Any S3-compatible store; without an endpoint, AWS S3 itself in the region.
-  EXPORT_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  EXPORT_S3_REGION: z.string().min(1).default('us-east-1'),
+  EXPORT_S3_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .meta({
+      description:
+        "with `s3`: an S3-compatible store's URL (the local stack's S3Proxy: `npm run stack -- env`)",
+      defaultText: '(AWS)',
+    }),
+  EXPORT_S3_REGION: z
+    .string()
+    .min(1)
+    .default('us-east-1')
+    .meta({ description: "with `s3`: the store's region" }),
   EXPORT_S3_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')
-    .optional(),
+    .optional()
+    .meta({
+      description: 'with `s3`: the bucket (`ops migrate` makes it when missing)',
+      defaultText: 'required with `s3`',
+    }),
   // Keys are `<prefix><job id>.<extension>`: a prefix of safe key characters, usually ending in `/`.
   EXPORT_S3_PREFIX: z
     .string()
@@ -53,14 +77,40 @@ export const exportStorageEnv = {
       /^(?!\/)[A-Za-z0-9!_.*'()/-]*$/,
       "must be made of A-Z a-z 0-9 ! _ . * ' ( ) / - and not start with /",
     )
-    .default('exports/'),
-  // Both or neither: without them the AWS SDK's own chain (environment, profile, instance or task role).
-  EXPORT_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  EXPORT_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  // Path-style URLs (`endpoint/bucket/key`), which most S3-compatible stores need; AWS takes either.
-  EXPORT_S3_FORCE_PATH_STYLE: booleanFlag(true),
-  // Multipart parts: S3 takes at least 5 MiB for every part but the last. Two are held per file being written.
-  EXPORT_S3_PART_MB: z.coerce.number().int().min(5).max(512).default(8),
+    .default('exports/')
+    .meta({ description: "with `s3`: the keys' prefix" }),
+  EXPORT_S3_ACCESS_KEY_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      description:
+        "with `s3`: the access key's id; both keys or neither: without them the SDK's environment, profile, " +
+        'instance or task role',
+      defaultText: "(the AWS SDK's chain)",
+    }),
+  EXPORT_S3_SECRET_ACCESS_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      description:
+        "with `s3`: the access key's secret; both keys or neither: without them the SDK's environment, profile, " +
+        'instance or task role',
+      defaultText: "(the AWS SDK's chain)",
+    }),
+  // AWS takes either style.
+  EXPORT_S3_FORCE_PATH_STYLE: booleanFlag(true).meta({
+    description: 'with `s3`: path-style URLs (`endpoint/bucket/key`), which most S3-compatible stores need',
+  }),
+  // S3 takes at least 5 MiB for every part but the last. Two are held per file being written.
+  EXPORT_S3_PART_MB: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(512)
+    .default(8)
+    .meta({ description: "with `s3`: the multipart upload's part size in MiB (5 to 512)" }),
 };
 
 type StorageEnv = z.output<z.ZodObject<typeof exportStorageEnv>>;
