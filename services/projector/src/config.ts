@@ -36,7 +36,8 @@ export const envSchema = z.object({
       "append each event to its tenant's Merkle tree in Postgres, in the write that stores it " +
       '(docs/integrity.md "Who appends"); `false`: the trees stop',
   }),
-  // Where the notary of before migration 0021 had appended the trees up to: the trees go on from there.
+  // Where the notary of before migration 0021 had appended the trees up to: the trees go on from there. It can go
+  // once every deployment has started a projector past that migration (tree-positions.begin.ts).
   PROJECTOR_TREES_NOTARY_GROUP_ID: z
     .string()
     .min(1)

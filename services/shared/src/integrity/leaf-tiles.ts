@@ -142,7 +142,11 @@ export const tileTime = (tile: Pick<Tile, 'times'>, i: number): number =>
 export const tileEventId = (tile: Pick<Tile, 'event_ids'>, i: number): string =>
   uuidOf(tile.event_ids, i * ID_BYTES);
 
-/** The tile's leaves, in leaf order; a leaf without a time (before migration 0017) has ts null. */
+/**
+ * The tile's leaves, in leaf order; a leaf without a time (before migration 0017) has ts null, until the re-read
+ * of docs/operations.md "Leaves appended before migration 0017" gives it one: once every deployment has done it,
+ * times are never missing and the null case can go.
+ */
 export function leavesOfTile(
   tile: Tile,
 ): { leaf_index: number; event_id: string; leaf_hash: Buffer; ts: number | null }[] {
