@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The served OpenAPI document against the third-party tools users point at it (docs/testing.md, "Third-party API
-# tools"): openapi-spec-validator, Spectral's `spectral:oas` ruleset, openapi-typescript and openapi-python-client
-# (each client must type-check strictly and then work against the gateway), and Schemathesis with every check, its
-# stateful phase included. Installs the tools itself (pinned in infra/api-tools), starts ingest, projector and
+# tools"): openapi-spec-validator, Spectral's `spectral:oas` ruleset, openapi-typescript, @hey-api/openapi-ts with
+# its zod plugin and openapi-python-client (each client must type-check strictly and then work against the gateway),
+# and Schemathesis with every check, its stateful phase included. Installs the tools itself (pinned in infra/api-tools), starts ingest, projector and
 # gateway on names of their own, prints one line per tool, and exits non-zero if any failed. Logs:
 # .data/test-logs/NAME/, where NAME is API_TOOLS_NAME (default api-tools), which also names its work folder under
 # .data, so that two runs can go at once (the containers tier's beside the local one's). API_TOOLS_MAX_EXAMPLES
@@ -86,6 +86,16 @@ typescript_client() {
       --types node --typeRoots "$tools/node_modules/@types" --outDir "$out/js" "$out/client.mts" &&
     node "$out/js/client.mjs" "$base" "$key"
 }
+heyapi_client() {
+  local out=$work/hey-api
+  # The generated code imports zod, found through the tools' own node_modules.
+  mkdir -p "$out" && ln -sfn "$tools/node_modules" "$out/node_modules" &&
+    openapi-ts -f "$tools/hey-api.config.mjs" -i "$doc" -o "$out/gen" --no-log-file &&
+    cp "$tools/hey-api-client.mts" "$out/client.mts" &&
+    tsc --strict --noUncheckedIndexedAccess --target es2022 --module nodenext --lib es2022,dom \
+      --types node --typeRoots "$tools/node_modules/@types" --outDir "$out/js" "$out/client.mts" &&
+    node "$out/js/client.mjs" "$base" "$key"
+}
 python_client() {
   local out=$work/python
   mkdir -p "$out" &&
@@ -116,6 +126,7 @@ schemathesis_summary() {
 check openapi-spec-validator last_line openapi-spec-validator "$doc"
 check spectral spectral_summary spectral lint --ruleset "$tools/spectral.yaml" --fail-severity error "$doc"
 check openapi-typescript last_line typescript_client
+check hey-api last_line heyapi_client
 check openapi-python-client last_line python_client
 # A new seed each run explores further; API_TOOLS_SEED repeats a run's.
 seed=${API_TOOLS_SEED:-$RANDOM$RANDOM}
@@ -124,6 +135,6 @@ check schemathesis schemathesis_summary schemathesis
 if [ "$failed" -eq 0 ]; then
   echo "api-tools: every tool passed, in $(($(date +%s) - started)) s"
 else
-  echo "api-tools: $failed of 5 tools failed, in $(($(date +%s) - started)) s"
+  echo "api-tools: $failed of 6 tools failed, in $(($(date +%s) - started)) s"
   exit 1
 fi

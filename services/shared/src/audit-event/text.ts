@@ -10,10 +10,13 @@ export function text(max: number) {
 }
 
 /**
- * Text without a space or control character: what ECMA-262 calls `[\s\p{Cc}]`, listed one by one, because the
- * OpenAPI document carries this pattern to clients and fuzzers whose regex dialects read neither `\p{..}` nor `\s`
- * alike (Python's `\s` is another set; without the `u` flag, `\p{Cc}` means the letters p, C and c).
+ * Text without a space or control character: what ECMA-262 calls `[\s\p{Cc}]`. The OpenAPI document carries this
+ * pattern to clients and fuzzers, so it is written in what their regex dialects read alike: no `\p{..}` (without
+ * the `u` flag it means the letters p, C and c), ECMAScript's `\s` with `\ufeff`, which Python's `\s` lacks (the
+ * two then refuse the same code points, checked one by one), and no `\u2028` or `\u2029`, which hey-api's zod
+ * plugin writes as raw line separators into a regular expression literal that then does not compile (its issue
+ * 4431).
  */
 export const NO_SPACE_OR_CONTROL_PATTERN =
   // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
-  /^[^\u0000-\u0020\u007F-\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]*$/;
+  /^[^\s\x00-\x1f\x7f-\x9f\ufeff]*$/;
