@@ -10,13 +10,12 @@ export function text(max: number) {
 }
 
 /**
- * Text without a space or control character: what ECMA-262 calls `[\s\p{Cc}]`. The OpenAPI document carries this
- * pattern to clients and fuzzers, so it is written in what their regex dialects read alike: no `\p{..}` (without
- * the `u` flag it means the letters p, C and c), ECMAScript's `\s` with `\ufeff`, which Python's `\s` lacks (the
- * two then refuse the same code points, checked one by one), and no `\u2028` or `\u2029`, which hey-api's zod
- * plugin writes as raw line separators into a regular expression literal that then does not compile (its issue
- * 4431).
+ * Text without a space or control character: what ECMA-262 calls `[\s\p{Cc}]`, listed, because the OpenAPI
+ * document carries this pattern to clients and fuzzers whose regex dialects read neither `\p{..}` nor `\s` alike
+ * (without the `u` flag `\p{Cc}` means the letters p, C and c; Python's `\s` is another set). U+2028 and U+2029
+ * alone are named by `\s`, which holds them in ECMA-262, Python and .NET: written `\u2028` and `\u2029`, hey-api's
+ * zod plugin puts them raw into a regular expression literal that then does not compile (its issue 4431).
  */
 export const NO_SPACE_OR_CONTROL_PATTERN =
   // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
-  /^[^\s\x00-\x1f\x7f-\x9f\ufeff]*$/;
+  /^[^\s\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff]*$/;
