@@ -12,6 +12,7 @@ import {
   type ClusterGuard,
   EVENT_TABLE_COLUMNS,
   insertQueryPrefix,
+  pendingQuorums,
   runningInserts,
 } from '@audit/shared';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +35,8 @@ const toLine = (e: AuditEventRecord) =>
   )}\t${e.ingested_at}\n`;
 
 const SETTLE_POLL_MS = 100;
+// A pending quorum waits for a replica to come back: seconds at least, and each look is a query per table.
+const QUORUM_POLL_MS = 1000;
 
 /**
  * `database` names our inserts (query_id prefix), so that a new owner of a partition can wait for an insert an
@@ -122,8 +125,9 @@ export function clickhouseSink(
     on,
     async insertsSettled() {
       for (;;) {
-        if ((await runningInserts(client, database, writer, guard)) === 0) return;
-        await sleep(SETTLE_POLL_MS);
+        if ((await runningInserts(client, database, writer, guard)) > 0) await sleep(SETTLE_POLL_MS);
+        else if ((await pendingQuorums(client, database, guard)) > 0) await sleep(QUORUM_POLL_MS);
+        else return;
       }
     },
   };

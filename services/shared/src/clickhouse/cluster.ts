@@ -11,12 +11,15 @@ export interface ClusterGuard {
   readSettings: QuerySettings;
   /** Every replica's running queries: each replica lists only its own, and an insert may run on any of them. */
   processes: string;
+  /** Every replica's replicated tables (`system.replicas`), whose pending quorums a check waits for. */
+  replicas: string | null;
 }
 
 export const SINGLE_SERVER: ClusterGuard = {
   insertSettings: {},
   readSettings: {},
   processes: 'system.processes',
+  replicas: null,
 };
 
 /** What a cluster's servers say of themselves, read once at start. */
@@ -46,9 +49,10 @@ export const QUORUM_TIMEOUT_MS = 20_000;
  */
 export function clusterGuardOf(facts: ClusterFacts): ClusterGuard {
   const quorum = Math.floor(facts.replicas / 2) + 1;
-  const replicas = facts.allReplicasFunction
-    ? `clusterAllReplicas(${sqlValue(facts.cluster)}, system.processes)`
-    : `remote(${sqlValue(facts.hosts.join(','))}, system, processes)`;
+  const everyReplica = (table: string) =>
+    facts.allReplicasFunction
+      ? `clusterAllReplicas(${sqlValue(facts.cluster)}, system.${table})`
+      : `remote(${sqlValue(facts.hosts.join(','))}, system, ${table})`;
   return {
     insertSettings: {
       insert_quorum: String(quorum),
@@ -57,7 +61,8 @@ export function clusterGuardOf(facts: ClusterFacts): ClusterGuard {
       load_balancing: 'in_order',
     },
     readSettings: { select_sequential_consistency: '1', load_balancing: 'in_order' },
-    processes: replicas,
+    processes: everyReplica('processes'),
+    replicas: everyReplica('replicas'),
   };
 }
 

@@ -11,7 +11,12 @@ const facts: ClusterFacts = {
 
 describe('clusterGuardOf', () => {
   it('changes nothing on a single server', () => {
-    expect(SINGLE_SERVER).toEqual({ insertSettings: {}, readSettings: {}, processes: 'system.processes' });
+    expect(SINGLE_SERVER).toEqual({
+      insertSettings: {},
+      readSettings: {},
+      processes: 'system.processes',
+      replicas: null,
+    });
   });
 
   it('asks 18.16 for a numeric majority quorum and reads every replica’s queries through remote()', () => {
@@ -20,6 +25,7 @@ describe('clusterGuardOf', () => {
       readSettings: { select_sequential_consistency: '1', load_balancing: 'in_order' },
       processes:
         "remote('127.0.0.1:22201,127.0.0.1:22202,127.0.0.1:22203,127.0.0.1:22204', system, processes)",
+      replicas: "remote('127.0.0.1:22201,127.0.0.1:22202,127.0.0.1:22203,127.0.0.1:22204', system, replicas)",
     });
   });
 
@@ -37,6 +43,7 @@ describe('clusterGuardOf', () => {
       load_balancing: 'in_order',
     });
     expect(guard.processes).toBe("clusterAllReplicas('audit', system.processes)");
+    expect(guard.replicas).toBe("clusterAllReplicas('audit', system.replicas)");
   });
 
   it('never asks for 0: one replica is a quorum of one', () => {
