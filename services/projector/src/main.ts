@@ -148,9 +148,31 @@ const startLive = () => {
     target: (write, lost) => gate.write(write, lost),
     trees,
     onJoin: (id) => (member = id),
+    onGivenUp: (err) => {
+      logger.error({ err: loggableError(err) }, 'the live consumer was stopped for good; starting it again');
+      void restartLive(() => false);
+    },
     logger,
   });
 };
+/** Stops the live pipeline and starts it again (a growth, a consumer kafkajs gave up on); `stopped` ends it. */
+async function restartLive(stopped: () => boolean) {
+  try {
+    await (await live).stop();
+    if (stopped()) return;
+    live = retryWithBackoff(startLive, {
+      firstDelayMs: 500,
+      maxDelayMs: 5000,
+      stopping: () => stopping || stopped(),
+    });
+    await live;
+  } catch (err) {
+    if (stopping || stopped()) return;
+    // Left without a live pipeline in a state nothing here can tell: a new process starts clean.
+    logger.fatal({ err: loggableError(err) }, 'the live pipeline did not start again; stopping');
+    process.exit(1);
+  }
+}
 // Stopped once started, also when a signal comes while its consumer joins (its group would wait otherwise).
 let live = startLive();
 // One a growth stopped stops again at once; one that did not start again has nothing to stop.
@@ -199,26 +221,7 @@ const growth = watchGrowth(generations, {
   pollMs: GROWTH_POLL_MS,
   logger,
   subscribed: () => liveTopics,
-  onGrown: async (stopped) => {
-    try {
-      await (await live).stop();
-      if (stopped()) return;
-      live = retryWithBackoff(startLive, {
-        firstDelayMs: 500,
-        maxDelayMs: 5000,
-        stopping: () => stopping || stopped(),
-      });
-      await live;
-    } catch (err) {
-      if (stopping || stopped()) return;
-      // Left without a live pipeline in a state nothing here can tell: a new process starts clean.
-      logger.fatal(
-        { err: loggableError(err) },
-        'the live pipeline did not start again after a growth; stopping',
-      );
-      process.exit(1);
-    }
-  },
+  onGrown: restartLive,
 });
 stops.push(() => growth.stop());
 

@@ -37,6 +37,11 @@ export interface PipelineOptions {
   /** Told the consumer's group member id at every join. */
   onJoin?: (memberId: string) => void;
   /**
+   * Told when kafkajs has stopped the consumer for good: after some errors it does not start it again (the group
+   * coordinator not found through a broker outage, which it calls non-retriable), and the pipeline would idle.
+   */
+  onGivenUp?: (err: Error) => void;
+  /**
    * One write at a time in this pipeline, whatever its partitions: on a ClickHouse cluster every write is a quorum
    * insert, and two into one table at once fail the second (code 286), which may tear it between the events table
    * and its views (docs/operations.md "Exactly once on a cluster"). The live and a replay pipeline write
@@ -91,8 +96,12 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     maxBytes: 32 * 1024 * 1024,
     maxWaitTimeInMs: 100,
   });
-  const onJoin = opts.onJoin;
+  const { onJoin, onGivenUp } = opts;
   if (onJoin) consumer.on(consumer.events.GROUP_JOIN, (e) => onJoin(e.payload.memberId));
+  if (onGivenUp)
+    consumer.on(consumer.events.CRASH, (e) => {
+      if (!e.payload.restart && !stopping) onGivenUp(e.payload.error);
+    });
   await consumer.connect();
   await runProjectorConsumer({
     consumer,
