@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import {
+  type Env,
   kafkaEnv,
   kafkaSettings,
+  listenersEnv,
   loggingEnv,
   parseEnv,
-  port,
   positiveInt,
   postgresEnv,
+  WEBHOOK_RETRY_TIERS,
   webhookEnv,
   webhookSettings,
-  WEBHOOK_RETRY_TIERS,
-  type Env,
 } from '@audit/shared';
 import { parseDurations } from './domain/durations.js';
 
@@ -20,12 +20,7 @@ export const envSchema = z.object({
   ...postgresEnv,
   ...loggingEnv,
   ...webhookEnv,
-  DISPATCHER_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  DISPATCHER_PORT: port(8083).meta({ description: 'port of the health endpoints and `/metrics`' }),
+  ...listenersEnv.dispatcher,
   DISPATCHER_GROUP_ID: z.string().min(1).default('audit-dispatcher').meta({
     description:
       "consumer group of the audit topic (`…-retries` for the retry tiers); a new group starts at the topic's end",

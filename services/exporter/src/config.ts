@@ -2,16 +2,17 @@ import { z } from 'zod';
 import {
   clickhouseEnv,
   clickhouseSettings,
+  type Env,
   exportStorageEnv,
   exportStorageSettings,
   kafkaEnv,
   kafkaSettings,
+  listenersEnv,
   loggingEnv,
   parseEnv,
-  port,
   positiveInt,
   postgresEnv,
-  type Env,
+  projectorGroupEnv,
 } from '@audit/shared';
 
 /** The environment variables the exporter reads, each described for docs/configuration.md. */
@@ -21,23 +22,14 @@ export const envSchema = z.object({
   ...postgresEnv,
   ...loggingEnv,
   ...exportStorageEnv,
-  EXPORTER_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  EXPORTER_PORT: port(8084).meta({ description: 'port of the health endpoints and `/metrics`' }),
+  ...listenersEnv.exporter,
+  // A job waits for this group's progress (docs/exports.md "Window").
+  ...projectorGroupEnv,
   EXPORTER_GROUP_ID: z
     .string()
     .min(1)
     .default('audit-exporter')
     .meta({ description: 'consumer group of `audit.export-jobs.v1`' }),
-  // A job waits for this group's progress (docs/exports.md "Window").
-  PROJECTOR_GROUP_ID: z
-    .string()
-    .min(1)
-    .default('audit-projector')
-    .meta({ description: "consumer group (a replay's group is `<this>.replay-g<N>`)" }),
   // Each job holds a chunk's sort in ClickHouse and a gzip stream here.
   EXPORTER_CONCURRENCY: positiveInt(2).meta({
     description: 'jobs one exporter runs at once (one per partition)',

@@ -4,10 +4,12 @@ import {
   cidrList,
   clickhouseEnv,
   clickhouseSettings,
+  type Env,
   exportStorageEnv,
   exportStorageSettings,
   kafkaEnv,
   kafkaSettings,
+  listenersEnv,
   loggingEnv,
   parseEnv,
   port,
@@ -16,7 +18,6 @@ import {
   secret,
   webhookEnv,
   webhookSettings,
-  type Env,
 } from '@audit/shared';
 
 /** The environment variables the gateway reads, each described for docs/configuration.md. */
@@ -27,8 +28,7 @@ export const envSchema = z.object({
   ...loggingEnv,
   ...webhookEnv,
   ...exportStorageEnv,
-  GATEWAY_HOST: z.string().min(1).default('127.0.0.1').meta({ description: "public API listener's host" }),
-  GATEWAY_PORT: port(8080).meta({ description: "public API listener's port" }),
+  ...listenersEnv.gateway,
   // Metrics are unauthenticated and describe the whole deployment: never on the public listener.
   GATEWAY_METRICS_HOST: z
     .string()

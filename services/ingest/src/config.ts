@@ -1,25 +1,20 @@
 import { z } from 'zod';
 import {
+  type Env,
   kafkaEnv,
   kafkaSettings,
+  listenersEnv,
   loggingEnv,
   parseEnv,
-  port,
   positiveInt,
   secret,
-  type Env,
 } from '@audit/shared';
 
 /** The environment variables ingest reads, each described for docs/configuration.md. */
 export const envSchema = z.object({
   ...kafkaEnv,
   ...loggingEnv,
-  INGEST_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the internal ingest listener (loopback by default), also `/metrics`' }),
-  INGEST_PORT: port(8081).meta({ description: 'port of the internal ingest listener, also `/metrics`' }),
+  ...listenersEnv.ingest,
   INGEST_TOKEN: secret(16).meta({
     description: 'bearer token: at least 16 printable ASCII characters, no spaces',
     defaultText: 'required (`npm start` generates one)',

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import {
+  type Env,
   integrityEnv,
   integritySettings,
+  listenersEnv,
   loggingEnv,
   parseEnv,
-  port,
   positiveInt,
   postgresEnv,
-  type Env,
 } from '@audit/shared';
 
 /** The environment variables the notary reads, each described for docs/configuration.md. */
@@ -25,12 +25,7 @@ export const envSchema = z.object({
       "a tenant's new leaves wait for a checkpoint until this many wait (or `INTEGRITY_CHECKPOINT_INTERVAL_MS` at " +
       'most)',
   }),
-  NOTARY_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  NOTARY_PORT: port(8085).meta({ description: 'port of the health endpoints and `/metrics`' }),
+  ...listenersEnv.notary,
 });
 
 const schema = envSchema.transform((e) => ({

@@ -3,18 +3,19 @@ import {
   API_KEY_ENVS,
   clickhouseEnv,
   clickhouseSettings,
+  type Env,
   exportStorageEnv,
   exportStorageSettings,
   integrityEnv,
   integritySettings,
   kafkaEnv,
   kafkaSettings,
+  listenersEnv,
   loggingEnv,
   parseEnv,
-  port,
   postgresEnv,
+  projectorGroupEnv,
   secret,
-  type Env,
 } from '@audit/shared';
 
 /**
@@ -45,12 +46,15 @@ export const envSchema = z.object({
     .max(256)
     .optional()
     .meta({ description: 'the actor recorded in key audit events', defaultText: '`operator:<OS user>`' }),
+  // Where `status` finds the services: the same variables and defaults the services listen by.
+  ...listenersEnv.gateway,
+  ...listenersEnv.ingest,
+  ...listenersEnv.projector,
+  ...listenersEnv.dispatcher,
+  ...listenersEnv.exporter,
+  ...listenersEnv.notary,
   // The projectors' group: `replay projection` waits for its members, and names the replay's group after it.
-  PROJECTOR_GROUP_ID: z
-    .string()
-    .min(1)
-    .default('audit-projector')
-    .meta({ description: "consumer group (a replay's group is `<this>.replay-g<N>`)" }),
+  ...projectorGroupEnv,
   // As the projector's: `dlq show` and `replay webhooks` decode with the contract versions the projector has.
   SCHEMAS_DIR: z
     .string()
@@ -62,39 +66,6 @@ export const envSchema = z.object({
         '(`docs/operations.md`)',
       defaultText: "the checkout's `schemas/`",
     }),
-  // Where `status` finds the services: the same variables and defaults the services listen by.
-  GATEWAY_HOST: z.string().min(1).default('127.0.0.1').meta({ description: "public API listener's host" }),
-  GATEWAY_PORT: port(8080).meta({ description: "public API listener's port" }),
-  INGEST_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the internal ingest listener (loopback by default), also `/metrics`' }),
-  INGEST_PORT: port(8081).meta({ description: 'port of the internal ingest listener, also `/metrics`' }),
-  PROJECTOR_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  PROJECTOR_PORT: port(8082).meta({ description: 'port of the health endpoints and `/metrics`' }),
-  DISPATCHER_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  DISPATCHER_PORT: port(8083).meta({ description: 'port of the health endpoints and `/metrics`' }),
-  EXPORTER_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  EXPORTER_PORT: port(8084).meta({ description: 'port of the health endpoints and `/metrics`' }),
-  NOTARY_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  NOTARY_PORT: port(8085).meta({ description: 'port of the health endpoints and `/metrics`' }),
 });
 
 const schema = envSchema.transform((e, ctx) => ({

@@ -3,14 +3,15 @@ import {
   booleanFlag,
   clickhouseEnv,
   clickhouseSettings,
+  type Env,
   kafkaEnv,
   kafkaSettings,
+  listenersEnv,
   loggingEnv,
   parseEnv,
-  port,
   positiveInt,
   postgresEnv,
-  type Env,
+  projectorGroupEnv,
 } from '@audit/shared';
 
 /**
@@ -47,17 +48,8 @@ export const envSchema = z.object({
         "a partition without a tree position begins at this group's committed offset (the notary's, before " +
         "migration 0021), else at the topic's oldest record",
     }),
-  PROJECTOR_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({ description: 'host of the health endpoints and `/metrics`' }),
-  PROJECTOR_PORT: port(8082).meta({ description: 'port of the health endpoints and `/metrics`' }),
-  PROJECTOR_GROUP_ID: z
-    .string()
-    .min(1)
-    .default('audit-projector')
-    .meta({ description: "consumer group (a replay's group is `<this>.replay-g<N>`)" }),
+  ...listenersEnv.projector,
+  ...projectorGroupEnv,
   PROJECTOR_BATCH_SIZE: positiveInt(10_000).meta({ description: 'flush once this many records wait' }),
   // Their defaults depend on CLICKHOUSE_CLUSTER (flushDefaults).
   PROJECTOR_FLUSH_MS: z.coerce

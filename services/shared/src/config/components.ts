@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { logLevel, positiveInt } from './env.js';
+import { logLevel, port, positiveInt } from './env.js';
 
 // Defaults match infra/local/stack.sh, so a fresh checkout needs no configuration.
 export const kafkaEnv = {
@@ -96,3 +96,39 @@ export function clickhouseSettings(e: z.output<z.ZodObject<typeof clickhouseEnv>
     ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}),
   };
 }
+
+const HEALTH = 'the health endpoints and `/metrics`';
+
+/** Where a service listens: `<NAME>_HOST` and `<NAME>_PORT`. */
+function listenerEnv<N extends string>(name: N, defaultPort: number, what: string) {
+  const host = z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .meta({ description: `host of ${what}` });
+  const portOf = port(defaultPort).meta({ description: `port of ${what}` });
+  return { [`${name}_HOST`]: host, [`${name}_PORT`]: portOf } as Record<`${N}_HOST`, typeof host> &
+    Record<`${N}_PORT`, typeof portOf>;
+}
+
+/**
+ * Each service's listener, with the same defaults for the service, which listens there, and for `ops status`,
+ * which looks for it there.
+ */
+export const listenersEnv = {
+  gateway: listenerEnv('GATEWAY', 8080, 'the public API listener'),
+  ingest: listenerEnv('INGEST', 8081, 'the internal ingest listener (loopback by default), also `/metrics`'),
+  projector: listenerEnv('PROJECTOR', 8082, HEALTH),
+  dispatcher: listenerEnv('DISPATCHER', 8083, HEALTH),
+  exporter: listenerEnv('EXPORTER', 8084, HEALTH),
+  notary: listenerEnv('NOTARY', 8085, HEALTH),
+};
+
+/** The projector's consumer group: the projector's own, what an export job waits for, what `ops` reads. */
+export const projectorGroupEnv = {
+  PROJECTOR_GROUP_ID: z
+    .string()
+    .min(1)
+    .default('audit-projector')
+    .meta({ description: "consumer group (a replay's group is `<this>.replay-g<N>`)" }),
+};
