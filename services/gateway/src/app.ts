@@ -43,10 +43,10 @@ export interface GatewayAppOptions
     Pick<ExportDownloadOptions, 'exportFiles'>,
     Pick<ExportOptions, 'exportConcurrency'> {
   logger: Logger;
-  /** The HTTP and public API metrics go here; they are served on a listener of their own (main.ts). */
+  /** The HTTP and public API metrics go here; they are served on a listener of their own (gateway.service.ts). */
   metrics: Registry;
   readiness: Record<string, ReadinessCheck>;
-  /** Until it is done, only the health endpoints answer (main.ts listens before its dependencies are up). */
+  /** Until it is done, only the health endpoints answer (gateway.service.ts listens before its dependencies are up). */
   startup: StartupState;
   events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
   auditLog: Pick<AuditPublisher, 'publish'>;

@@ -20,7 +20,7 @@ export interface IngestAppOptions extends Omit<EventsRouteOptions, 'meter'> {
   metrics: Registry;
   maxBytes: number;
   readiness: Record<string, ReadinessCheck>;
-  /** Until it is done, only the health endpoints and metrics answer (main.ts listens before Kafka is up). */
+  /** Until it is done, only the health endpoints and metrics answer (the service listens before Kafka is up). */
   startup: StartupState;
 }
 

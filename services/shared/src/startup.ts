@@ -4,6 +4,16 @@ import { loggableError, type Logger } from './logger.js';
 export interface WaitOptions {
   firstDelayMs?: number;
   maxDelayMs?: number;
+  /** True ends the waiting: the failure is thrown. */
+  stopping?: () => boolean;
+}
+
+/** A start-up step begun, or tried again, once the service is stopping: nothing after it runs. */
+export class StartupStoppedError extends Error {
+  constructor(what: string) {
+    super(`the start-up was stopped while it waited for ${what}`);
+    this.name = 'StartupStoppedError';
+  }
 }
 
 /**
@@ -20,6 +30,7 @@ export async function untilAvailable<T>(
   const result = await retryWithBackoff(step, {
     firstDelayMs: options.firstDelayMs ?? 500,
     maxDelayMs: options.maxDelayMs ?? 5000,
+    stopping: options.stopping,
     failed: (err, attempt, delayMs) => {
       failures += 1;
       logger.warn(
@@ -42,7 +53,8 @@ export interface StartupState {
 /**
  * The start-up of a service that listens before its dependencies answer: its steps run through `untilAvailable`,
  * and the listener reports which one it waits for. Once the service is stopping, no further step begins (nor
- * does a retry), so a signal during the wait does not race a half-started service against its shutdown.
+ * does a retry: the step throws StartupStoppedError), so a signal during the wait does not race a half-started
+ * service against its shutdown.
  */
 export class Startup implements StartupState {
   private finished = false;
@@ -65,9 +77,11 @@ export class Startup implements StartupState {
 
   async step<T>(what: string, step: () => Promise<T>): Promise<T> {
     this.current = what;
-    // Never settles once stopping: the shutdown handler ends the process, and nothing after this step runs.
-    const attempt = () => (this.stopped ? new Promise<T>(() => undefined) : step());
-    const result = await untilAvailable(what, attempt, this.logger, this.options);
+    const attempt = () => (this.stopped ? Promise.reject(new StartupStoppedError(what)) : step());
+    const result = await untilAvailable(what, attempt, this.logger, {
+      ...this.options,
+      stopping: () => this.stopped,
+    });
     this.current = null;
     return result;
   }

@@ -6,7 +6,7 @@ import type { Logger } from '@audit/shared';
  * history written before any dispatcher ran is not pushed to today's endpoints. Done by committing explicitly
  * before joining, so no event written after the service reported ready can fall in the gap a lazy "latest" would
  * leave; for the same reason a partition of the first generation without a commit starts at its end. A group that
- * has committed reads a later generation from its beginning (subscribed from the beginning, main.ts): the topic
+ * has committed reads a later generation from its beginning (subscribed from the beginning, dispatcher.service.ts): the topic
  * grew while the group ran.
  */
 export async function startNewGroupAtEnd(

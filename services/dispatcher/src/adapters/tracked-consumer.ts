@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { loggableError, sleep, type Logger } from '@audit/shared';
+import { loggableError, sleep, whenGivenUp, type Logger } from '@audit/shared';
 import type { KeyedLanes } from '../domain/keyed-lanes.js';
 import { OffsetTracker } from '../domain/offset-tracker.js';
 
@@ -24,7 +24,11 @@ export interface TrackedConsumerOptions {
   lanes: KeyedLanes;
   maxInFlight: number;
   commitEveryMs: number;
+  /** How long a stop lets running work finish. */
+  graceMs: number;
   logger: Logger;
+  /** Told when kafkajs has stopped the consumer for good (whenGivenUp). */
+  onGivenUp: (err: Error) => void;
   /** False leaves the message unresolved and ends the batch (a paused partition). */
   handle: (ctx: MessageContext) => Promise<boolean>;
 }
@@ -35,13 +39,19 @@ export interface TrackedConsumerOptions {
  */
 export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
   const { consumer } = opts;
-  // First, before anything is set up: this is the step that fails while Kafka is unreachable, and the caller may
-  // retry it on the same consumer (run() itself rides out connection failures by restarting).
-  for (const topic of opts.topics)
-    await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning(topic) });
+  // First, before anything is set up: this is the step that fails while Kafka is unreachable (run() itself rides
+  // out connection failures by restarting), and a start tried again takes a new consumer.
+  try {
+    for (const topic of opts.topics)
+      await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning(topic) });
+  } catch (err) {
+    await consumer.disconnect().catch(() => undefined);
+    throw err;
+  }
   const tracker = new OffsetTracker();
   let stopping = false;
   let joined = false;
+  whenGivenUp(consumer, opts.onGivenUp, () => stopping);
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     joined = true;
     const owned = payload.memberAssignment;
@@ -83,11 +93,11 @@ export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
     /** True once the group gave this consumer its partitions: readiness waits for it. */
     joined: () => joined,
     /** Stops reading, lets running work finish (up to `graceMs`), commits what finished, then leaves the group. */
-    async stop(graceMs: number): Promise<void> {
+    async stop(): Promise<void> {
       // Paused, not stopped: stopping would leave the group, and the finished work could no longer be committed.
       stopping = true;
       consumer.pause(opts.topics.map((topic) => ({ topic })));
-      await Promise.race([opts.lanes.whenBelow(1), sleep(graceMs)]);
+      await Promise.race([opts.lanes.whenBelow(1), sleep(opts.graceMs)]);
       clearInterval(timer);
       await commit();
       await consumer.disconnect();

@@ -1,16 +1,18 @@
-import type { Consumer, EachMessagePayload } from 'kafkajs';
+import type { ConsumerConfig, EachMessagePayload, Kafka } from 'kafkajs';
 import type pg from 'pg';
 import {
   DecodeError,
   exportJobsRepository as jobs,
   sleep,
+  whenGivenUp,
   type Codec,
   type ExportJobRequest,
   type Logger,
 } from '@audit/shared';
 
 export interface JobConsumerDeps {
-  consumer: Consumer;
+  kafka: Kafka;
+  consumer: ConsumerConfig;
   topic: string;
   /** Jobs run at once: one per partition at most. */
   concurrency: number;
@@ -20,6 +22,16 @@ export interface JobConsumerDeps {
   logger: Logger;
   /** How long a request may wait for its job's row (the gateway publishes it before it commits). */
   rowWaitMs: number;
+  /** Told when kafkajs has stopped the consumer for good (whenGivenUp). */
+  onGivenUp: (err: Error) => void;
+  stopping: () => boolean;
+}
+
+export interface JobConsumer {
+  /** True once the group gave this consumer its partitions: readiness waits for it. */
+  joined(): boolean;
+  /** Leaves the group; a job in progress is abandoned with its record uncommitted, to run again elsewhere. */
+  stop(): Promise<void>;
 }
 
 // A long job keeps its group membership by heartbeats at about this interval.
@@ -30,12 +42,23 @@ const HEARTBEAT_MS = 3000;
  * (kafkajs commits an eachMessage's offset after it resolves): an exporter killed mid-job leaves the record to
  * whoever takes its partition, and the job runs again there.
  */
-export async function runJobConsumer(deps: JobConsumerDeps): Promise<void> {
-  await deps.consumer.subscribe({ topics: [deps.topic], fromBeginning: true });
-  await deps.consumer.run({
-    partitionsConsumedConcurrently: deps.concurrency,
-    eachMessage: (payload) => handle(deps, payload),
-  });
+export async function startJobConsumer(deps: JobConsumerDeps): Promise<JobConsumer> {
+  const consumer = deps.kafka.consumer(deps.consumer);
+  let joined = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+  whenGivenUp(consumer, deps.onGivenUp, deps.stopping);
+  try {
+    await consumer.subscribe({ topics: [deps.topic], fromBeginning: true });
+    await consumer.run({
+      partitionsConsumedConcurrently: deps.concurrency,
+      eachMessage: (payload) => handle(deps, payload),
+    });
+  } catch (err) {
+    // A start tried again (Kafka not answering yet) takes a new consumer: this one leaves nothing behind.
+    await consumer.disconnect().catch(() => undefined);
+    throw err;
+  }
+  return { joined: () => joined, stop: () => consumer.disconnect() };
 }
 
 async function handle(deps: JobConsumerDeps, { message, partition, heartbeat }: EachMessagePayload) {

@@ -18,7 +18,7 @@ import { endpointIdOf, endpointOf } from './webhooks.route.js';
 
 export interface WebhookTestOptions {
   webhooks: Pick<WebhookStore, 'signing'>;
-  /** The dispatcher's guarded client (main.ts), with the gateway's target rules and WEBHOOK_TEST_TIMEOUT_MS. */
+  /** The dispatcher's guarded client (gateway.service.ts), with the gateway's target rules and WEBHOOK_TEST_TIMEOUT_MS. */
   testSender: Pick<WebhookClient, 'send'>;
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;

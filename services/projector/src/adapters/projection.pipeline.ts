@@ -1,5 +1,12 @@
 import type { Kafka } from 'kafkajs';
-import type { AuditEventRecord, Codec, GenerationGate, Logger, ProjectionTables } from '@audit/shared';
+import {
+  whenGivenUp,
+  type AuditEventRecord,
+  type Codec,
+  type GenerationGate,
+  type Logger,
+  type ProjectionTables,
+} from '@audit/shared';
 import type { ProjectorConfig } from '../config.js';
 import { partitionKeys, type ConsumedRecord } from '../domain/consumed-record.js';
 import { FlushBuffer } from '../domain/flush-buffer.js';
@@ -37,8 +44,7 @@ export interface PipelineOptions {
   /** Told the consumer's group member id at every join. */
   onJoin?: (memberId: string) => void;
   /**
-   * Told when kafkajs has stopped the consumer for good: after some errors it does not start it again (the group
-   * coordinator not found through a broker outage, which it calls non-retriable), and the pipeline would idle.
+   * Told when kafkajs has stopped the consumer for good (whenGivenUp): the pipeline would idle.
    */
   onGivenUp?: (err: Error) => void;
   /**
@@ -98,10 +104,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   });
   const { onJoin, onGivenUp } = opts;
   if (onJoin) consumer.on(consumer.events.GROUP_JOIN, (e) => onJoin(e.payload.memberId));
-  if (onGivenUp)
-    consumer.on(consumer.events.CRASH, (e) => {
-      if (!e.payload.restart && !stopping) onGivenUp(e.payload.error);
-    });
+  if (onGivenUp) whenGivenUp(consumer, onGivenUp, () => stopping);
   await consumer.connect();
   await runProjectorConsumer({
     consumer,

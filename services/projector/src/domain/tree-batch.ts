@@ -19,7 +19,7 @@ export interface TreeBatch {
 /** A topic partition as one key: `topic:partition`, as partitionKeys gives them. */
 export const runKey = (r: Pick<ConsumedRecord, 'topic' | 'partition'>) => `${r.topic}:${r.partition}`;
 
-/** A partition has no tree position: the trees were not begun over it (main.ts begins every partition's). */
+/** A partition has no tree position: the trees were not begun over it (tree-appender.begin.ts begins every partition's). */
 export class TreeGapError extends Error {
   override name = 'TreeGapError';
 }

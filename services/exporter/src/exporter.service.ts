@@ -1,0 +1,105 @@
+import {
+  AuditGenerations,
+  clickhouseReady,
+  exportFiles,
+  exportJobCodec,
+  liveTables,
+  loggableError,
+  migratePostgres,
+  projectionStateStore,
+  RestartableConsumer,
+  systemClock,
+  type ServiceHost,
+} from '@audit/shared';
+import { expireDue } from './adapters/expiry.sweeper.js';
+import { startJobConsumer, type JobConsumer } from './adapters/job.consumer.js';
+import { runJob } from './adapters/job.runner.js';
+import type { ExporterConfig } from './config.js';
+
+// A request waits this long for the gateway's commit that follows its publish (docs/exports.md "Jobs").
+const ROW_WAIT_MS = 30_000;
+
+/** The exporter: it runs export jobs (docs/exports.md "Jobs"). */
+export async function exporterService(host: ServiceHost, config: ExporterConfig): Promise<void> {
+  const { logger } = host;
+  const { kafka, topics, admin, connect, auditLog } = host.kafka(config.kafka);
+  const pool = host.postgres({ connectionString: config.databaseUrl, max: 10 });
+  // Reads of whole chunks take longer than a page's: a chunk's sort is bounded, its transfer is not.
+  const clickhouse = host.clickhouse(config.clickhouse, 300_000);
+  const files = exportFiles(config.storage);
+  let sweeping: Promise<unknown> = Promise.resolve();
+  host.onStop(() => sweeping);
+  await host.serveInternal(config, {
+    postgres: () => pool.query('SELECT 1'),
+    clickhouse: () => clickhouseReady(clickhouse),
+    kafka: () => admin.describeCluster(),
+    // The directory or bucket, made when missing (as `ops migrate` does): a job never starts into a store it cannot
+    // use.
+    export_files: () => files.prepare(),
+    consumers: async () => {
+      if (!jobs.get()?.joined()) throw new Error('consumer group not joined yet');
+    },
+  });
+
+  await host.step('postgres', () => migratePostgres(config.databaseUrl));
+  await connect();
+  const generations = await host.step('postgres', () =>
+    AuditGenerations.load({ db: pool, admin, base: topics.auditEvents }),
+  );
+  const runner = {
+    pool,
+    clickhouse,
+    // The exporter reads the events table only, never the filter index: a chunk reads a time range whole.
+    tables: liveTables(projectionStateStore(clickhouse), { ready: async () => false }),
+    files,
+    admin,
+    auditTopics: async () => (await generations.reload()).map((g) => g.topic),
+    projectorGroup: config.projectorGroupId,
+    audit: auditLog({ maxQueuedBytes: 4 * 1024 * 1024, maxWaitMs: 5000 }),
+    clock: systemClock,
+    settings: config.jobs,
+    logger,
+  };
+  const jobs: RestartableConsumer<JobConsumer> = new RestartableConsumer(
+    () =>
+      startJobConsumer({
+        kafka,
+        consumer: {
+          groupId: config.groupId,
+          sessionTimeout: config.sessionTimeoutMs,
+          heartbeatInterval: 3000,
+          // A member running a job rejoins after it: a rebalance waits for it this long before leaving it out.
+          rebalanceTimeout: 600_000,
+        },
+        topic: topics.exportJobs.name,
+        concurrency: config.concurrency,
+        codec: exportJobCodec(),
+        pool,
+        run: (request) => runJob(runner, request),
+        logger,
+        rowWaitMs: ROW_WAIT_MS,
+        onGivenUp: (err) => {
+          logger.error(
+            { err: loggableError(err) },
+            'the job consumer was stopped for good; starting it again',
+          );
+          void jobs.restart();
+        },
+        stopping: host.stopping,
+      }),
+    { what: 'the job consumer', logger, stopping: host.stopping, fatal: host.fatal },
+  );
+  // A job in progress is abandoned with its record uncommitted: whoever takes the partition runs it again.
+  host.onStop(() => jobs.stop());
+  await jobs.begin((start) => host.step('kafka', start));
+  // One pass at a time: a pass still running when the next is due is not joined by another.
+  const sweeper = setInterval(() => {
+    sweeping = sweeping.then(() =>
+      expireDue({ pool, files, clock: systemClock, logger }).catch((err: unknown) =>
+        logger.warn({ err: loggableError(err) }, 'export expiry pass failed'),
+      ),
+    );
+  }, config.expirySweepMs);
+  host.onStop(() => clearInterval(sweeper));
+  host.finish({ topic: topics.exportJobs.name, export_files: files.describe() });
+}

@@ -1,0 +1,114 @@
+import {
+  allowList,
+  cachedResolve,
+  checkClickHouseSchema,
+  clickhouseReady,
+  exportFiles,
+  filterIndexState,
+  integrityStore,
+  liveTables,
+  migratePostgres,
+  projectionStateStore,
+  resolveWithin,
+  secretBox,
+  systemClock,
+  webhookClient,
+  type ServiceHost,
+} from '@audit/shared';
+import { eventsReader } from './adapters/events.reader.js';
+import { exportJobRequests } from './adapters/export-job-requests.js';
+import { exportJobStore } from './adapters/export-job-store.js';
+import { directoryFirst, keyDirectory } from './adapters/key-directory.js';
+import { cachedKeyStore } from './adapters/key-store.js';
+import { postgresRateLimiter } from './adapters/rate-limiter.js';
+import { webhookStore } from './adapters/webhook-store.js';
+import { buildApp } from './app.js';
+import type { GatewayConfig } from './config.js';
+import { TARGET_RESOLVE_MS } from './routes/webhooks.route.js';
+
+/** The gateway: the public API. */
+export async function gatewayService(host: ServiceHost, config: GatewayConfig): Promise<void> {
+  const { logger } = host;
+  // The gateway writes audit events of its own (audit.export) through the same path as every producer, and the
+  // request records of export jobs.
+  const { topics, producer, admin, connect, auditLog } = host.kafka(config.kafka);
+  const clickhouse = host.clickhouse(config.clickhouse);
+  // Bounded waits: a slow or unreachable Postgres answers 503 instead of holding requests.
+  const pool = host.postgres({
+    connectionString: config.databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: 2000,
+    query_timeout: 2000,
+  });
+  const keys = cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 });
+  const directory = keyDirectory({ databaseUrl: config.databaseUrl, logger, changed: keys.forget });
+  host.onStop(() => directory.stop());
+  const targets = {
+    allowHttp: config.webhooks.allowHttp,
+    allowed: allowList(config.webhooks.allowCidrs),
+    ports: config.webhooks.allowPorts,
+    // The cached resolver the dispatcher uses (c-ares for what the DNS servers answer, the system lookup only for
+    // names they do not know), and an answer within 2 s or a refusal: a client waits on it.
+    resolve: resolveWithin(cachedResolve({ timeoutMs: TARGET_RESOLVE_MS }), TARGET_RESOLVE_MS),
+  };
+  // Test sends go out through the dispatcher's guarded client, under the rules endpoints are created with. A test
+  // is someone checking their receiver, rarely more than one at a time per endpoint: few connections each.
+  const testSender = webhookClient({
+    timeoutMs: config.webhooks.testTimeoutMs,
+    rules: targets,
+    resolve: targets.resolve,
+    connectionsPerEndpoint: 2,
+  });
+  host.onStop(() => testSender.close());
+  // Its own listener: the public port must not expose internal metrics (see config.ts).
+  await host.serveInternal(config.metrics);
+  const app = await buildApp({
+    logger,
+    metrics: host.metrics,
+    trustedProxies: config.trustedProxies,
+    limits: config.limits,
+    authFailures: config.authFailures,
+    takeToken: postgresRateLimiter(pool),
+    auth: {
+      pepper: config.apiKeyPepper,
+      env: config.apiKeyEnv,
+      findKey: directoryFirst(directory, keys.find),
+    },
+    cachedKey: keys.cached,
+    events: eventsReader(
+      clickhouse,
+      liveTables(projectionStateStore(clickhouse), filterIndexState(clickhouse)),
+    ),
+    cursorSecret: config.cursorSecret,
+    // Bounded like ingest: during a Kafka outage an export fails with 503 quickly instead of queueing.
+    auditLog: auditLog({ maxQueuedBytes: 16 * 1024 * 1024, maxWaitMs: config.auditTimeoutMs }),
+    auditTimeoutMs: config.auditTimeoutMs,
+    exportConcurrency: config.exportConcurrency,
+    exportJobs: exportJobStore(pool),
+    integrity: integrityStore(pool),
+    // Bounded as the audit events: a job whose record Kafka does not take in time is answered 503 and rolled back.
+    exportJobRequests: exportJobRequests(producer, topics.exportJobs.name, config.auditTimeoutMs),
+    exportJobLimits: config.exportJobLimits,
+    replayMaxDays: config.replayMaxDays,
+    exportFiles: exportFiles(config.exportStorage),
+    webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
+    targets,
+    testSender,
+    clock: systemClock,
+    startup: host.startup,
+    readiness: {
+      postgres: () => pool.query('SELECT 1'),
+      clickhouse: () => clickhouseReady(clickhouse),
+      kafka: () => admin.describeCluster(),
+    },
+  });
+  // Closed first: requests in flight finish before the clients they use are closed.
+  await host.listen(app, config);
+  await host.step('postgres', () => migratePostgres(config.databaseUrl));
+  // After the migrations: the table it reads and the trigger that announces changes exist.
+  directory.start();
+  // It reads with a read-only user: the projector and `ops migrate` apply the migrations it waits for.
+  await host.step('clickhouse', () => checkClickHouseSchema(config.clickhouse));
+  await connect();
+  host.finish();
+}

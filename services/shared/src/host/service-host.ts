@@ -1,0 +1,167 @@
+import type { FastifyInstance } from 'fastify';
+import type { Admin } from 'kafkajs';
+import pg from 'pg';
+import { createClickHouse, type ClickHouseClient } from '../clickhouse/clickhouse-client.js';
+import type { ClickHouseSettings, KafkaSettings } from '../config/components.js';
+import { registerErrorHandling } from '../http/error-handler.js';
+import { registerHealth, type ReadinessCheck } from '../http/health.plugin.js';
+import { createHttpServer } from '../http/server.js';
+import { registerStartupGate } from '../http/startup-gate.js';
+import { auditEventCodec } from '../codec/audit-event.codec.js';
+import { auditPublisher, type AuditPublisher } from '../kafka/audit-publisher.js';
+import { kafkaDeployment } from '../kafka/bootstrap.js';
+import type { CoalescingSenderOptions } from '../kafka/coalescing-sender.js';
+import { DurableProducer } from '../kafka/producer.js';
+import { createLogger, loggableError, type Logger } from '../logger.js';
+import { registerHttpMetrics, registerMetricsRoute } from '../metrics/http-metrics.plugin.js';
+import { createMetrics, type Registry } from '../metrics/metrics.registry.js';
+import { Startup } from '../startup.js';
+import { systemClock } from '../time.js';
+import { AuditTopicRoute } from '../topic-generations/audit-topic.route.js';
+
+export interface Listener {
+  host: string;
+  port: number;
+}
+
+export interface ServiceHostOptions {
+  name: string;
+  logLevel: string;
+  /** Tests pass a logger of their own. */
+  logger?: Logger;
+  /** What ends the process when the service cannot go on; tests pass one that throws. */
+  exit?: (code: number) => never;
+}
+
+/**
+ * What every service runs in: its logger, metrics and start-up, the clients it connects with, its listeners, and a
+ * shutdown that stops everything started in the reverse order it started (what started last, and so depends on
+ * what came before it, stops first). A service is a function of a host, so a test runs it without a process.
+ */
+export interface ServiceHost {
+  readonly name: string;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly startup: Startup;
+  /** True from the moment the shutdown begins. */
+  stopping(): boolean;
+  /** Runs at the shutdown, before everything registered earlier. */
+  onStop(stop: () => unknown): void;
+  /** A start-up step, retried until its dependency answers (`Startup.step`). */
+  step<T>(what: string, step: () => Promise<T>): Promise<T>;
+  /** Ends the start-up: from now on every route answers and `/readyz` runs its checks. */
+  finish(fields?: Record<string, unknown>): void;
+  /** Logs why the service cannot go on and ends the process: no retry makes it right, a new process starts clean. */
+  fatal(err: unknown, message: string): never;
+  /** A Postgres pool whose idle connections may fail (a Postgres restart) without ending the process. */
+  postgres(config: pg.PoolConfig): pg.Pool;
+  clickhouse(settings: ClickHouseSettings, timeoutMs?: number): ClickHouseClient;
+  /** The deployment's Kafka client and topics, with a producer and an admin, connected by `connect`. */
+  kafka(settings: KafkaSettings): KafkaClients;
+  /**
+   * The internal listener: `/metrics`, and with checks `/healthz`, `/readyz` and the HTTP metrics. It listens before the dependencies
+   * answer: `/healthz` says alive, `/readyz` what the start-up waits for (registerStartupGate).
+   */
+  serveInternal(at: Listener, checks?: Record<string, ReadinessCheck>): Promise<FastifyInstance>;
+  /** Listens with an app of the service's own, closed at the shutdown. */
+  listen(app: FastifyInstance, at: Listener, listener?: string): Promise<void>;
+  /** Stops everything registered, the latest first. */
+  stop(): Promise<void>;
+}
+
+export interface KafkaClients extends Omit<ReturnType<typeof kafkaDeployment>, 'ensureTopics'> {
+  producer: DurableProducer;
+  admin: Admin;
+  /** The audit topic's writable generation: it moves when the topic grows (docs/topic-growth.md). */
+  auditTopic: AuditTopicRoute;
+  /** The start-up steps: the missing topics made, the producer and the admin connected, the audit topic found. */
+  connect(): Promise<void>;
+  /** A publisher of the service's own audit events to the audit topic, within the bounds of `queue`. */
+  auditLog(queue: CoalescingSenderOptions): AuditPublisher;
+}
+
+export function createServiceHost(options: ServiceHostOptions): ServiceHost {
+  const { name } = options;
+  const logger = options.logger ?? createLogger(name, options.logLevel);
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const metrics = createMetrics(name);
+  const startup = new Startup(logger);
+  const stops: (() => unknown)[] = [];
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
+
+  const onStop = (stop: () => unknown) => void stops.push(stop);
+  const listen = async (app: FastifyInstance, at: Listener, listener?: string) => {
+    onStop(() => app.close());
+    await app.listen({ host: at.host, port: at.port });
+    logger.info({ host: at.host, port: at.port, ...(listener && { listener }) }, `${name} listening`);
+  };
+
+  return {
+    name,
+    logger,
+    metrics,
+    startup,
+    stopping: () => stopping,
+    onStop,
+    step: (what, step) => startup.step(what, step),
+    finish(fields = {}) {
+      startup.finish();
+      logger.info(fields, `${name} running`);
+    },
+    fatal(err, message) {
+      logger.fatal({ err: loggableError(err) }, message);
+      return exit(1);
+    },
+    postgres(config) {
+      const pool = new pg.Pool({ connectionTimeoutMillis: 5000, ...config });
+      pool.on('error', (err) => logger.warn({ err: loggableError(err) }, 'idle Postgres connection failed'));
+      onStop(() => pool.end());
+      return pool;
+    },
+    clickhouse(settings, timeoutMs) {
+      const client = createClickHouse(settings, settings.database, timeoutMs);
+      onStop(() => client.close());
+      return client;
+    },
+    kafka(settings) {
+      const { kafka, topics, ensureTopics } = kafkaDeployment(settings, logger, `-${name}`);
+      const producer = new DurableProducer(kafka);
+      const admin = kafka.admin();
+      const auditTopic = new AuditTopicRoute(admin, topics.auditEvents.name, { logger });
+      onStop(() => Promise.all([producer.disconnect(), admin.disconnect()]));
+      const connect = async () => {
+        await startup.step('kafka', ensureTopics);
+        await startup.step('kafka', () => producer.connect());
+        await startup.step('kafka', () => admin.connect());
+        await startup.step('kafka', () => auditTopic.refresh());
+      };
+      const auditLog = (queue: CoalescingSenderOptions) =>
+        auditPublisher({ producer, topic: auditTopic, codec: auditEventCodec(), clock: systemClock, queue });
+      return { kafka, topics, producer, admin, auditTopic, connect, auditLog };
+    },
+    async serveInternal(at, checks) {
+      const app = createHttpServer(logger);
+      registerErrorHandling(app);
+      if (checks) {
+        // A metrics-only listener stands beside a service's own app, which measures its requests.
+        registerHttpMetrics(app, metrics);
+        registerStartupGate(app, startup);
+        registerHealth(app, checks);
+      }
+      // Unauthenticated like the health endpoints: the listener is internal (loopback by default).
+      registerMetricsRoute(app, metrics);
+      await listen(app, at, checks ? undefined : 'metrics');
+      return app;
+    },
+    listen,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        startup.stop();
+        for (const stop of stops.reverse()) await stop();
+      })();
+      return stopped;
+    },
+  };
+}
