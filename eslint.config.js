@@ -1,6 +1,137 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The architecture's boundaries (docs/architecture.md "Modules"): each deployable stands alone, the shared kernel
+// is imported through its named modules, each module only from the ones below it, and the domain stays pure.
+const SERVICES = ['dispatcher', 'exporter', 'gateway', 'ingest', 'notary', 'ops', 'projector'];
+/** Each module of `@audit/shared` and the modules it may import. */
+const SHARED_MODULES = {
+  platform: [],
+  contract: ['platform'],
+  'audit-topic': ['platform', 'contract'],
+  projection: ['platform', 'contract'],
+  'api-keys': ['platform'],
+  webhooks: ['platform', 'contract'],
+  'export-jobs': ['platform', 'contract', 'projection'],
+  integrity: ['platform'],
+  migrations: ['platform', 'projection'],
+  host: ['platform', 'contract', 'audit-topic'],
+};
+const TESTS = ['**/*.test.ts'];
+const intoServices = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})/src/`, message });
+const boundaries = [
+  ...SERVICES.map((service) => ({
+    files: [`services/${service}/src/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@audit/shared', message: 'Import a named module: @audit/shared/platform, /contract, …' },
+          ],
+          patterns: [
+            intoServices(
+              [...SERVICES.filter((s) => s !== service), 'shared'],
+              'A service imports no other service, and the shared kernel only by its modules (@audit/shared/…).',
+            ),
+          ],
+        },
+      ],
+    },
+  })),
+  ...Object.entries(SHARED_MODULES).map(([module, below]) => ({
+    files: [`services/shared/src/${module}/**/*.ts`],
+    ignores: TESTS,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            intoServices(SERVICES, 'The shared kernel imports no service.'),
+            {
+              group: ['@audit/shared', '@audit/shared/*'],
+              message: 'Inside the shared kernel, import by path.',
+            },
+            ...(Object.keys(SHARED_MODULES).some((m) => m !== module && !below.includes(m))
+              ? [
+                  {
+                    regex: `^(\\.\\./)+(${Object.keys(SHARED_MODULES)
+                      .filter((m) => m !== module && !below.includes(m))
+                      .join('|')})/`,
+                    message: `@audit/shared/${module} may import only ${below.join(', ') || 'nothing of ours'}.`,
+                  },
+                ]
+              : []),
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['services/*/src/domain/**/*.ts'],
+    ignores: TESTS,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            '@audit/shared',
+            {
+              name: 'node:net',
+              importNames: ['connect', 'createConnection', 'createServer', 'Server', 'Socket'],
+              message: 'The domain opens no connection: that is an adapter (isIP and BlockList are pure).',
+            },
+          ],
+          patterns: [
+            { regex: '(^|/)adapters/', message: 'The domain imports no adapter: it is pure.' },
+            {
+              group: [
+                'pg',
+                'kafkajs',
+                '@clickhouse/client',
+                'fastify',
+                'undici',
+                '@aws-sdk/*',
+                'prom-client',
+                'pino',
+                'node:fs',
+                'node:fs/*',
+                'node:http',
+                'node:https',
+                'node:child_process',
+                '@audit/shared/host',
+                '@audit/shared/migrations',
+              ],
+              message: 'The domain imports no driver and does no I/O: that is an adapter.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/*/src/**/*.ts'],
+    ignores: TESTS,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@audit/*', '@audit-trail/*'],
+              message: 'A published package imports nothing of ours.',
+            },
+            {
+              regex: '^(\\.\\./)+(services|test|bench|scripts)/',
+              message: 'A published package imports nothing of ours.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['.data/**', 'node_modules/**', 'packages/*/dist/**', 'dist/**'] },
   js.configs.recommended,
@@ -26,4 +157,5 @@ export default tseslint.config(
     ],
     rules: { 'no-restricted-properties': 'off' },
   },
+  ...boundaries,
 );

@@ -3,7 +3,8 @@
 // key directory alone), with the Postgres transactions each phase cost.
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
-import { deleteTopics, topics } from '@audit/shared';
+import { topics } from '@audit/shared/contract';
+import { deleteTopics } from '@audit/shared/platform';
 import { uniqueNames } from '../test/support/names.js';
 import { freshPostgres } from '../test/support/postgres.js';
 import { cleanUp, gatewayService, testKafka } from '../test/support/stack.js';

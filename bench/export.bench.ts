@@ -9,11 +9,10 @@ import pg from 'pg';
 import {
   exportFileName,
   exportJobsRepository as jobs,
-  sleep,
-  type ClickHouseSettings,
   type ExportJob,
   type ExportJobFormat,
-} from '@audit/shared';
+} from '@audit/shared/export-jobs';
+import { sleep, type ClickHouseSettings } from '@audit/shared/platform';
 import { uniqueNames } from '../test/support/names.js';
 import { mintKey } from '../test/support/ops-cli.js';
 import { freshPostgres } from '../test/support/postgres.js';

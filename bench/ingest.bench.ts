@@ -1,24 +1,24 @@
 // npm run bench:ingest — ingest API → Kafka → projector → ClickHouse, with its baselines measured in the same run.
 import {
-  sleep,
   auditEventCodec,
+  allTopics,
+  topics,
+  validateBatch,
+  type AuditEventRecord,
+} from '@audit/shared/contract';
+import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
+import {
+  sleep,
   createClickHouse,
-  createFilterIndex,
-  dropClickHouseDatabase,
   ensureTopics,
-  migrateClickHouse,
-  projectionTables,
   schemaWriter,
   sqlIdentifier,
   sqlList,
   sqlValue,
-  allTopics,
-  topics,
-  validateBatch,
   keyPartitioner,
-  type AuditEventRecord,
   type ClickHouseClient,
-} from '@audit/shared';
+} from '@audit/shared/platform';
+import { createFilterIndex, projectionTables } from '@audit/shared/projection';
 import { availableParallelism } from 'node:os';
 import { clickhouseSink } from '../services/projector/src/adapters/clickhouse.sink.js';
 import { makeEvent } from '../test/support/events.js';

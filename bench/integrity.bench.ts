@@ -6,14 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import {
-  allTopics,
-  ensureTopics,
-  migrateClickHouse,
-  migratePostgres,
-  topics,
-  type ClickHouseClient,
-} from '@audit/shared';
+import { allTopics, topics } from '@audit/shared/contract';
+import { migrateClickHouse, migratePostgres } from '@audit/shared/migrations';
+import { ensureTopics, type ClickHouseClient } from '@audit/shared/platform';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
 import { mintKey, opsCli } from '../test/support/ops-cli.js';

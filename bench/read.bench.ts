@@ -1,16 +1,15 @@
 // npm run bench:read — list, lookup and export through a real gateway process, on a tenant with 10 million events
 // among 20 million, each beside the same SQL sent straight to ClickHouse; and what auth and rate limiting add.
 import { loadavg } from 'node:os';
+import { topics } from '@audit/shared/contract';
 import {
   createClickHouse,
   deleteTopics,
   sqlValue,
-  topics,
   type ClickHouseClient,
   type ClickHouseSettings,
-  projectionTables,
-  type EventFilters,
-} from '@audit/shared';
+} from '@audit/shared/platform';
+import { projectionTables, type EventFilters } from '@audit/shared/projection';
 import { eventsReader, type EventsReader } from '../services/gateway/src/adapters/events.reader.js';
 import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
 import { parseListQuery } from '../services/gateway/src/domain/list-query.js';

@@ -4,15 +4,13 @@ import { loadavg } from 'node:os';
 import {
   allTopics,
   auditEventCodec,
-  ensureTopics,
-  migrateClickHouse,
-  replayGroupId,
-  sleep,
   topics,
   validateBatch,
-  keyPartitioner,
   type AuditEventRecord,
-} from '@audit/shared';
+} from '@audit/shared/contract';
+import { migrateClickHouse } from '@audit/shared/migrations';
+import { ensureTopics, sleep, keyPartitioner } from '@audit/shared/platform';
+import { replayGroupId } from '@audit/shared/projection';
 import { runCli } from '../services/ops/src/cli.js';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';

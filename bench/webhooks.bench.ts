@@ -3,16 +3,15 @@
 import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { topics, validateBatch } from '@audit/shared/contract';
+import { sleep } from '@audit/shared/platform';
 import {
   deliveryPayload,
   SIGNATURE_HEADER,
   signatureHeaders,
   signingKey,
   signWebhook,
-  sleep,
-  topics,
-  validateBatch,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { runCli } from '../services/ops/src/cli.js';
 import { makeEvent, type TestEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { diff } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { z } from 'zod';
-import { clickhouseEnv, kafkaEnv, loggingEnv, postgresEnv } from '@audit/shared';
+import { clickhouseEnv, kafkaEnv, loggingEnv, postgresEnv } from '@audit/shared/platform';
 import { envSchema as dispatcher } from '../services/dispatcher/src/config.js';
 import { envSchema as exporter } from '../services/exporter/src/config.js';
 import { envSchema as gateway } from '../services/gateway/src/config.js';

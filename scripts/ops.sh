@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 source scripts/ensure-node.sh
 source scripts/local-secrets.sh
 load_dev_secrets
-# kafkajs 2.2.4 makes Node 24 warn at every start (services/shared/src/node-flags.ts).
+# kafkajs 2.2.4 makes Node 24 warn at every start (services/shared/src/platform/node-flags.ts).
 exec node --disable-warning=TimeoutNegativeWarning --import tsx services/ops/src/main.ts "$@"

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { SERVICE_NODE_FLAGS } from '../services/shared/src/node-flags.js';
+import { SERVICE_NODE_FLAGS } from '../services/shared/src/platform/node-flags.js';
 
 // Development launcher: every service as its own process, like separate deployments, stopped together.
 const SERVICES = [

@@ -36,8 +36,8 @@ npx vitest run --project int "${reporters[@]}" --outputFile.json="$results/clust
   test/int/migrations.int.test.ts \
   test/int/pipeline.int.test.ts \
   services/projector/src/adapters/clickhouse.sink.int.test.ts \
-  services/ops/src/adapters/projection-tables.admin.int.test.ts \
-  services/gateway/src/adapters/indexed-page.int.test.ts \
+  test/int/projection-tables-admin.int.test.ts \
+  test/int/indexed-page.int.test.ts \
   test/e2e/gateway-list.e2e.test.ts \
   test/e2e/gateway-lookup.e2e.test.ts \
   test/e2e/gateway-export.e2e.test.ts \

@@ -34,8 +34,8 @@ for arg in "$@"; do
 done
 [ ${#files[@]} -gt 0 ] || files=(
   services/projector/src/adapters/clickhouse.sink.int.test.ts
-  services/ops/src/adapters/projection-tables.admin.int.test.ts
-  services/gateway/src/adapters/indexed-page.int.test.ts
+  test/int/projection-tables-admin.int.test.ts
+  test/int/indexed-page.int.test.ts
   test/int/migrations.int.test.ts
   test/int/backfill.int.test.ts
   test/e2e/gateway-list.e2e.test.ts

@@ -1,15 +1,14 @@
 // The read benchmark's dataset, generated inside ClickHouse (INSERT … SELECT FROM numbers()) into the project's own
 // tables: a Node TSV loader would need minutes for 20 million rows, the server needs about one.
+import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
 import {
   createClickHouse,
-  dropClickHouseDatabase,
-  migrateClickHouse,
   sleep,
   sqlIdentifier,
   sqlValue,
   type ClickHouseClient,
   type ClickHouseSettings,
-} from '@audit/shared';
+} from '@audit/shared/platform';
 import { VIEW_FRIENDLY_BLOCKS } from '../../services/ops/src/adapters/projection-tables.admin.js';
 import { runPool } from './pool.js';
 

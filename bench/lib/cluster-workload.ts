@@ -3,7 +3,7 @@
 // JSON line of results last, with the names of what it made. Its data is removed by a second run given those
 // names in BENCH_CLUSTER_CLEAN, once both sides are measured (bench/cluster.bench.ts says why).
 import { performance } from 'node:perf_hooks';
-import { createClickHouse, sleep, sqlList, sqlValue } from '@audit/shared';
+import { createClickHouse, sleep, sqlList, sqlValue } from '@audit/shared/platform';
 import { makeEvent } from '../../test/support/events.js';
 import { uniqueNames, type TestNames } from '../../test/support/names.js';
 import { mintKey } from '../../test/support/ops-cli.js';

@@ -1,7 +1,7 @@
 // Where consumer groups of the audit topic stand, for the benchmarks: a topic's end, a new group started at a
 // given place, and a group done with the records up to a given place.
 import type { Admin, Kafka } from 'kafkajs';
-import { sleep } from '@audit/shared';
+import { sleep } from '@audit/shared/platform';
 import { committedThrough } from '../../test/support/kafka-offsets.js';
 
 /** Runs `work` with a connected admin client, disconnected after. */

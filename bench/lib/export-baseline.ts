@@ -9,7 +9,9 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createGzip } from 'node:zlib';
-import { EVENT_COLUMNS, sqlIdentifier, sqlValue, type ExportJobFormat } from '@audit/shared';
+import { EVENT_COLUMNS } from '@audit/shared/contract';
+import { type ExportJobFormat } from '@audit/shared/export-jobs';
+import { sqlIdentifier, sqlValue } from '@audit/shared/platform';
 import { commandCpuSeconds } from './command-cpu.js';
 
 const run = promisify(execFile);

@@ -3,16 +3,16 @@
 // does for bench:read. Field sizes are those of bulk-load.ts (about 600 bytes of NDJSON an event); timestamps
 // tie at the same millisecond in small groups (a client's batch), and one millisecond holds a bulk import of 1 %
 // of the tenant's events, more than an export job's chunk at 10 million.
+import { migrateClickHouse } from '@audit/shared/migrations';
 import {
   createClickHouse,
-  migrateClickHouse,
-  projectionTables,
   sleep,
   sqlIdentifier,
   sqlValue,
   type ClickHouseClient,
   type ClickHouseSettings,
-} from '@audit/shared';
+} from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
 import { COLUMNS, FIELDS, USER_AGENTS } from './bulk-load.js';
 import { runPool } from './pool.js';
 

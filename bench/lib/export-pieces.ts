@@ -5,15 +5,10 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
-import {
-  createClickHouse,
-  projectionTables,
-  toAuditEventView,
-  type ClickHouseSettings,
-  type EventRow,
-  type ExportJobFormat,
-  type ExportJobRequest,
-} from '@audit/shared';
+import { toAuditEventView, type EventRow } from '@audit/shared/contract';
+import { type ExportJobFormat, type ExportJobRequest } from '@audit/shared/export-jobs';
+import { createClickHouse, type ClickHouseSettings } from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
 import { writeFile } from '../../services/exporter/src/adapters/file.writer.js';
 import { parquetFile } from '../../services/exporter/src/adapters/parquet.writer.js';
 import { windowReader, windowReads } from '../../services/exporter/src/adapters/window.reader.js';

@@ -7,13 +7,8 @@
 import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { Pool } from 'undici';
-import {
-  auditEventCodec,
-  deliveryPayload,
-  signatureHeaders,
-  signingKey,
-  type DeliveryAttempt,
-} from '@audit/shared';
+import { auditEventCodec } from '@audit/shared/contract';
+import { deliveryPayload, signatureHeaders, signingKey, type DeliveryAttempt } from '@audit/shared/webhooks';
 
 const ROWS_PER_WRITE = 100;
 

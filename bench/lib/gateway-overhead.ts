@@ -2,7 +2,9 @@
 // process, once behind the real auth hook (Postgres key store and token bucket), once behind a hook that only
 // sets the principal; both read from a stub that returns fixed rows, so ClickHouse plays no part.
 import pg from 'pg';
-import { createHttpServer, systemClock, type Scope, type EventRow } from '@audit/shared';
+import { type Scope } from '@audit/shared/api-keys';
+import { systemClock, type EventRow } from '@audit/shared/contract';
+import { createHttpServer } from '@audit/shared/platform';
 import { cachedKeyStore } from '../../services/gateway/src/adapters/key-store.js';
 import { postgresRateLimiter } from '../../services/gateway/src/adapters/rate-limiter.js';
 import { buildApp } from '../../services/gateway/src/app.js';

@@ -1,7 +1,7 @@
 // What bench:integrity reads to know how far a run has come (its events queryable in ClickHouse, its events
 // leaves of the notary's trees in Postgres) and how it readies ClickHouse for a run.
 import type pg from 'pg';
-import { sleep, sqlIdentifier, sqlList, sqlValue, type ClickHouseClient } from '@audit/shared';
+import { sleep, sqlIdentifier, sqlList, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 
 /**
  * The run's events that reads can see: in the by-id table and in the filter index, whose view writes last (as

@@ -1,6 +1,6 @@
 // The bytes a tree store takes in Postgres, beside the bytes ClickHouse takes for the events it protects.
 import type pg from 'pg';
-import { sqlValue, type ClickHouseClient } from '@audit/shared';
+import { sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 
 const TREE_STORE = ['integrity_tiles', 'integrity_leaf_events', 'integrity_subtrees'];
 

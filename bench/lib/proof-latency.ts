@@ -5,7 +5,7 @@
 // its event id (integrity_leaf_events), read here from the leaf's tile.
 import { randomInt } from 'node:crypto';
 import type pg from 'pg';
-import { inclusionRanges, integrityStore, STORED_LEVEL_STEP, subtreesOf } from '@audit/shared';
+import { inclusionRanges, integrityStore, STORED_LEVEL_STEP, subtreesOf } from '@audit/shared/integrity';
 import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import type { HttpClient } from './http-timing.js';
 import { summarize } from './stats.js';

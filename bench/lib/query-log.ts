@@ -1,7 +1,7 @@
 // What ClickHouse itself recorded about the benchmark's queries (the local server logs every query:
 // infra/local/clickhouse/users.xml sets log_queries=1).
 import { randomBytes } from 'node:crypto';
-import { sleep, sqlValue, type ClickHouseClient } from '@audit/shared';
+import { sleep, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 
 export interface LoggedQuery {
   query: string;

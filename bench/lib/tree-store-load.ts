@@ -20,7 +20,7 @@ import {
   TILE_MAX_SPAN_MS,
   type Frontier,
   type Tile,
-} from '@audit/shared';
+} from '@audit/shared/integrity';
 import { originOf } from '../../services/notary/src/domain/checkpoint-of.js';
 
 /**

@@ -9,15 +9,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  coverRanges,
   formatTimestamp,
-  proofOf,
-  signCheckpoint,
   validateBatch,
-  verifierKeyOf,
   type AuditEventRecord,
   type AuditEventView,
-} from '@audit/shared';
+} from '@audit/shared/contract';
+import { coverRanges, proofOf, signCheckpoint, verifierKeyOf } from '@audit/shared/integrity';
 import {
   hashChildren,
   leafEventOf,

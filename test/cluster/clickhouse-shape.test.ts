@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createClickHouse,
-  migrateClickHouse,
-  pendingQuorums,
-  projectionTables,
-  type ClickHouseClient,
-} from '@audit/shared';
+import { migrateClickHouse } from '@audit/shared/migrations';
+import { createClickHouse, type ClickHouseClient } from '@audit/shared/platform';
+import { pendingQuorums, projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
 import { uniqueNames } from '../support/names.js';

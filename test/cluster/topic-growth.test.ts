@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '@audit/shared';
+import { sleep } from '@audit/shared/platform';
 import { expectTrailWhole, type WatchedTenant } from '../support/cluster-oracle.js';
 import { api, cluster, mintKey, nativeCluster, ops } from '../support/cluster-shape.js';
 import { clusterTraffic } from '../support/cluster-traffic.js';

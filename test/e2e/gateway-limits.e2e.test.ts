@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseApiKey } from '@audit/shared';
+import { parseApiKey } from '@audit/shared/api-keys';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { uniqueNames } from '../support/names.js';
 import { cleanUp } from '../support/stack.js';

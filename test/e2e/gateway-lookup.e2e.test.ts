@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatApiKey, generateApiKey, parseApiKey } from '@audit/shared';
+import { formatApiKey, generateApiKey, parseApiKey } from '@audit/shared/api-keys';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { secretBinding, secretBox } from '@audit/shared';
+import { secretBinding, secretBox } from '@audit/shared/webhooks';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { topics } from '@audit/shared';
+import { topics } from '@audit/shared/contract';
 import { makeEvent } from '../support/events.js';
 import { topicEndOffset } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';

@@ -5,7 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared';
+import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared/integrity';
 import {
   verifyCommand,
   type Finding,

@@ -2,7 +2,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AuditEventRecord, DurableProducer, schemaVersion, singleObjectCodec } from '@audit/shared';
+import { type AuditEventRecord, schemaVersion, singleObjectCodec } from '@audit/shared/contract';
+import { DurableProducer } from '@audit/shared/platform';
 import { sampleRecord } from '@audit/shared/test-support';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { ingest, makeEvent } from '../support/events.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { sqlValue } from '@audit/shared';
+import { sqlValue } from '@audit/shared/platform';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { newestFirst, pageThrough, type Listed, type Page } from '../support/paging.js';

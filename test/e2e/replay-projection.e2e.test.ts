@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filterIndexState } from '@audit/shared';
+import { filterIndexState } from '@audit/shared/projection';
 import { expectFilterIndexExact } from '../support/filter-index.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generationTopic, sleep } from '@audit/shared';
+import { generationTopic } from '@audit/shared/audit-topic';
+import { sleep } from '@audit/shared/platform';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseApiKey } from '@audit/shared';
+import { parseApiKey } from '@audit/shared/api-keys';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { npmStandardVerified } from '../support/standard-webhooks.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretBox } from '@audit/shared';
+import { secretBox } from '@audit/shared/webhooks';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { TEST_WEBHOOK_SECRET_KEY, LOOPBACK_TARGETS } from '../support/stack.js';

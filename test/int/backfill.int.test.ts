@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuditEventRecord } from '@audit/shared/contract';
+import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
+import { sqlIdentifier, schemaWriter } from '@audit/shared/platform';
 import {
   BUCKET_MS,
-  dropClickHouseDatabase,
   ensureFilterIndex,
   filterIndexState,
   indexedValues,
-  migrateClickHouse,
   projectionStateStore,
   projectionTables,
-  sqlIdentifier,
-  type AuditEventRecord,
-  schemaWriter,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
 import { backfillFilterIndex } from '../../services/ops/src/commands/backfill.command.js';

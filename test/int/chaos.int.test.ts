@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '@audit/shared';
+import { sleep } from '@audit/shared/platform';
 import { ingest, makeEvent } from '../support/events.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { opsCli } from '../support/ops-cli.js';

@@ -2,12 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   checkClickHouseSchema,
   ClickHouseSchemaBehindError,
-  createClickHouse,
-  filterIndexState,
-  liveTables,
   migrateClickHouse,
-  projectionStateStore,
-} from '@audit/shared';
+} from '@audit/shared/migrations';
+import { createClickHouse } from '@audit/shared/platform';
+import { filterIndexState, liveTables, projectionStateStore } from '@audit/shared/projection';
 import { eventsReader } from '../../services/gateway/src/adapters/events.reader.js';
 import { uniqueNames } from '../support/names.js';
 import { cleanUp, clickhouseSettings, READER_USER } from '../support/stack.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { auditEventCodec, DurableProducer } from '@audit/shared';
+import { auditEventCodec } from '@audit/shared/contract';
+import { DurableProducer } from '@audit/shared/platform';
 import { sampleRecord } from '@audit/shared/test-support';
 import { ingest, makeEvent } from '../support/events.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';

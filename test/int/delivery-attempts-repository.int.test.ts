@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratePostgres } from '@audit/shared/migrations';
 import {
   deliveryAttemptsRepository as attempts,
-  migratePostgres,
   type AttemptFilters,
   type DeliveryAttempt,
   type ListedAttempt,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { sweepAttempts } from '../../services/dispatcher/src/adapters/attempts-retention.sweeper.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';

@@ -4,7 +4,7 @@ import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesystemExportFiles, s3ExportFiles, type ExportFiles } from '@audit/shared';
+import { filesystemExportFiles, s3ExportFiles, type ExportFiles } from '@audit/shared/export-jobs';
 import { uniqueNames } from '../support/names.js';
 import {
   createTestBucket,

@@ -4,20 +4,17 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditPublisher } from '@audit/shared/audit-topic';
+import { auditEventCodec, systemClock } from '@audit/shared/contract';
 import {
-  auditEventCodec,
-  auditPublisher,
-  DurableProducer,
   exportFileName,
   exportJobsRepository as jobs,
   filesystemExportFiles,
-  liveTables,
-  migratePostgres,
-  projectionStateStore,
-  systemClock,
-  createLogger,
   type ExportJobRequest,
-} from '@audit/shared';
+} from '@audit/shared/export-jobs';
+import { migratePostgres } from '@audit/shared/migrations';
+import { DurableProducer, createLogger } from '@audit/shared/platform';
+import { liveTables, projectionStateStore } from '@audit/shared/projection';
 import { expireDue } from '../../services/exporter/src/adapters/expiry.sweeper.js';
 import { runJob, type JobRunnerDeps } from '../../services/exporter/src/adapters/job.runner.js';
 import { CSV_COLUMNS } from '../../services/exporter/src/domain/csv-format.js';

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  exportJobsRepository as jobs,
-  inTransaction,
-  migratePostgres,
-  type ExportJobRequest,
-} from '@audit/shared';
+import { exportJobsRepository as jobs, type ExportJobRequest } from '@audit/shared/export-jobs';
+import { migratePostgres } from '@audit/shared/migrations';
+import { inTransaction } from '@audit/shared/platform';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
 

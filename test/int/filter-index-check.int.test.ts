@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropClickHouseDatabase, migrateClickHouse, projectionTables, sqlValue } from '@audit/shared';
+import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
+import { sqlValue } from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
 import { expectFilterIndexExact } from '../support/filter-index.js';

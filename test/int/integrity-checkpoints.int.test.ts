@@ -3,15 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  auditEventCodec,
-  type AuditEventRecord,
-  decodeAuditRecord,
-  DurableProducer,
-  leafHashOf,
-  rootOf,
-  topics,
-} from '@audit/shared';
+import { auditEventCodec, type AuditEventRecord, decodeAuditRecord, topics } from '@audit/shared/contract';
+import { leafHashOf, rootOf } from '@audit/shared/integrity';
+import { DurableProducer } from '@audit/shared/platform';
 import { sampleRecord } from '@audit/shared/test-support';
 import { parseVerifierKey, verifyCheckpoint } from '../../packages/integrity-verifier/src/index.js';
 import { readDeadLetters } from '../support/dead-letters.js';

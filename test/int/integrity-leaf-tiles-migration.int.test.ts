@@ -3,13 +3,13 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   leavesOfTile,
-  migratePostgres,
   TILE_COLUMNS,
   tileOfRow,
   tileSize,
   TREE_OF_TENANT,
   type TileRow,
-} from '@audit/shared';
+} from '@audit/shared/integrity';
+import { migratePostgres } from '@audit/shared/migrations';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres, migrationsUpTo } from '../support/postgres.js';
 

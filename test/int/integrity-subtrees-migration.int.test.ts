@@ -6,9 +6,9 @@ import {
   EMPTY_FRONTIER,
   frontierRoot,
   integrityStore,
-  migratePostgres,
   TreeStoreDamagedError,
-} from '@audit/shared';
+} from '@audit/shared/integrity';
+import { migratePostgres } from '@audit/shared/migrations';
 import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres, migrationsUpTo } from '../support/postgres.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared';
+import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared/integrity';
 import { ingest, makeEvent } from '../support/events.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';

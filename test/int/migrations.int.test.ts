@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { freshPostgres } from '../support/postgres.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MigrationChecksumError, filterIndexState, migrateClickHouse, migratePostgres } from '@audit/shared';
+import { MigrationChecksumError, migrateClickHouse, migratePostgres } from '@audit/shared/migrations';
+import { filterIndexState } from '@audit/shared/projection';
 import { uniqueNames } from '../support/names.js';
 import { cleanUp, clickhouseSettings, localTablesOf, testClickHouse } from '../support/stack.js';
 

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  auditEventCodec,
-  exportJobsRepository as jobs,
-  topics,
-  type AuditEventRecord,
-  type ExportJobRequest,
-} from '@audit/shared';
+import { auditEventCodec, topics, type AuditEventRecord } from '@audit/shared/contract';
+import { exportJobsRepository as jobs, type ExportJobRequest } from '@audit/shared/export-jobs';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
 import { opsCli } from '../support/ops-cli.js';

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEventCodec, parseApiKey, topics, type AuditEventRecord } from '@audit/shared';
+import { parseApiKey } from '@audit/shared/api-keys';
+import { auditEventCodec, topics, type AuditEventRecord } from '@audit/shared/contract';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
 import { opsCli } from '../support/ops-cli.js';

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DurableProducer, topics } from '@audit/shared';
+import { topics } from '@audit/shared/contract';
+import { DurableProducer } from '@audit/shared/platform';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';
 import { opsCli } from '../support/ops-cli.js';

@@ -1,15 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  auditEventCodec,
-  type AuditEventRecord,
-  DurableProducer,
-  frontierRoot,
-  integrityStore,
-  leafHashOf,
-  rootOf,
-  topics,
-} from '@audit/shared';
+import { auditEventCodec, type AuditEventRecord, topics } from '@audit/shared/contract';
+import { frontierRoot, integrityStore, leafHashOf, rootOf } from '@audit/shared/integrity';
+import { DurableProducer } from '@audit/shared/platform';
 import { sampleRecord } from '@audit/shared/test-support';
 import { verifyConsistency, verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
 import { groupCaughtUp } from '../support/kafka-offsets.js';

@@ -1,15 +1,13 @@
 import { expect } from 'vitest';
+import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import {
   bucketRowsQuery,
   FILTER_DIMS,
   indexRowsQuery,
   projectionTables,
   runningInserts,
-  sqlIdentifier,
-  sqlValue,
-  type ClickHouseClient,
   type ProjectionTables,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import { testGuard } from './stack.js';
 import { waitFor } from './wait-for.js';

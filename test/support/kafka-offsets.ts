@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { sleep } from '@audit/shared';
+import { sleep } from '@audit/shared/platform';
 
 /**
  * Sum of end offsets of a topic: grows by one for every record that reached Kafka. A topic just created (or a

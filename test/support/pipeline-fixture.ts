@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { topics } from '@audit/shared';
+import { topics } from '@audit/shared/contract';
 import { uniqueNames } from './names.js';
 import { freshPostgres, postgresUrlOf } from './postgres.js';
 import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from './stack.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { MIGRATIONS_DIR } from '@audit/shared';
+import { MIGRATIONS_DIR } from '@audit/shared/migrations';
 import type { TestNames } from './names.js';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://audit:audit@127.0.0.1:15432/audit';

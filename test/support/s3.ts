@@ -5,7 +5,7 @@ import {
   ListObjectsV2Command,
   AbortMultipartUploadCommand,
 } from '@aws-sdk/client-s3';
-import { exportFiles, s3Client, type S3StorageSettings } from '@audit/shared';
+import { exportFiles, s3Client, type S3StorageSettings } from '@audit/shared/export-jobs';
 import type { TestNames } from './names.js';
 
 // The local stack's S3Proxy (infra/local/stack.sh env); CI and developers run the same.

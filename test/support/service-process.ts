@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SERVICE_NODE_FLAGS } from '../../services/shared/src/node-flags.js';
+import { SERVICE_NODE_FLAGS } from '../../services/shared/src/platform/node-flags.js';
 import { waitFor } from './wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,19 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
+import { topicGeneration } from '@audit/shared/audit-topic';
+import { allTopics, topics } from '@audit/shared/contract';
+import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
 import {
-  topicGeneration,
   clusterGuard,
   createClickHouse,
   localTable,
   schemaWriter,
   type ClickHouseClient,
-  dropClickHouseDatabase,
-  migrateClickHouse,
   deleteTopics,
-  allTopics,
-  topics,
   type ClickHouseSettings,
-} from '@audit/shared';
+} from '@audit/shared/platform';
 import type { TestNames } from './names.js';
 import { ServiceProcess } from './service-process.js';
 

@@ -1,6 +1,7 @@
 import type { ClickHouseSettings } from '@clickhouse/client';
-import type { ClickHouseClient } from '@audit/shared';
-import { sqlIdentifier, sqlValue, EVENT_COLUMNS, type EventRow } from '@audit/shared';
+import type { ClickHouseClient } from '@audit/shared/platform';
+import { EVENT_COLUMNS, type EventRow } from '@audit/shared/contract';
+import { sqlIdentifier, sqlValue } from '@audit/shared/platform';
 
 /** Every stored row of a tenant, as the ingest shape, read without FINAL: a duplicate would show. */
 export async function storedEvents(ch: ClickHouseClient, tenant: string, settings: ClickHouseSettings = {}) {

@@ -1,5 +1,5 @@
-import type { ClickHouseClient } from '@audit/shared';
-import { sqlValue } from '@audit/shared';
+import type { ClickHouseClient } from '@audit/shared/platform';
+import { sqlValue } from '@audit/shared/platform';
 import { waitFor } from './wait-for.js';
 
 /** A mutation, waited for: ClickHouse 18.16 runs them in the background and has no `mutations_sync`. */

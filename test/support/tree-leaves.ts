@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { leafTilesRepository, leavesOfTile } from '@audit/shared';
+import { leafTilesRepository, leavesOfTile } from '@audit/shared/integrity';
 
 export interface StoredLeaf {
   leaf_index: number;

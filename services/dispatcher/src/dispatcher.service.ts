@@ -1,20 +1,14 @@
+import { AuditGenerations, watchGrowth } from '@audit/shared/audit-topic';
+import { auditEventCodec, systemClock } from '@audit/shared/contract';
+import { type ServiceHost } from '@audit/shared/host';
+import { migratePostgres } from '@audit/shared/migrations';
 import {
-  allowList,
-  auditEventCodec,
-  AuditGenerations,
-  cachedResolve,
   consumerLagSource,
   loggableError,
-  migratePostgres,
-  rateSlotsRepository,
   registerConsumerLag,
   RestartableConsumer,
-  secretBox,
-  systemClock,
-  watchGrowth,
-  webhookClient,
-  type ServiceHost,
-} from '@audit/shared';
+} from '@audit/shared/platform';
+import { allowList, cachedResolve, secretBox, webhookClient } from '@audit/shared/webhooks';
 import { ATTEMPT_SWEEP_MS, sweepAttempts } from './adapters/attempts-retention.sweeper.js';
 import { deferrer, deliverer, hopper } from './adapters/deliverer.js';
 import { deliveryState } from './adapters/delivery-state.js';
@@ -23,6 +17,7 @@ import { dispatchHandler } from './adapters/dispatch.handler.js';
 import { endpointDirectory } from './adapters/endpoint-directory.js';
 import { gatedByGeneration } from './adapters/gated.handler.js';
 import { startNewGroupAtEnd } from './adapters/group-start.js';
+import { rateSlotsRepository } from './adapters/rate-slots.repository.js';
 import { replayRunner } from './adapters/replay.runner.js';
 import { retryHandler } from './adapters/retry.handler.js';
 import {

@@ -1,106 +1,102 @@
 import { z } from 'zod';
+import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import {
   clickhouseEnv,
   clickhouseSettings,
-  type Env,
-  exportStorageEnv,
-  exportStorageSettings,
   kafkaEnv,
   kafkaSettings,
   listenersEnv,
   loggingEnv,
-  parseEnv,
   positiveInt,
   postgresEnv,
   projectorGroupEnv,
-} from '@audit/shared';
+  listenerSettings,
+  serviceConfig,
+} from '@audit/shared/platform';
 
 /** The environment variables the exporter reads, each described for docs/configuration.md. */
-export const envSchema = z.object({
-  ...kafkaEnv,
-  ...clickhouseEnv,
-  ...postgresEnv,
-  ...loggingEnv,
-  ...exportStorageEnv,
-  ...listenersEnv.exporter,
-  // A job waits for this group's progress (docs/exports.md "Window").
-  ...projectorGroupEnv,
-  EXPORTER_GROUP_ID: z
-    .string()
-    .min(1)
-    .default('audit-exporter')
-    .meta({ description: 'consumer group of `audit.export-jobs.v1`' }),
-  // Each job holds a chunk's sort in ClickHouse and a gzip stream here.
-  EXPORTER_CONCURRENCY: positiveInt(2).meta({
-    description: 'jobs one exporter runs at once (one per partition)',
-  }),
-  // A chunk's memory in ClickHouse, about 1 KiB a row.
-  EXPORT_JOB_CHUNK_ROWS: positiveInt(50_000).meta({
-    description: "rows ClickHouse sorts per read of a job's window",
-  }),
-  EXPORT_JOB_MAX_ATTEMPTS: positiveInt(5).meta({ description: 'attempts of a job before it fails' }),
-  EXPORT_JOB_FILE_TTL_HOURS: z.coerce
-    .number()
-    .positive()
-    .default(168)
-    .meta({ description: "a succeeded job's file lifetime" }),
-  EXPORT_JOB_EXPIRY_SWEEP_MS: positiveInt(60_000).meta({
-    description: 'how often expired files are deleted',
-  }),
-  EXPORT_JOB_PROJECTION_WAIT_MS: positiveInt(300_000).meta({
-    description: 'how long a job waits for the projector to store what the audit topic holds',
-  }),
-  EXPORT_JOB_PROGRESS_MS: positiveInt(1000).meta({
-    description: 'how often a running job records its progress',
-  }),
-  EXPORT_JOB_RETRY_BASE_MS: positiveInt(10_000).meta({
-    description: 'the pause before attempt n + 1 of a job (n times this)',
-  }),
-  // Ingest's publish deadline (INGEST_PUBLISH_TIMEOUT_MS, 10 s) and 5 s for the hosts' clocks to disagree.
-  EXPORT_JOB_SETTLE_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(15_000)
-    .meta({
-      description:
-        "how long after a job's acceptance its reads begin: ingest's Kafka deadline plus clock skew " +
-        '(docs/exports.md "Window")',
+export const { envSchema, loadConfig } = serviceConfig(
+  'exporter',
+  {
+    ...kafkaEnv,
+    ...clickhouseEnv,
+    ...postgresEnv,
+    ...loggingEnv,
+    ...exportStorageEnv,
+    ...listenersEnv.exporter,
+    // A job waits for this group's progress (docs/exports.md "Window").
+    ...projectorGroupEnv,
+    EXPORTER_GROUP_ID: z
+      .string()
+      .min(1)
+      .default('audit-exporter')
+      .meta({ description: 'consumer group of `audit.export-jobs.v1`' }),
+    // Each job holds a chunk's sort in ClickHouse and a gzip stream here.
+    EXPORTER_CONCURRENCY: positiveInt(2).meta({
+      description: 'jobs one exporter runs at once (one per partition)',
     }),
-  EXPORTER_SESSION_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(6000)
-    .default(30_000)
-    .meta({ description: 'consumer group session timeout (at least 6000)' }),
-});
-
-const schema = envSchema.transform((e, ctx) => ({
-  kafka: kafkaSettings(e),
-  clickhouse: clickhouseSettings(e),
-  databaseUrl: e.DATABASE_URL,
-  logLevel: e.LOG_LEVEL,
-  storage: exportStorageSettings(e, ctx),
-  host: e.EXPORTER_HOST,
-  port: e.EXPORTER_PORT,
-  groupId: e.EXPORTER_GROUP_ID,
-  projectorGroupId: e.PROJECTOR_GROUP_ID,
-  concurrency: e.EXPORTER_CONCURRENCY,
-  sessionTimeoutMs: e.EXPORTER_SESSION_TIMEOUT_MS,
-  expirySweepMs: e.EXPORT_JOB_EXPIRY_SWEEP_MS,
-  jobs: {
-    chunkRows: e.EXPORT_JOB_CHUNK_ROWS,
-    maxAttempts: e.EXPORT_JOB_MAX_ATTEMPTS,
-    fileTtlMs: Math.round(e.EXPORT_JOB_FILE_TTL_HOURS * 3_600_000),
-    projectionTimeoutMs: e.EXPORT_JOB_PROJECTION_WAIT_MS,
-    progressMs: e.EXPORT_JOB_PROGRESS_MS,
-    retryBaseMs: e.EXPORT_JOB_RETRY_BASE_MS,
-    settleMs: e.EXPORT_JOB_SETTLE_MS,
+    // A chunk's memory in ClickHouse, about 1 KiB a row.
+    EXPORT_JOB_CHUNK_ROWS: positiveInt(50_000).meta({
+      description: "rows ClickHouse sorts per read of a job's window",
+    }),
+    EXPORT_JOB_MAX_ATTEMPTS: positiveInt(5).meta({ description: 'attempts of a job before it fails' }),
+    EXPORT_JOB_FILE_TTL_HOURS: z.coerce
+      .number()
+      .positive()
+      .default(168)
+      .meta({ description: "a succeeded job's file lifetime" }),
+    EXPORT_JOB_EXPIRY_SWEEP_MS: positiveInt(60_000).meta({
+      description: 'how often expired files are deleted',
+    }),
+    EXPORT_JOB_PROJECTION_WAIT_MS: positiveInt(300_000).meta({
+      description: 'how long a job waits for the projector to store what the audit topic holds',
+    }),
+    EXPORT_JOB_PROGRESS_MS: positiveInt(1000).meta({
+      description: 'how often a running job records its progress',
+    }),
+    EXPORT_JOB_RETRY_BASE_MS: positiveInt(10_000).meta({
+      description: 'the pause before attempt n + 1 of a job (n times this)',
+    }),
+    // Ingest's publish deadline (INGEST_PUBLISH_TIMEOUT_MS, 10 s) and 5 s for the hosts' clocks to disagree.
+    EXPORT_JOB_SETTLE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(15_000)
+      .meta({
+        description:
+          "how long after a job's acceptance its reads begin: ingest's Kafka deadline plus clock skew " +
+          '(docs/exports.md "Window")',
+      }),
+    EXPORTER_SESSION_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(6000)
+      .default(30_000)
+      .meta({ description: 'consumer group session timeout (at least 6000)' }),
   },
-}));
+  (e, ctx) => ({
+    kafka: kafkaSettings(e),
+    clickhouse: clickhouseSettings(e),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    storage: exportStorageSettings(e, ctx),
+    ...listenerSettings(e, 'EXPORTER'),
+    groupId: e.EXPORTER_GROUP_ID,
+    projectorGroupId: e.PROJECTOR_GROUP_ID,
+    concurrency: e.EXPORTER_CONCURRENCY,
+    sessionTimeoutMs: e.EXPORTER_SESSION_TIMEOUT_MS,
+    expirySweepMs: e.EXPORT_JOB_EXPIRY_SWEEP_MS,
+    jobs: {
+      chunkRows: e.EXPORT_JOB_CHUNK_ROWS,
+      maxAttempts: e.EXPORT_JOB_MAX_ATTEMPTS,
+      fileTtlMs: Math.round(e.EXPORT_JOB_FILE_TTL_HOURS * 3_600_000),
+      projectionTimeoutMs: e.EXPORT_JOB_PROJECTION_WAIT_MS,
+      progressMs: e.EXPORT_JOB_PROGRESS_MS,
+      retryBaseMs: e.EXPORT_JOB_RETRY_BASE_MS,
+      settleMs: e.EXPORT_JOB_SETTLE_MS,
+    },
+  }),
+);
 
-export type ExporterConfig = z.output<typeof schema>;
-
-export function loadConfig(env: Env): Readonly<ExporterConfig> {
-  return parseEnv('exporter', schema, env);
-}
+export type ExporterConfig = ReturnType<typeof loadConfig>;

@@ -1,16 +1,10 @@
-import {
-  AuditGenerations,
-  clickhouseReady,
-  exportFiles,
-  exportJobCodec,
-  liveTables,
-  loggableError,
-  migratePostgres,
-  projectionStateStore,
-  RestartableConsumer,
-  systemClock,
-  type ServiceHost,
-} from '@audit/shared';
+import { AuditGenerations } from '@audit/shared/audit-topic';
+import { systemClock } from '@audit/shared/contract';
+import { exportFiles, exportJobCodec } from '@audit/shared/export-jobs';
+import { type ServiceHost } from '@audit/shared/host';
+import { migratePostgres } from '@audit/shared/migrations';
+import { clickhouseReady, loggableError, RestartableConsumer } from '@audit/shared/platform';
+import { liveTables, projectionStateStore } from '@audit/shared/projection';
 import { expireDue } from './adapters/expiry.sweeper.js';
 import { startJobConsumer, type JobConsumer } from './adapters/job.consumer.js';
 import { runJob } from './adapters/job.runner.js';

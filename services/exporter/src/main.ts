@@ -1,4 +1,4 @@
-import { runService } from '@audit/shared';
+import { runService } from '@audit/shared/host';
 import { loadConfig } from './config.js';
 import { exporterService } from './exporter.service.js';
 

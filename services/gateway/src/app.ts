@@ -1,19 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { type Clock } from '@audit/shared/contract';
 import {
-  createHttpServer,
   NotFoundError,
-  registerErrorHandling,
-  registerHealth,
-  registerHttpMetrics,
   registerJsonBodyParser,
-  registerStartupGate,
-  type AuditPublisher,
-  type Clock,
   type Logger,
-  type ReadinessCheck,
-  type Registry,
-  type StartupState,
-} from '@audit/shared';
+  createServiceApp,
+  type ServiceAppOptions,
+} from '@audit/shared/platform';
 import type { EventsReader } from './adapters/events.reader.js';
 import { publicApiMetrics } from './adapters/public-api.metrics.js';
 import { withMethodNotAllowed } from './plugins/method-not-allowed.js';
@@ -41,13 +35,11 @@ export interface GatewayAppOptions
     ExportJobRoutesOptions,
     IntegrityRoutesOptions,
     Pick<ExportDownloadOptions, 'exportFiles'>,
-    Pick<ExportOptions, 'exportConcurrency'> {
+    Pick<ExportOptions, 'exportConcurrency'>,
+    ServiceAppOptions {
   logger: Logger;
   /** The HTTP and public API metrics go here; they are served on a listener of their own (gateway.service.ts). */
-  metrics: Registry;
-  readiness: Record<string, ReadinessCheck>;
-  /** Until it is done, only the health endpoints answer (gateway.service.ts listens before its dependencies are up). */
-  startup: StartupState;
+  metrics: ServiceAppOptions['metrics'];
   events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;
@@ -56,13 +48,9 @@ export interface GatewayAppOptions
 }
 
 export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance> {
-  const app = createHttpServer(opts.logger);
-  registerHttpMetrics(app, opts.metrics);
+  const app = createServiceApp(opts.logger, opts);
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
-  registerErrorHandling(app);
-  registerStartupGate(app, opts.startup);
-  registerHealth(app, opts.readiness);
   openApiRoute(app);
   await app.register(
     async (api) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared';
+import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared/api-keys';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from './app.js';
 import { STUB_PEPPER as PEPPER, stubAppOptions } from './test-support/stub-app-options.js';

@@ -1,145 +1,133 @@
 import { z } from 'zod';
+import { apiKeyEnv } from '@audit/shared/api-keys';
+import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import {
-  API_KEY_ENVS,
-  cidrList,
   clickhouseEnv,
   clickhouseSettings,
-  type Env,
-  exportStorageEnv,
-  exportStorageSettings,
   kafkaEnv,
   kafkaSettings,
   listenersEnv,
   loggingEnv,
-  parseEnv,
   port,
   positiveInt,
   postgresEnv,
   secret,
-  webhookEnv,
-  webhookSettings,
-} from '@audit/shared';
+  listenerSettings,
+  serviceConfig,
+} from '@audit/shared/platform';
+import { cidrList, webhookEnv, webhookSettings } from '@audit/shared/webhooks';
 
 /** The environment variables the gateway reads, each described for docs/configuration.md. */
-export const envSchema = z.object({
-  ...clickhouseEnv,
-  ...kafkaEnv,
-  ...postgresEnv,
-  ...loggingEnv,
-  ...webhookEnv,
-  ...exportStorageEnv,
-  ...listenersEnv.gateway,
-  // Metrics are unauthenticated and describe the whole deployment: never on the public listener.
-  GATEWAY_METRICS_HOST: z
-    .string()
-    .min(1)
-    .default('127.0.0.1')
-    .meta({
-      description:
-        "host of the listener of the gateway's `GET /metrics`, apart from the public API: it is unauthenticated, " +
-        'keep it off public networks',
+export const { envSchema, loadConfig } = serviceConfig(
+  'gateway',
+  {
+    ...clickhouseEnv,
+    ...kafkaEnv,
+    ...postgresEnv,
+    ...loggingEnv,
+    ...webhookEnv,
+    ...exportStorageEnv,
+    ...listenersEnv.gateway,
+    // Metrics are unauthenticated and describe the whole deployment: never on the public listener.
+    GATEWAY_METRICS_HOST: z
+      .string()
+      .min(1)
+      .default('127.0.0.1')
+      .meta({
+        description:
+          "host of the listener of the gateway's `GET /metrics`, apart from the public API: it is unauthenticated, " +
+          'keep it off public networks',
+      }),
+    GATEWAY_METRICS_PORT: port(9080).meta({
+      description: "port of the listener of the gateway's `GET /metrics`",
     }),
-  GATEWAY_METRICS_PORT: port(9080).meta({
-    description: "port of the listener of the gateway's `GET /metrics`",
-  }),
-  API_KEY_PEPPER: secret(32).meta({
-    description: 'server-side key for the HMAC of key secrets; ≥ 32 printable characters',
-    defaultText: 'required for keys (generated in `.data/secrets.env` in a checkout)',
-  }),
-  API_KEY_ENV: z
-    .enum(API_KEY_ENVS)
-    .default('live')
-    .meta({ description: 'the key environment this deployment mints and accepts (`live` or `test`)' }),
-  CURSOR_SECRET: secret(32).meta({
-    description: 'HMAC key of list cursors; ≥ 32 printable characters, the same on every gateway',
-    defaultText: 'required (`npm start` generates one)',
-  }),
-  TRUSTED_PROXIES: cidrList.meta({
-    description: "CIDRs of proxies whose `X-Forwarded-For` is believed; anyone else's is ignored",
-  }),
-  AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000).meta({
-    description: 'wait for Kafka to take an `audit.export` event before answering 503',
-  }),
-  // As a delivery's WEBHOOK_TIMEOUT_MS.
-  WEBHOOK_TEST_TIMEOUT_MS: positiveInt(10_000).meta({
-    description:
-      'one test send (`POST /audit/webhooks/{id}/test`), connect to last byte read ' +
-      '(docs/webhooks.md "Test deliveries")',
-  }),
-  WEBHOOK_REPLAY_MAX_DAYS: positiveInt(31).meta({
-    description: 'the longest window an endpoint\'s owner may replay at once (docs/webhooks.md "Replays")',
-  }),
-  // Each export holds up to two reads of rows: their number bounds the memory exports take.
-  EXPORT_CONCURRENCY: positiveInt(4).meta({
-    description: 'exports one gateway process runs at once; one more gets 429 with `Retry-After`',
-  }),
-  EXPORT_JOBS_IN_FLIGHT: positiveInt(3).meta({
-    description:
-      'export jobs a tenant may have queued or running; one more gets 429 `concurrent_export_jobs` (docs/exports.md)',
-  }),
-  EXPORT_JOB_MAX_WINDOW_DAYS: positiveInt(366).meta({
-    description: 'the longest window (`until` − `since`) one export job may cover',
-  }),
-  RATE_LIMIT_READ_PER_MIN: positiveInt(1000).meta({
-    description: 'per-key token bucket of reads, shared by every gateway process',
-  }),
-  RATE_LIMIT_WRITE_PER_MIN: positiveInt(200).meta({
-    description: 'per-key token bucket of writes, shared by every gateway process',
-  }),
-  AUTH_FAILURE_BURST: positiveInt(50).meta({
-    description:
-      'failed authentications a client address may make at once; past them 429 ' +
-      '(docs/api-keys.md "Failed authentication")',
-  }),
-  AUTH_FAILURES_PER_MIN: positiveInt(50).meta({
-    description: "the refill per minute of a client address's failed authentications (`AUTH_FAILURE_BURST`)",
-  }),
-  AUTH_THROTTLE_HOLD_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(10_000)
-    .default(1000)
-    .meta({ description: "how long a throttled address's request waits for its 429 (0 to 10000)" }),
-  // Revocation must reach every gateway within 5 s (docs/contract.md "API keys"): a cached lookup lives at
-  // most this long, leaving time for the lookup that replaces it (queries time out after 2 s).
-  KEY_CACHE_TTL_MS: positiveInt(2000)
-    .refine((ms) => ms <= 3000, 'at most 3000: revocation must apply within 5 s')
-    .meta({
-      description:
-        'how long a key lookup is reused (≤ 3000, so a revoked key is refused everywhere within 5 s)',
+    ...apiKeyEnv,
+    CURSOR_SECRET: secret(32).meta({
+      description: 'HMAC key of list cursors; ≥ 32 printable characters, the same on every gateway',
+      defaultText: 'required (`npm start` generates one)',
     }),
-});
-
-const schema = envSchema.transform((e, ctx) => ({
-  clickhouse: clickhouseSettings(e),
-  kafka: kafkaSettings(e),
-  databaseUrl: e.DATABASE_URL,
-  logLevel: e.LOG_LEVEL,
-  host: e.GATEWAY_HOST,
-  port: e.GATEWAY_PORT,
-  metrics: { host: e.GATEWAY_METRICS_HOST, port: e.GATEWAY_METRICS_PORT },
-  apiKeyPepper: e.API_KEY_PEPPER,
-  apiKeyEnv: e.API_KEY_ENV,
-  cursorSecret: e.CURSOR_SECRET,
-  trustedProxies: e.TRUSTED_PROXIES,
-  auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
-  exportConcurrency: e.EXPORT_CONCURRENCY,
-  exportJobLimits: { inFlight: e.EXPORT_JOBS_IN_FLIGHT, maxWindowDays: e.EXPORT_JOB_MAX_WINDOW_DAYS },
-  exportStorage: exportStorageSettings(e, ctx),
-  limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
-  authFailures: {
-    burst: e.AUTH_FAILURE_BURST,
-    refillPerMinute: e.AUTH_FAILURES_PER_MIN,
-    holdMs: e.AUTH_THROTTLE_HOLD_MS,
+    TRUSTED_PROXIES: cidrList.meta({
+      description: "CIDRs of proxies whose `X-Forwarded-For` is believed; anyone else's is ignored",
+    }),
+    AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000).meta({
+      description: 'wait for Kafka to take an `audit.export` event before answering 503',
+    }),
+    // As a delivery's WEBHOOK_TIMEOUT_MS.
+    WEBHOOK_TEST_TIMEOUT_MS: positiveInt(10_000).meta({
+      description:
+        'one test send (`POST /audit/webhooks/{id}/test`), connect to last byte read ' +
+        '(docs/webhooks.md "Test deliveries")',
+    }),
+    WEBHOOK_REPLAY_MAX_DAYS: positiveInt(31).meta({
+      description: 'the longest window an endpoint\'s owner may replay at once (docs/webhooks.md "Replays")',
+    }),
+    // Each export holds up to two reads of rows: their number bounds the memory exports take.
+    EXPORT_CONCURRENCY: positiveInt(4).meta({
+      description: 'exports one gateway process runs at once; one more gets 429 with `Retry-After`',
+    }),
+    EXPORT_JOBS_IN_FLIGHT: positiveInt(3).meta({
+      description:
+        'export jobs a tenant may have queued or running; one more gets 429 `concurrent_export_jobs` (docs/exports.md)',
+    }),
+    EXPORT_JOB_MAX_WINDOW_DAYS: positiveInt(366).meta({
+      description: 'the longest window (`until` − `since`) one export job may cover',
+    }),
+    RATE_LIMIT_READ_PER_MIN: positiveInt(1000).meta({
+      description: 'per-key token bucket of reads, shared by every gateway process',
+    }),
+    RATE_LIMIT_WRITE_PER_MIN: positiveInt(200).meta({
+      description: 'per-key token bucket of writes, shared by every gateway process',
+    }),
+    AUTH_FAILURE_BURST: positiveInt(50).meta({
+      description:
+        'failed authentications a client address may make at once; past them 429 ' +
+        '(docs/api-keys.md "Failed authentication")',
+    }),
+    AUTH_FAILURES_PER_MIN: positiveInt(50).meta({
+      description:
+        "the refill per minute of a client address's failed authentications (`AUTH_FAILURE_BURST`)",
+    }),
+    AUTH_THROTTLE_HOLD_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(1000)
+      .meta({ description: "how long a throttled address's request waits for its 429 (0 to 10000)" }),
+    // Revocation must reach every gateway within 5 s (docs/contract.md "API keys"): a cached lookup lives at
+    // most this long, leaving time for the lookup that replaces it (queries time out after 2 s).
+    KEY_CACHE_TTL_MS: positiveInt(2000)
+      .refine((ms) => ms <= 3000, 'at most 3000: revocation must apply within 5 s')
+      .meta({
+        description:
+          'how long a key lookup is reused (≤ 3000, so a revoked key is refused everywhere within 5 s)',
+      }),
   },
-  keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
-  webhooks: { ...webhookSettings(e), testTimeoutMs: e.WEBHOOK_TEST_TIMEOUT_MS },
-  replayMaxDays: e.WEBHOOK_REPLAY_MAX_DAYS,
-}));
+  (e, ctx) => ({
+    clickhouse: clickhouseSettings(e),
+    kafka: kafkaSettings(e),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    ...listenerSettings(e, 'GATEWAY'),
+    metrics: { host: e.GATEWAY_METRICS_HOST, port: e.GATEWAY_METRICS_PORT },
+    apiKeyPepper: e.API_KEY_PEPPER,
+    apiKeyEnv: e.API_KEY_ENV,
+    cursorSecret: e.CURSOR_SECRET,
+    trustedProxies: e.TRUSTED_PROXIES,
+    auditTimeoutMs: e.AUDIT_PUBLISH_TIMEOUT_MS,
+    exportConcurrency: e.EXPORT_CONCURRENCY,
+    exportJobLimits: { inFlight: e.EXPORT_JOBS_IN_FLIGHT, maxWindowDays: e.EXPORT_JOB_MAX_WINDOW_DAYS },
+    exportStorage: exportStorageSettings(e, ctx),
+    limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
+    authFailures: {
+      burst: e.AUTH_FAILURE_BURST,
+      refillPerMinute: e.AUTH_FAILURES_PER_MIN,
+      holdMs: e.AUTH_THROTTLE_HOLD_MS,
+    },
+    keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+    webhooks: { ...webhookSettings(e), testTimeoutMs: e.WEBHOOK_TEST_TIMEOUT_MS },
+    replayMaxDays: e.WEBHOOK_REPLAY_MAX_DAYS,
+  }),
+);
 
-export type GatewayConfig = z.output<typeof schema>;
-
-export function loadConfig(env: Env): Readonly<GatewayConfig> {
-  return parseEnv('gateway', schema, env);
-}
+export type GatewayConfig = ReturnType<typeof loadConfig>;

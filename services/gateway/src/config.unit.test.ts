@@ -39,7 +39,7 @@ describe('gateway loadConfig', () => {
     });
     expect(given.exportJobLimits).toEqual({ inFlight: 5, maxWindowDays: 31 });
     expect(given.exportStorage).toEqual({ kind: 'filesystem', dir: '/var/lib/audit/exports' });
-    // The S3 settings in full: services/shared/src/export-jobs/export-files.unit.test.ts.
+    // The S3 settings in full: services/shared/src/export-jobs/export-storage.unit.test.ts.
     expect(() => loadConfig({ ...minimal, EXPORT_STORAGE: 's3' })).toThrow(/EXPORT_S3_BUCKET/);
   });
 

@@ -1,20 +1,11 @@
-import {
-  allowList,
-  cachedResolve,
-  checkClickHouseSchema,
-  clickhouseReady,
-  exportFiles,
-  filterIndexState,
-  integrityStore,
-  liveTables,
-  migratePostgres,
-  projectionStateStore,
-  resolveWithin,
-  secretBox,
-  systemClock,
-  webhookClient,
-  type ServiceHost,
-} from '@audit/shared';
+import { systemClock } from '@audit/shared/contract';
+import { exportFiles } from '@audit/shared/export-jobs';
+import { type ServiceHost } from '@audit/shared/host';
+import { integrityStore } from '@audit/shared/integrity';
+import { checkClickHouseSchema, migratePostgres } from '@audit/shared/migrations';
+import { clickhouseReady } from '@audit/shared/platform';
+import { filterIndexState, liveTables, projectionStateStore } from '@audit/shared/projection';
+import { allowList, cachedResolve, resolveWithin, secretBox, webhookClient } from '@audit/shared/webhooks';
 import { eventsReader } from './adapters/events.reader.js';
 import { exportJobRequests } from './adapters/export-job-requests.js';
 import { exportJobStore } from './adapters/export-job-store.js';

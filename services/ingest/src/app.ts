@@ -1,32 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  createHttpServer,
-  registerErrorHandling,
-  registerHealth,
-  registerHttpMetrics,
   registerMetricsRoute,
-  registerStartupGate,
   type Logger,
-  type ReadinessCheck,
-  type Registry,
-  type StartupState,
-} from '@audit/shared';
+  createServiceApp,
+  type ServiceAppOptions,
+} from '@audit/shared/platform';
 import { ingestMetrics } from './adapters/ingest.metrics.js';
 import { BodyText } from './domain/request-body.js';
 import { eventsRoute, type EventsRouteOptions } from './routes/events.route.js';
 
-export interface IngestAppOptions extends Omit<EventsRouteOptions, 'meter'> {
+export interface IngestAppOptions extends Omit<EventsRouteOptions, 'meter'>, ServiceAppOptions {
   logger: Logger;
-  metrics: Registry;
   maxBytes: number;
-  readiness: Record<string, ReadinessCheck>;
-  /** Until it is done, only the health endpoints and metrics answer (the service listens before Kafka is up). */
-  startup: StartupState;
 }
 
 export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance> {
-  const app = createHttpServer(opts.logger, { bodyLimit: opts.maxBytes });
-  registerHttpMetrics(app, opts.metrics);
+  const app = createServiceApp(opts.logger, { ...opts, bodyLimit: opts.maxBytes });
   // Only JSON and NDJSON are ingest formats: anything else is a 415, never guessed at.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   // Handed on as text: the route parses it in the format the Content-Type names and checks its numbers.
@@ -38,9 +27,6 @@ export async function buildApp(opts: IngestAppOptions): Promise<FastifyInstance>
       done(null, new BodyText(format, body as string)),
     );
   }
-  registerErrorHandling(app);
-  registerStartupGate(app, opts.startup);
-  registerHealth(app, opts.readiness);
   // The internal listener: unauthenticated like the health endpoints.
   registerMetricsRoute(app, opts.metrics);
   await app.register(eventsRoute, { ...opts, meter: ingestMetrics(opts.metrics) });

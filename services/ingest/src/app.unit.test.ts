@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { KafkaJSError } from 'kafkajs';
-import { Registry, type AuditEventRecord } from '@audit/shared';
+import { type AuditEventRecord } from '@audit/shared/contract';
+import { Registry } from '@audit/shared/platform';
 import { buildApp } from './app.js';
 
 const TOKEN = 'test-token-0123456789';

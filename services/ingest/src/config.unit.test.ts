@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@audit/shared';
+import { ConfigError } from '@audit/shared/platform';
 import { loadConfig } from './config.js';
 
 describe('ingest loadConfig', () => {

@@ -1,4 +1,5 @@
-import { systemClock, type ServiceHost } from '@audit/shared';
+import { systemClock } from '@audit/shared/contract';
+import { type ServiceHost } from '@audit/shared/host';
 import { buildApp } from './app.js';
 import type { IngestConfig } from './config.js';
 

@@ -1,4 +1,4 @@
-import { runService } from '@audit/shared';
+import { runService } from '@audit/shared/host';
 import { loadConfig } from './config.js';
 import { notaryService } from './notary.service.js';
 

@@ -1,4 +1,6 @@
-import { migratePostgres, systemClock, type ServiceHost } from '@audit/shared';
+import { systemClock } from '@audit/shared/contract';
+import { type ServiceHost } from '@audit/shared/host';
+import { migratePostgres } from '@audit/shared/migrations';
 import { runCheckpointLoop } from './adapters/checkpoint.loop.js';
 import { checkpointMetrics } from './adapters/checkpoint.metrics.js';
 import { signingKeyCache } from './adapters/signing-key.cache.js';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createClickHouse, createLogger, schemaWriter, type Env } from '@audit/shared';
+import { createClickHouse, createLogger, schemaWriter, type Env } from '@audit/shared/platform';
 import { OPTIONS, onlyOptions, type Print } from './cli-values.js';
 import { backfillFilterIndex } from './commands/backfill.command.js';
 import { CliError } from './commands/cli-error.js';

@@ -1,97 +1,76 @@
 import { z } from 'zod';
+import { optionalPepperEnv } from '@audit/shared/api-keys';
+import { schemasDirEnv } from '@audit/shared/contract';
+import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
+import { integrityEnv, integritySettings } from '@audit/shared/integrity';
 import {
-  API_KEY_ENVS,
   clickhouseEnv,
   clickhouseSettings,
-  type Env,
-  exportStorageEnv,
-  exportStorageSettings,
-  integrityEnv,
-  integritySettings,
   kafkaEnv,
   kafkaSettings,
   listenersEnv,
   loggingEnv,
-  parseEnv,
   postgresEnv,
   projectorGroupEnv,
-  secret,
-} from '@audit/shared';
+  serviceConfig,
+} from '@audit/shared/platform';
 
 /**
  * The environment variables the ops CLI reads, each described for docs/configuration.md; those it shares with a
  * service must be described as that service describes them (scripts/config-doc.ts checks).
  */
-export const envSchema = z.object({
-  ...kafkaEnv,
-  ...clickhouseEnv,
-  ...postgresEnv,
-  ...loggingEnv,
-  // `migrate` prepares the export store (the bucket) the services are given.
-  ...exportStorageEnv,
-  // `integrity keys` writes new keys' private halves where the notary reads them.
-  ...integrityEnv,
-  // Only the keys commands need the pepper; they refuse to run without it.
-  API_KEY_PEPPER: secret(32).optional().meta({
-    description: 'server-side key for the HMAC of key secrets; ≥ 32 printable characters',
-    defaultText: 'required for keys (generated in `.data/secrets.env` in a checkout)',
-  }),
-  API_KEY_ENV: z
-    .enum(API_KEY_ENVS)
-    .default('live')
-    .meta({ description: 'the key environment this deployment mints and accepts (`live` or `test`)' }),
-  OPERATOR_ID: z
-    .string()
-    .min(1)
-    .max(256)
-    .optional()
-    .meta({ description: 'the actor recorded in key audit events', defaultText: '`operator:<OS user>`' }),
-  // Where `status` finds the services: the same variables and defaults the services listen by.
-  ...listenersEnv.gateway,
-  ...listenersEnv.ingest,
-  ...listenersEnv.projector,
-  ...listenersEnv.dispatcher,
-  ...listenersEnv.exporter,
-  ...listenersEnv.notary,
-  // The projectors' group: `replay projection` waits for its members, and names the replay's group after it.
-  ...projectorGroupEnv,
-  // As the projector's: `dlq show` and `replay webhooks` decode with the contract versions the projector has.
-  SCHEMAS_DIR: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({
-      description:
-        'a directory with `audit-event/vN.avsc`: the event contract versions the projector reads ' +
-        '(`docs/operations.md`)',
-      defaultText: "the checkout's `schemas/`",
-    }),
-});
-
-const schema = envSchema.transform((e, ctx) => ({
-  kafka: kafkaSettings(e),
-  clickhouse: clickhouseSettings(e),
-  databaseUrl: e.DATABASE_URL,
-  logLevel: e.LOG_LEVEL,
-  exportStorage: exportStorageSettings(e, ctx),
-  integrity: integritySettings(e),
-  apiKeyPepper: e.API_KEY_PEPPER,
-  apiKeyEnv: e.API_KEY_ENV,
-  operatorId: e.OPERATOR_ID,
-  projectorGroupId: e.PROJECTOR_GROUP_ID,
-  schemasDir: e.SCHEMAS_DIR,
-  services: {
-    gateway: { host: e.GATEWAY_HOST, port: e.GATEWAY_PORT },
-    ingest: { host: e.INGEST_HOST, port: e.INGEST_PORT },
-    projector: { host: e.PROJECTOR_HOST, port: e.PROJECTOR_PORT },
-    dispatcher: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
-    exporter: { host: e.EXPORTER_HOST, port: e.EXPORTER_PORT },
-    notary: { host: e.NOTARY_HOST, port: e.NOTARY_PORT },
+export const { envSchema, loadConfig } = serviceConfig(
+  'ops',
+  {
+    ...kafkaEnv,
+    ...clickhouseEnv,
+    ...postgresEnv,
+    ...loggingEnv,
+    // `migrate` prepares the export store (the bucket) the services are given.
+    ...exportStorageEnv,
+    // `integrity keys` writes new keys' private halves where the notary reads them.
+    ...integrityEnv,
+    // Only the keys commands need the pepper; they refuse to run without it.
+    ...optionalPepperEnv,
+    OPERATOR_ID: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .meta({ description: 'the actor recorded in key audit events', defaultText: '`operator:<OS user>`' }),
+    // Where `status` finds the services: the same variables and defaults the services listen by.
+    ...listenersEnv.gateway,
+    ...listenersEnv.ingest,
+    ...listenersEnv.projector,
+    ...listenersEnv.dispatcher,
+    ...listenersEnv.exporter,
+    ...listenersEnv.notary,
+    // The projectors' group: `replay projection` waits for its members, and names the replay's group after it.
+    ...projectorGroupEnv,
+    // As the projector's: `dlq show` and `replay webhooks` decode with the contract versions the projector has.
+    ...schemasDirEnv,
   },
-}));
+  (e, ctx) => ({
+    kafka: kafkaSettings(e),
+    clickhouse: clickhouseSettings(e),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    exportStorage: exportStorageSettings(e, ctx),
+    integrity: integritySettings(e),
+    apiKeyPepper: e.API_KEY_PEPPER,
+    apiKeyEnv: e.API_KEY_ENV,
+    operatorId: e.OPERATOR_ID,
+    projectorGroupId: e.PROJECTOR_GROUP_ID,
+    schemasDir: e.SCHEMAS_DIR,
+    services: {
+      gateway: { host: e.GATEWAY_HOST, port: e.GATEWAY_PORT },
+      ingest: { host: e.INGEST_HOST, port: e.INGEST_PORT },
+      projector: { host: e.PROJECTOR_HOST, port: e.PROJECTOR_PORT },
+      dispatcher: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
+      exporter: { host: e.EXPORTER_HOST, port: e.EXPORTER_PORT },
+      notary: { host: e.NOTARY_HOST, port: e.NOTARY_PORT },
+    },
+  }),
+);
 
-export type OpsConfig = z.output<typeof schema>;
-
-export function loadConfig(env: Env): Readonly<OpsConfig> {
-  return parseEnv('ops', schema, env);
-}
+export type OpsConfig = ReturnType<typeof loadConfig>;

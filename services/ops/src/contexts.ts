@@ -1,20 +1,10 @@
 import { userInfo } from 'node:os';
 import type { Admin, Kafka } from 'kafkajs';
 import pg from 'pg';
-import {
-  auditEventCodec,
-  auditPublisher,
-  AuditTopicRoute,
-  bootstrapKafka,
-  DurableProducer,
-  kafkaSettled,
-  loggableError,
-  migratePostgres,
-  systemClock,
-  type AuditPublisher,
-  type Logger,
-  type Topics,
-} from '@audit/shared';
+import { auditPublisher, AuditTopicRoute, type AuditPublisher } from '@audit/shared/audit-topic';
+import { auditEventCodec, bootstrapKafka, systemClock, type Topics } from '@audit/shared/contract';
+import { migratePostgres } from '@audit/shared/migrations';
+import { DurableProducer, kafkaSettled, loggableError, type Logger } from '@audit/shared/platform';
 import { CliError } from './commands/cli-error.js';
 import type { DlqContext } from './commands/dlq.command.js';
 import type { KeysContext } from './commands/keys.command.js';

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '@audit/shared';
+import type { ApiKeyRecord } from '@audit/shared/api-keys';
 import type { MintedKey } from './commands/keys.command.js';
 
 export function formatKeyLine(k: ApiKeyRecord): string {

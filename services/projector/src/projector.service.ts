@@ -1,22 +1,17 @@
+import { AuditGenerations, watchGrowth } from '@audit/shared/audit-topic';
+import { auditEventCodec, systemClock } from '@audit/shared/contract';
+import { type ServiceHost } from '@audit/shared/host';
+import { migrateClickHouse, migratePostgres } from '@audit/shared/migrations';
 import {
-  AuditGenerations,
-  auditEventCodec,
   clickhouseReady,
   clusterGuard,
   consumerLagSource,
   loggableError,
-  migrateClickHouse,
-  migratePostgres,
-  projectionStateStore,
-  projectionTables,
   registerConsumerLag,
-  replayGroupId,
   RestartableConsumer,
   sleep,
-  systemClock,
-  watchGrowth,
-  type ServiceHost,
-} from '@audit/shared';
+} from '@audit/shared/platform';
+import { projectionStateStore, projectionTables, replayGroupId } from '@audit/shared/projection';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
 import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
 import { ProjectionGate } from './adapters/projection-gate.js';

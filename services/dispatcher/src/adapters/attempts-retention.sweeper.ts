@@ -1,5 +1,7 @@
 import type pg from 'pg';
-import { deliveryAttemptsRepository as attempts, type Clock, type Logger } from '@audit/shared';
+import { type Clock } from '@audit/shared/contract';
+import { type Logger } from '@audit/shared/platform';
+import { deliveryAttemptsRepository as attempts } from '@audit/shared/webhooks';
 import { attemptsCutoff } from '../domain/attempt-retention.js';
 
 /** How often the attempts past their retention are deleted (and once at start). */

@@ -1,15 +1,14 @@
 import type { Producer } from 'kafkajs';
+import { type Clock } from '@audit/shared/contract';
+import { sleep, type Logger } from '@audit/shared/platform';
 import {
   jobHeaders,
   liveSecrets,
   signatureHeaders,
-  sleep,
   type AttemptResult,
-  type Clock,
   type DeliveryJob,
   type DeliveryRequest,
-  type Logger,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { slotIntervalMs } from '../domain/rate-limit.js';
 import { afterFailure, hop, type RetryPolicy } from '../domain/retry-schedule.js';
 import type { DeliveryState } from './delivery-state.js';

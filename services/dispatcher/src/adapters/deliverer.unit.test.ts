@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, type AttemptKey, type DeliveryAttempt, type DeliveryJob } from '@audit/shared';
+import { createLogger } from '@audit/shared/platform';
+import { type AttemptKey, type DeliveryAttempt, type DeliveryJob } from '@audit/shared/webhooks';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 import type { DeliveryState } from './delivery-state.js';
-import type { AttemptResult, DeliveryRequest } from '@audit/shared';
+import type { AttemptResult, DeliveryRequest } from '@audit/shared/webhooks';
 import { deliverer } from './deliverer.js';
 
 const endpoint: ActiveEndpoint = {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migratePostgres, type DeliveryAttempt } from '@audit/shared';
+import { migratePostgres } from '@audit/shared/migrations';
+import { type DeliveryAttempt } from '@audit/shared/webhooks';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';
 import { deliveryState } from './delivery-state.js';

@@ -1,13 +1,12 @@
 import type pg from 'pg';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { inTransaction, withDeadline } from '@audit/shared/platform';
 import {
   deliveryAttemptsRepository,
-  inTransaction,
   webhooksRepository as repo,
-  withDeadline,
   type AttemptKey,
-  type AuditPublisher,
   type DeliveryAttempt,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { autoDisableEvent, type AutoDisableReason } from '../domain/auto-disable-event.js';
 import { CoalescingWriter } from '../domain/coalescing-writer.js';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';

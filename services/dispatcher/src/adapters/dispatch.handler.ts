@@ -1,10 +1,6 @@
-import {
-  decodeAuditRecord,
-  deliveryPayload,
-  type AuditEventRecord,
-  type Codec,
-  type Logger,
-} from '@audit/shared';
+import { decodeAuditRecord, type AuditEventRecord, type Codec } from '@audit/shared/contract';
+import { type Logger } from '@audit/shared/platform';
+import { deliveryPayload } from '@audit/shared/webhooks';
 import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';

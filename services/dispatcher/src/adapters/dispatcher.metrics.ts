@@ -1,12 +1,12 @@
+import { WEBHOOK_RETRY_TIERS } from '@audit/shared/contract';
 import {
   Counter,
   Gauge,
   Histogram,
-  WEBHOOK_RETRY_TIERS,
   type LagSource,
   type PartitionLag,
   type Registry,
-} from '@audit/shared';
+} from '@audit/shared/platform';
 import type { DeliveryMeter, Outcome } from './deliverer.js';
 import type { DeliveryOutcomeMeter } from './start-delivery.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Registry, type PartitionLag } from '@audit/shared';
+import { Registry, type PartitionLag } from '@audit/shared/platform';
 import { dispatcherMetrics, retryTierDepth, tierOf } from './dispatcher.metrics.js';
 
 const retryTopics = ['r1', 'r2', 'r3'];

@@ -1,14 +1,12 @@
 import pg from 'pg';
+import { loggableError, sleep, type Logger } from '@audit/shared/platform';
 import {
   ENDPOINT_CHANGES_CHANNEL,
-  loggableError,
   secretBinding,
   signingKey,
-  sleep,
   webhooksRepository,
-  type Logger,
   type SecretBox,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { EndpointIndex, type ActiveEndpoint } from '../domain/endpoint-index.js';
 
 export interface EndpointDirectoryOptions {

@@ -1,4 +1,4 @@
-import type { GenerationGate } from '@audit/shared';
+import type { GenerationGate } from '@audit/shared/audit-topic';
 import type { MessageContext } from './tracked-consumer.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { Logger } from '@audit/shared';
+import type { Logger } from '@audit/shared/platform';
 
 /**
  * A dispatcher group that has never committed starts at the current end of every generation of the audit topic:

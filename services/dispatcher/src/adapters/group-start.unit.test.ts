@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '@audit/shared';
+import { createLogger } from '@audit/shared/platform';
 import { startNewGroupAtEnd } from './group-start.js';
 
 const [g1, g2] = ['audit.events.v1', 'audit.events.v1.g2'];

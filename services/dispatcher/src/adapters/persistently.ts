@@ -1,4 +1,4 @@
-import { loggableError, retryWithBackoff, type Logger } from '@audit/shared';
+import { loggableError, retryWithBackoff, type Logger } from '@audit/shared/platform';
 
 export class StoppingError extends Error {
   override name = 'StoppingError';

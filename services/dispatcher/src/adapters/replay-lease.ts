@@ -1,12 +1,11 @@
 import type pg from 'pg';
+import { type Clock } from '@audit/shared/contract';
+import { loggableError, type Logger } from '@audit/shared/platform';
 import {
-  loggableError,
   webhookReplaysRepository as replays,
-  type Clock,
   type HeldReplay,
-  type Logger,
   type ReplayProgress,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { StoppingError } from './persistently.js';
 
 /** The replay was taken over (its lease ran out) or deleted with its endpoint: its holder stops. */

@@ -1,16 +1,13 @@
 import type { Producer } from 'kafkajs';
+import { type AuditEventRecord, type Clock, type Codec } from '@audit/shared/contract';
+import { sleep, type TopicRecord } from '@audit/shared/platform';
 import {
   jobHeaders,
   replayJob,
-  sleep,
-  type AuditEventRecord,
-  type Clock,
-  type Codec,
   type DeliveryJob,
   type ReplayProgress,
   type ReplayTarget,
-  type TopicRecord,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { paceWaitMs } from '../domain/replay-pace.js';
 
 const SEND_CHUNK = 500;

@@ -1,4 +1,6 @@
-import { auditEventCodec, type ReplayProgress, type TopicRecord } from '@audit/shared';
+import { auditEventCodec } from '@audit/shared/contract';
+import { type TopicRecord } from '@audit/shared/platform';
+import { type ReplayProgress } from '@audit/shared/webhooks';
 import { sampleRecord } from '@audit/shared/test-support';
 import type { Producer } from 'kafkajs';
 import { describe, expect, it } from 'vitest';

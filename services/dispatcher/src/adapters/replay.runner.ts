@@ -1,22 +1,16 @@
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
 import type pg from 'pg';
+import { generationTopicStates } from '@audit/shared/audit-topic';
+import { type AuditEventRecord, type Clock, type Codec } from '@audit/shared/contract';
+import { loggableError, sleep, streamRanges, type Logger, type PartitionRange } from '@audit/shared/platform';
 import {
-  generationTopicStates,
-  loggableError,
   replayRanges,
-  sleep,
-  streamRanges,
   webhookReplaysRepository as replays,
   webhooksRepository,
-  type AuditEventRecord,
-  type Clock,
-  type Codec,
   type HeldReplay,
-  type Logger,
-  type PartitionRange,
   type ReplayProgress,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { StoppingError } from './persistently.js';
 import { LEASE_MS, LostReplayError, replayLease } from './replay-lease.js';
 import { replayTaker } from './replay-taker.js';

@@ -1,4 +1,5 @@
-import { jobFromRecord, type DeliveryJob, type Logger } from '@audit/shared';
+import { type Logger } from '@audit/shared/platform';
+import { jobFromRecord, type DeliveryJob } from '@audit/shared/webhooks';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 

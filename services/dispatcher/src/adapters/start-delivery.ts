@@ -1,4 +1,4 @@
-import type { DeliveryJob } from '@audit/shared';
+import type { DeliveryJob } from '@audit/shared/webhooks';
 import type { KeyedLanes } from '../domain/keyed-lanes.js';
 import type { Deliver, Outcome } from './deliverer.js';
 

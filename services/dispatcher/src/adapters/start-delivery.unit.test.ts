@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryJob } from '@audit/shared';
+import type { DeliveryJob } from '@audit/shared/webhooks';
 import { KeyedLanes } from '../domain/keyed-lanes.js';
 import { startDelivery } from './start-delivery.js';
 

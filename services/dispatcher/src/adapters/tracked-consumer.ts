@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { loggableError, sleep, whenGivenUp, type Logger } from '@audit/shared';
+import { loggableError, sleep, whenGivenUp, type Logger } from '@audit/shared/platform';
 import type { KeyedLanes } from '../domain/keyed-lanes.js';
 import { OffsetTracker } from '../domain/offset-tracker.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describeTarget } from '@audit/shared';
+import { describeTarget } from '@audit/shared/webhooks';
 
 /**
  * An endpoint is auto-disabled once at most (it is never re-enabled), so its event id is derived from the

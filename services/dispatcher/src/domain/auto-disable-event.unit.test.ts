@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ingestEventSchema } from '@audit/shared';
+import { ingestEventSchema } from '@audit/shared/contract';
 import { autoDisableEvent, autoDisableEventId } from './auto-disable-event.js';
 
 describe('autoDisableEvent', () => {

@@ -1,4 +1,4 @@
-import { matchesFilter, type WebhookSecret } from '@audit/shared';
+import { matchesFilter, type WebhookSecret } from '@audit/shared/webhooks';
 
 /** An active endpoint as the dispatcher needs it, secrets opened (as signing keys: `signingKey`). */
 export interface ActiveEndpoint {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { liveSecrets } from '@audit/shared';
+import { liveSecrets } from '@audit/shared/webhooks';
 import { EndpointIndex, type ActiveEndpoint } from './endpoint-index.js';
 
 const ep = (id: string, tenantId: string, filter: string[], createdAt = 0): ActiveEndpoint => ({

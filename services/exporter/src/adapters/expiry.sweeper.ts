@@ -1,5 +1,7 @@
 import type pg from 'pg';
-import { exportJobsRepository as jobs, type Clock, type ExportFiles, type Logger } from '@audit/shared';
+import { type Clock } from '@audit/shared/contract';
+import { exportJobsRepository as jobs, type ExportFiles } from '@audit/shared/export-jobs';
+import { type Logger } from '@audit/shared/platform';
 
 // Jobs expired per pass: a backlog (an exporter that was down for days) is worked off a batch at a time.
 const BATCH = 100;

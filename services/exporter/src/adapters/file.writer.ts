@@ -3,13 +3,8 @@ import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
-import {
-  toAuditEventView,
-  type AuditEventView,
-  type EventRow,
-  type ExportJobFormat,
-  type ExportManifest,
-} from '@audit/shared';
+import { toAuditEventView, type AuditEventView, type EventRow } from '@audit/shared/contract';
+import { type ExportJobFormat, type ExportManifest } from '@audit/shared/export-jobs';
 import { CSV_HEADER, csvRecord } from '../domain/csv-format.js';
 import { RowBinaryDecoder, rowGroups, type RowEnds } from '../domain/row-binary.decoder.js';
 import { ROW_GROUP_ROWS } from '../domain/row-group.js';

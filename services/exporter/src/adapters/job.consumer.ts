@@ -1,14 +1,8 @@
 import type { ConsumerConfig, EachMessagePayload, Kafka } from 'kafkajs';
 import type pg from 'pg';
-import {
-  DecodeError,
-  exportJobsRepository as jobs,
-  sleep,
-  whenGivenUp,
-  type Codec,
-  type ExportJobRequest,
-  type Logger,
-} from '@audit/shared';
+import { DecodeError, type Codec } from '@audit/shared/contract';
+import { exportJobsRepository as jobs, type ExportJobRequest } from '@audit/shared/export-jobs';
+import { sleep, whenGivenUp, type Logger } from '@audit/shared/platform';
 
 export interface JobConsumerDeps {
   kafka: Kafka;

@@ -1,19 +1,21 @@
 import type { Admin } from 'kafkajs';
 import type pg from 'pg';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { type Clock } from '@audit/shared/contract';
 import {
   exportJobsRepository as jobs,
-  inTransaction,
-  integrityStore,
-  loggableError,
-  sleep,
-  type AuditPublisher,
-  type ClickHouseClient,
-  type Clock,
   type ExportFiles,
   type ExportJobRequest,
-  type LiveGeneration,
+} from '@audit/shared/export-jobs';
+import { integrityStore } from '@audit/shared/integrity';
+import {
+  inTransaction,
+  loggableError,
+  sleep,
+  type ClickHouseClient,
   type Logger,
-} from '@audit/shared';
+} from '@audit/shared/platform';
+import { type LiveGeneration } from '@audit/shared/projection';
 import { countWindow, planChunks } from '../domain/chunk-plan.js';
 import { jobEndedEvent } from '../domain/job-audit-event.js';
 import { writeFile, type WriteProgress } from './file.writer.js';

@@ -1,6 +1,6 @@
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import type { EventRow } from '@audit/shared';
+import type { EventRow } from '@audit/shared/contract';
 import { CSV_COLUMNS } from '../domain/csv-format.js';
 import { RowBinaryDecoder, rowGroups } from '../domain/row-binary.decoder.js';
 import { ROW_GROUP_ROWS } from '../domain/row-group.js';

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import { sleep } from '@audit/shared';
+import { sleep } from '@audit/shared/platform';
 
 /** The audit topic's partitions whose records the projector has not all stored yet, of those given as ends. */
 export function behind(

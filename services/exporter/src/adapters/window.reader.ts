@@ -1,13 +1,7 @@
-import {
-  EVENT_COLUMNS,
-  filterConditions,
-  sqlIdentifier,
-  sqlValue,
-  type ClickHouseClient,
-  type EventRow,
-  type ExportJobRequest,
-  type LiveGeneration,
-} from '@audit/shared';
+import { EVENT_COLUMNS, type EventRow } from '@audit/shared/contract';
+import { type ExportJobRequest } from '@audit/shared/export-jobs';
+import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import { filterConditions, type LiveGeneration } from '@audit/shared/projection';
 import type { BucketCount, Chunk, CountRows } from '../domain/chunk-plan.js';
 
 /** A chunk's read, started: what it yields in list order (parsed rows or RowBinary bytes), or closed unread. */

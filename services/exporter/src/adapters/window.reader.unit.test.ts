@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventRow } from '@audit/shared';
+import type { EventRow } from '@audit/shared/contract';
 import type { Chunk } from '../domain/chunk-plan.js';
 import { windowReads, type ChunkRead } from './window.reader.js';
 

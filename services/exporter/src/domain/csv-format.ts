@@ -1,4 +1,4 @@
-import type { AuditEventView } from '@audit/shared';
+import type { AuditEventView } from '@audit/shared/contract';
 
 /**
  * The CSV file's columns, in their documented order (docs/exports.md "Files"). The order never changes: a field

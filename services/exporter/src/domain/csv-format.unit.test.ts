@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import type { AuditEventView } from '@audit/shared';
+import type { AuditEventView } from '@audit/shared/contract';
 import { CSV_COLUMNS, CSV_HEADER, csvField, csvRecord } from './csv-format.js';
 
 const event: AuditEventView = {

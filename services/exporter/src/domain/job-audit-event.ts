@@ -1,4 +1,4 @@
-import type { ExportJobRequest, ExportManifest } from '@audit/shared';
+import type { ExportJobRequest, ExportManifest } from '@audit/shared/export-jobs';
 
 /**
  * The `audit.export` event a job writes when it ends (docs/exports.md "Jobs"), in the shape ingest validates. It

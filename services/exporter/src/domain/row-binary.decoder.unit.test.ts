@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EventRow } from '@audit/shared';
+import type { EventRow } from '@audit/shared/contract';
 import { rowBinaryOf } from '../test-support/row-binary.js';
 import { RowBinaryDecoder } from './row-binary.decoder.js';
 import { PARQUET_COLUMNS, type RowGroup, type TextColumn } from './row-group.js';

@@ -1,4 +1,4 @@
-import { EVENT_COLUMNS, type EventRow } from '@audit/shared';
+import { EVENT_COLUMNS, type EventRow } from '@audit/shared/contract';
 
 const COLUMNS = EVENT_COLUMNS.split(', ') as (keyof EventRow)[];
 const INTEGER = new Set(['ts']);

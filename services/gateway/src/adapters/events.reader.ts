@@ -1,15 +1,11 @@
+import { MAX_FUTURE_SKEW_MS, EVENT_COLUMNS, type EventRow } from '@audit/shared/contract';
+import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import {
-  MAX_FUTURE_SKEW_MS,
-  sqlIdentifier,
-  sqlValue,
-  type ClickHouseClient,
   type LiveGeneration,
-  EVENT_COLUMNS,
-  type EventRow,
   filterConditions,
   filterSlices,
   type EventFilters,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 import type { PagePosition } from '../domain/cursor.js';
 import { pageDensities } from '../domain/page-density.js';
 import { indexedPage } from './indexed-page.js';

@@ -1,5 +1,6 @@
 import type { Producer } from 'kafkajs';
-import { CoalescingSender, exportJobCodec, type ExportJobRequest } from '@audit/shared';
+import { exportJobCodec, type ExportJobRequest } from '@audit/shared/export-jobs';
+import { CoalescingSender } from '@audit/shared/platform';
 
 /** Publishes accepted jobs' request records (schemas/export-job) for the exporter. */
 export interface ExportJobRequests {

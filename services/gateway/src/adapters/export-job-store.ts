@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import {
   exportJobsRepository as repo,
-  inTransaction,
   type ExportJob,
   type ExportJobRequest,
-} from '@audit/shared';
+} from '@audit/shared/export-jobs';
+import { inTransaction } from '@audit/shared/platform';
 
 /** Announces an accepted job (its audit event, its request record); the job commits only after it resolved. */
 export type AnnounceJob = (job: ExportJobRequest) => Promise<void>;

@@ -1,11 +1,5 @@
-import {
-  BUCKET_MS,
-  sqlIdentifier,
-  sqlValue,
-  type ClickHouseClient,
-  type LiveGeneration,
-  type IndexSlice,
-} from '@audit/shared';
+import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import { BUCKET_MS, type LiveGeneration, type IndexSlice } from '@audit/shared/projection';
 import type { PageGuess } from '../domain/page-density.js';
 import { readPlan } from '../domain/read-plan.js';
 import { nextWindow, type BucketCount } from '../domain/window-plan.js';

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeysRepository, generateApiKey, migratePostgres, type StoredApiKey } from '@audit/shared';
+import { apiKeysRepository, generateApiKey, type StoredApiKey } from '@audit/shared/api-keys';
+import { migratePostgres } from '@audit/shared/migrations';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';

@@ -1,13 +1,6 @@
 import pg from 'pg';
-import {
-  API_KEY_CHANGES_CHANNEL,
-  apiKeysRepository,
-  loggableError,
-  sleep,
-  withDeadline,
-  type Logger,
-  type StoredApiKey,
-} from '@audit/shared';
+import { API_KEY_CHANGES_CHANNEL, apiKeysRepository, type StoredApiKey } from '@audit/shared/api-keys';
+import { loggableError, sleep, withDeadline, type Logger } from '@audit/shared/platform';
 
 export interface KeyDirectoryOptions {
   databaseUrl: string;

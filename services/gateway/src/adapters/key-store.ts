@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { apiKeysRepository, CappedMap, type StoredApiKey } from '@audit/shared';
+import { apiKeysRepository, type StoredApiKey } from '@audit/shared/api-keys';
+import { CappedMap } from '@audit/shared/platform';
 
 export interface KeyStoreOptions {
   /** How long a lookup is reused, counted from when it was asked: bounds how long a revoked key keeps working. */

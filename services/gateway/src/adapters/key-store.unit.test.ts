@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredApiKey } from '@audit/shared';
+import type { StoredApiKey } from '@audit/shared/api-keys';
 import { cachedKeyStore } from './key-store.js';
 
 function fakeDb(existing: string[]) {

@@ -1,4 +1,4 @@
-import { clickhouseErrorCode, sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared';
+import { clickhouseErrorCode, sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 
 export async function rows<T>(
   client: ClickHouseClient,

@@ -1,4 +1,4 @@
-import { Counter, type Registry } from '@audit/shared';
+import { Counter, type Registry } from '@audit/shared/platform';
 import { AUTH_FAILURES } from '../domain/authenticate.js';
 import type { PublicApiMeter } from '../plugins/public-api.plugin.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatApiKey, generateApiKey, Registry, type StoredApiKey } from '@audit/shared';
+import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared/api-keys';
+import { Registry } from '@audit/shared/platform';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';

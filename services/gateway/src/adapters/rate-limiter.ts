@@ -1,4 +1,4 @@
-import { CappedMap } from '@audit/shared';
+import { CappedMap } from '@audit/shared/platform';
 import type pg from 'pg';
 import type { RequestClass } from '../domain/rate-limit.js';
 

@@ -1,11 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ENDPOINT_CHANGES_CHANNEL,
-  migratePostgres,
-  secretBox,
-  type WebhookEndpointRecord,
-} from '@audit/shared';
+import { migratePostgres } from '@audit/shared/migrations';
+import { ENDPOINT_CHANGES_CHANNEL, secretBox, type WebhookEndpointRecord } from '@audit/shared/webhooks';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';
 import { waitFor } from '../../../../test/support/wait-for.js';

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { inTransaction } from '@audit/shared/platform';
 import {
   EndpointIdTakenError,
   deliveryAttemptsRepository as attemptsRepo,
-  inTransaction,
   liveSecrets,
   secretBinding,
   webhookReplaysRepository as replaysRepo,
@@ -14,7 +14,7 @@ import {
   type SecretBox,
   type WebhookEndpointRecord,
   type WebhookReplay,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import {
   MAX_ENDPOINTS_PER_TENANT,
   type CreateWebhook,

@@ -1,4 +1,4 @@
-import { CappedMap } from '@audit/shared';
+import { CappedMap } from '@audit/shared/platform';
 
 export interface AuthThrottleOptions {
   /** Failed authentications an address may make at once. */

@@ -1,11 +1,11 @@
 import {
-  bearerToken,
   parseApiKey,
   secretMatches,
   type ApiKeyEnv,
   type Scope,
   type StoredApiKey,
-} from '@audit/shared';
+} from '@audit/shared/api-keys';
+import { bearerToken } from '@audit/shared/platform';
 import { cidrSet } from './ip-match.js';
 
 export interface Principal {

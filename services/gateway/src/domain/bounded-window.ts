@@ -1,4 +1,4 @@
-import type { FieldError } from '@audit/shared';
+import type { FieldError } from '@audit/shared/platform';
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -1,4 +1,5 @@
-import { filterKey, type AttemptFilters, type EventFilters } from '@audit/shared';
+import { filterKey, type EventFilters } from '@audit/shared/projection';
+import { type AttemptFilters } from '@audit/shared/webhooks';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Where the previous page ended: its last item in the list's order (time descending, then id descending). */

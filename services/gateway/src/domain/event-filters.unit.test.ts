@@ -8,7 +8,7 @@ import {
   filterKey,
   filterSlices,
   type EventFilters,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 import { parseExportRequest, parseListQuery } from './list-query.js';
 
 const SECRET = 'cursor-secret-0123456789abcdef012345';

@@ -1,4 +1,6 @@
-import { formatTimestamp, type EventFilters, type ExportJobRequest } from '@audit/shared';
+import { formatTimestamp } from '@audit/shared/contract';
+import { type ExportJobRequest } from '@audit/shared/export-jobs';
+import { type EventFilters } from '@audit/shared/projection';
 import type { ApiCall } from './api-call.js';
 import type { ExportPlan } from './export-plan.js';
 import type { ExportFormat } from './list-query.js';

@@ -1,15 +1,7 @@
 import { z } from 'zod';
-import {
-  EXPORT_JOB_FORMATS,
-  FILTERS,
-  checkWindow,
-  filterShape,
-  givenFilters,
-  zodFieldErrors,
-  type EventFilters,
-  type ExportJobFormat,
-  type FieldError,
-} from '@audit/shared';
+import { EXPORT_JOB_FORMATS, type ExportJobFormat } from '@audit/shared/export-jobs';
+import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
+import { FILTERS, checkWindow, filterShape, givenFilters, type EventFilters } from '@audit/shared/projection';
 import { boundedWindow } from './bounded-window.js';
 import { cursorParam, limitParam, repeatedParams } from './list-query.js';
 

@@ -1,4 +1,9 @@
-import type { ExportJob, ExportJobFormat, ExportJobRequest, ExportJobStatus } from '@audit/shared';
+import type {
+  ExportJob,
+  ExportJobFormat,
+  ExportJobRequest,
+  ExportJobStatus,
+} from '@audit/shared/export-jobs';
 
 /**
  * The job's status as the API states it: a succeeded job whose file's lifetime has ended is expired from that

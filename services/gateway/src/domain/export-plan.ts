@@ -1,4 +1,4 @@
-import { type EventFilters } from '@audit/shared';
+import { type EventFilters } from '@audit/shared/projection';
 import type { PagePosition } from './cursor.js';
 
 export const EXPORT_CAP = 10_000;

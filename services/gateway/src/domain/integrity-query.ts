@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkWindow, FILTERS, zodFieldErrors, type FieldError } from '@audit/shared';
+import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
+import { checkWindow, FILTERS } from '@audit/shared/projection';
 import { cursorParam, DEFAULT_LIMIT, limitParam, repeatedParams } from './list-query.js';
 
 // The largest tree size asked about: 2^52, far beyond any tenant, and below 2^53 so that every size is exact.

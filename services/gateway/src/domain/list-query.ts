@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  zodFieldErrors,
-  type FieldError,
-  checkWindow,
-  filterShape,
-  givenFilters,
-  type EventFilters,
-} from '@audit/shared';
+import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
+import { checkWindow, filterShape, givenFilters, type EventFilters } from '@audit/shared/projection';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

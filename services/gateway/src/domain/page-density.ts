@@ -1,4 +1,5 @@
-import { CappedMap, filterKey, type EventFilters } from '@audit/shared';
+import { CappedMap } from '@audit/shared/platform';
+import { filterKey, type EventFilters } from '@audit/shared/projection';
 import type { PagePosition } from './cursor.js';
 
 /** A full page: `count` events, the oldest at `from`, read below `to` (from `slice`, where there was a choice). */

@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import {
-  FILTERS,
-  UUID_PATTERN,
-  checkWindow,
-  zodFieldErrors,
-  type AttemptFilters,
-  type FieldError,
-} from '@audit/shared';
+import { UUID_PATTERN } from '@audit/shared/contract';
+import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
+import { FILTERS, checkWindow } from '@audit/shared/projection';
+import { type AttemptFilters } from '@audit/shared/webhooks';
 import { DEFAULT_LIMIT, MAX_LIMIT, cursorParam, limitParam, repeatedParams } from './list-query.js';
 
 export const ATTEMPT_OUTCOMES = ['succeeded', 'failed'] as const;

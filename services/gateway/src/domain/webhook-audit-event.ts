@@ -1,9 +1,5 @@
-import {
-  describeTarget,
-  formatTimestamp,
-  type WebhookEndpointRecord,
-  type WebhookReplay,
-} from '@audit/shared';
+import { formatTimestamp } from '@audit/shared/contract';
+import { describeTarget, type WebhookEndpointRecord, type WebhookReplay } from '@audit/shared/webhooks';
 import type { ApiCall } from './api-call.js';
 import type { UpdateWebhook } from './webhook-request.js';
 

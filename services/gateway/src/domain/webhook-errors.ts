@@ -1,4 +1,4 @@
-import { AppError } from '@audit/shared';
+import { AppError } from '@audit/shared/platform';
 
 /** An inactive endpoint is sent nothing: no test send, no replay (docs/webhooks.md). */
 export class EndpointInactiveError extends AppError {

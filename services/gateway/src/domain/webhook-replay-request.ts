@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { FILTERS, checkWindow, zodFieldErrors, type FieldError } from '@audit/shared';
+import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
+import { FILTERS, checkWindow } from '@audit/shared/projection';
 import { boundedWindow } from './bounded-window.js';
 
 export const replayBodySchema = z

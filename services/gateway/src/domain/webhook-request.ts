@@ -1,13 +1,7 @@
 import { z } from 'zod';
-import {
-  FILTER_ENTRY_PATTERN,
-  MAX_FILTER_ENTRIES,
-  MAX_URL_LENGTH,
-  NO_SPACE_OR_CONTROL_PATTERN,
-  text,
-  zodFieldErrors,
-  type FieldError,
-} from '@audit/shared';
+import { FILTER_ENTRY_PATTERN, NO_SPACE_OR_CONTROL_PATTERN, text } from '@audit/shared/contract';
+import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
+import { MAX_FILTER_ENTRIES, MAX_URL_LENGTH } from '@audit/shared/webhooks';
 
 export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{8}$/;
 export const MAX_ENDPOINTS_PER_TENANT = 100;

@@ -1,4 +1,4 @@
-import { deliveryPayload, type WebhookEndpointRecord } from '@audit/shared';
+import { deliveryPayload, type WebhookEndpointRecord } from '@audit/shared/webhooks';
 import type { ApiCall } from './api-call.js';
 
 const TEST_PAYLOAD_TYPE = 'webhook.test';

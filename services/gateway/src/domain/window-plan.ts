@@ -1,4 +1,4 @@
-import { BUCKET_MS } from '@audit/shared';
+import { BUCKET_MS } from '@audit/shared/projection';
 
 /** How many matching events a bucket of the summary counts: those with `start <= ts < start + BUCKET_MS`. */
 export interface BucketCount {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BUCKET_MS } from '@audit/shared';
+import { BUCKET_MS } from '@audit/shared/projection';
 import { nextWindow } from './window-plan.js';
 
 const H = BUCKET_MS;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { MethodNotAllowedError } from '@audit/shared';
+import { MethodNotAllowedError } from '@audit/shared/platform';
 
 /**
  * Registers the routes `register` adds, then answers every other method Fastify routes on their paths with 405

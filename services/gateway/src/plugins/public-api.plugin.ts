@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Scope, type StoredApiKey } from '@audit/shared/api-keys';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
 import {
   AppError,
   DependencyUnavailableError,
@@ -8,10 +10,7 @@ import {
   sleep,
   UnauthorizedError,
   ValidationError,
-  type AuditPublisher,
-  type Scope,
-  type StoredApiKey,
-} from '@audit/shared';
+} from '@audit/shared/platform';
 import { authenticate, type AuthDeps, type AuthFailure, type Principal } from '../domain/authenticate.js';
 import { authThrottle, type AuthThrottleOptions } from '../domain/auth-throttle.js';
 import type { ApiCall } from '../domain/api-call.js';

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ValidationError, type Clock, toAuditEventView } from '@audit/shared';
+import { type Clock, toAuditEventView } from '@audit/shared/contract';
+import { ValidationError } from '@audit/shared/platform';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { parseListQuery } from '../domain/list-query.js';

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError, UUID_PATTERN, toAuditEventView } from '@audit/shared';
+import { UUID_PATTERN, toAuditEventView } from '@audit/shared/contract';
+import { NotFoundError } from '@audit/shared/platform';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { auditEventSchema } from '../schemas/read-api.schema.js';

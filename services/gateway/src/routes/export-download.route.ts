@@ -1,6 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { AppError, exportFileName, type AuditPublisher, type Clock, type ExportFiles } from '@audit/shared';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { type Clock } from '@audit/shared/contract';
+import { exportFileName, type ExportFiles } from '@audit/shared/export-jobs';
+import { AppError } from '@audit/shared/platform';
 import type { ExportJobStore } from '../adapters/export-job-store.js';
 import { byteRange, rangeApplies } from '../domain/byte-range.js';
 import { exportDownloadAuditEvent } from '../domain/export-event.js';

@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { formatApiKey, generateApiKey } from '@audit/shared/api-keys';
 import {
   exportFileName,
   filesystemExportFiles,
-  formatApiKey,
-  generateApiKey,
   type ExportFiles,
   type ExportJob,
-} from '@audit/shared';
+} from '@audit/shared/export-jobs';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import { jobRequest, memoryExportJobs, succeededJob } from '../test-support/export-jobs.js';

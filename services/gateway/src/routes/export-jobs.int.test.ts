@@ -2,21 +2,12 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  allTopics,
-  auditEventCodec,
-  auditPublisher,
-  deleteTopics,
-  DurableProducer,
-  ensureTopics,
-  exportJobCodec,
-  exportJobsRepository,
-  formatApiKey,
-  generateApiKey,
-  migratePostgres,
-  topics,
-  type Topics,
-} from '@audit/shared';
+import { formatApiKey, generateApiKey } from '@audit/shared/api-keys';
+import { auditPublisher } from '@audit/shared/audit-topic';
+import { allTopics, auditEventCodec, topics, type Topics } from '@audit/shared/contract';
+import { exportJobCodec, exportJobsRepository } from '@audit/shared/export-jobs';
+import { migratePostgres } from '@audit/shared/migrations';
+import { deleteTopics, DurableProducer, ensureTopics } from '@audit/shared/platform';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';

@@ -1,16 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  NotFoundError,
-  RateLimitedError,
-  UUID_PATTERN,
-  ValidationError,
-  publishWithin,
-  type AuditPublisher,
-  type Clock,
-  type ExportJob,
-  type ExportJobRequest,
-} from '@audit/shared';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { UUID_PATTERN, type Clock } from '@audit/shared/contract';
+import { type ExportJob, type ExportJobRequest } from '@audit/shared/export-jobs';
+import { NotFoundError, RateLimitedError, ValidationError, publishWithin } from '@audit/shared/platform';
 import type { ExportJobRequests } from '../adapters/export-job-requests.js';
 import type { ExportJobStore } from '../adapters/export-job-store.js';
 import { decodeJobsCursor, encodeJobsCursor } from '../domain/cursor.js';

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  FILTER_NAMES,
-  formatApiKey,
-  generateApiKey,
-  type ExportJob,
-  type ExportJobRequest,
-  type Scope,
-} from '@audit/shared';
+import { formatApiKey, generateApiKey, type Scope } from '@audit/shared/api-keys';
+import { type ExportJob, type ExportJobRequest } from '@audit/shared/export-jobs';
+import { FILTER_NAMES } from '@audit/shared/projection';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import { exportJobSchema, exportJobView } from '../schemas/export-jobs.schema.js';

@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  RateLimitedError,
-  ValidationError,
-  type AuditPublisher,
-  type Clock,
-  toAuditEventView,
-  type EventRow,
-  type EventFilters,
-  type IntegrityStore,
-} from '@audit/shared';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { type Clock, toAuditEventView, type EventRow } from '@audit/shared/contract';
+import { type IntegrityStore } from '@audit/shared/integrity';
+import { RateLimitedError, ValidationError } from '@audit/shared/platform';
+import { type EventFilters } from '@audit/shared/projection';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
 import { exportAuditEvent } from '../domain/export-event.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatApiKey, generateApiKey, type EventFilters, type EventRow } from '@audit/shared';
+import { formatApiKey, generateApiKey } from '@audit/shared/api-keys';
+import { type EventRow } from '@audit/shared/contract';
+import { type EventFilters } from '@audit/shared/projection';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import type { PagePosition } from '../domain/cursor.js';

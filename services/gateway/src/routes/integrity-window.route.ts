@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { formatTimestamp, NotFoundError, ValidationError } from '@audit/shared';
+import { formatTimestamp } from '@audit/shared/contract';
+import { NotFoundError, ValidationError } from '@audit/shared/platform';
 import { decodeWindowCursor, encodeWindowCursor } from '../domain/cursor.js';
 import { MAX_WINDOW_LEAVES, parseQuery, windowQuerySchema } from '../domain/integrity-query.js';
 import { unavailable } from '../plugins/public-api.plugin.js';

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError, UUID_PATTERN, ValidationError, type IntegrityStore } from '@audit/shared';
+import { UUID_PATTERN } from '@audit/shared/contract';
+import { type IntegrityStore } from '@audit/shared/integrity';
+import { NotFoundError, ValidationError } from '@audit/shared/platform';
 import { decodeCheckpointsCursor, encodeCheckpointsCursor } from '../domain/cursor.js';
 import {
   checkpointsQuerySchema,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ValidationError } from '@audit/shared';
+import { ValidationError } from '@audit/shared/platform';
 import type { WebhookStore } from '../adapters/webhook-store.js';
 import { decodeAttemptsCursor, encodeAttemptsCursor } from '../domain/cursor.js';
 import { parseWebhookAttemptsQuery } from '../domain/webhook-attempts-query.js';

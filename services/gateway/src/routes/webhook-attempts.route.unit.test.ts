@@ -1,13 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  RFC3339_RULE,
-  formatApiKey,
-  generateApiKey,
-  type AttemptFilters,
-  type AttemptPosition,
-  type ListedAttempt,
-  type Scope,
-} from '@audit/shared';
+import { formatApiKey, generateApiKey, type Scope } from '@audit/shared/api-keys';
+import { RFC3339_RULE } from '@audit/shared/contract';
+import { type AttemptFilters, type AttemptPosition, type ListedAttempt } from '@audit/shared/webhooks';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';

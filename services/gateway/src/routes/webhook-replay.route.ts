@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError, ValidationError, type AuditPublisher, type Clock } from '@audit/shared';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { type Clock } from '@audit/shared/contract';
+import { NotFoundError, ValidationError } from '@audit/shared/platform';
 import type { WebhookStore } from '../adapters/webhook-store.js';
 import { webhookAuditEvent } from '../domain/webhook-audit-event.js';
 import { EndpointInactiveError, ReplayInProgressError } from '../domain/webhook-errors.js';

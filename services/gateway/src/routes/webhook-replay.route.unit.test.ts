@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatApiKey, generateApiKey, type WebhookReplay } from '@audit/shared';
+import { formatApiKey, generateApiKey } from '@audit/shared/api-keys';
+import { type WebhookReplay } from '@audit/shared/webhooks';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import {
-  signatureHeaders,
-  ValidationError,
-  type AuditPublisher,
-  type Clock,
-  type WebhookClient,
-} from '@audit/shared';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { type Clock } from '@audit/shared/contract';
+import { ValidationError } from '@audit/shared/platform';
+import { signatureHeaders, type WebhookClient } from '@audit/shared/webhooks';
 import type { WebhookStore } from '../adapters/webhook-store.js';
 import { webhookAuditEvent } from '../domain/webhook-audit-event.js';
 import { EndpointInactiveError } from '../domain/webhook-errors.js';

@@ -1,14 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
+import { formatApiKey, generateApiKey, type Scope } from '@audit/shared/api-keys';
+import { DependencyUnavailableError } from '@audit/shared/platform';
 import {
-  DependencyUnavailableError,
-  formatApiKey,
-  generateApiKey,
   standardWebhooksSecret,
   verifyWebhookSignature,
   type AttemptResult,
   type DeliveryRequest,
-  type Scope,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { Webhook } from 'standardwebhooks';
 import { buildApp } from '../app.js';

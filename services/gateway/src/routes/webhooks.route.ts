@@ -1,18 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { formatTimestamp } from '@audit/shared/contract';
+import { AppError, ForbiddenError, NotFoundError, ValidationError } from '@audit/shared/platform';
 import {
-  AppError,
-  ForbiddenError,
-  NotFoundError,
-  ValidationError,
   checkTarget,
-  formatTimestamp,
   parseWebhookUrl,
   standardWebhooksSecret,
-  type AuditPublisher,
   type Resolve,
   type TargetRules,
   type WebhookEndpointRecord,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import type { Owned, WebhookStore } from '../adapters/webhook-store.js';
 import { webhookAuditEvent, type ChangeContext, type WebhookChange } from '../domain/webhook-audit-event.js';
 import {

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { formatApiKey, generateApiKey } from '@audit/shared/api-keys';
 import {
   allowList,
   DEFAULT_WEBHOOK_PORTS,
-  formatApiKey,
-  generateApiKey,
   resolveWithin,
   type Resolve,
   type WebhookEndpointRecord,
-} from '@audit/shared';
+} from '@audit/shared/webhooks';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { buildApp } from '../app.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';

@@ -1,13 +1,12 @@
 import { z } from 'zod';
+import { STORED_UUID_PATTERN, formatTimestamp } from '@audit/shared/contract';
 import {
   EXPORT_JOB_FORMATS,
   EXPORT_JOB_STATUSES,
-  STORED_UUID_PATTERN,
-  formatTimestamp,
-  type EventFilters,
   type ExportJob,
   type ExportPosition,
-} from '@audit/shared';
+} from '@audit/shared/export-jobs';
+import { type EventFilters } from '@audit/shared/projection';
 import { currentStatus } from '../domain/export-job-state.js';
 import { MAX_JOBS_LIMIT } from '../domain/export-job-request.js';
 import { API_PREFIX } from './api-prefix.js';

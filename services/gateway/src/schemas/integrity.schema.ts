@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { formatTimestamp, type IntegrityKeyRecord, type StoredCheckpoint } from '@audit/shared';
+import { formatTimestamp } from '@audit/shared/contract';
+import { type IntegrityKeyRecord, type StoredCheckpoint } from '@audit/shared/integrity';
 import { pageDescriptorSchema, timestampSchema } from './read-api.schema.js';
 
 // The `/` escaped: the portable pattern syntax (generated clients, Python) wants it so inside a class.

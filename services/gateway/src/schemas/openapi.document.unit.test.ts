@@ -2,14 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import {
-  allowList,
-  DEFAULT_WEBHOOK_PORTS,
-  formatApiKey,
-  generateApiKey,
-  validateBatch,
-  type StoredApiKey,
-} from '@audit/shared';
+import { formatApiKey, generateApiKey, type StoredApiKey } from '@audit/shared/api-keys';
+import { validateBatch } from '@audit/shared/contract';
+import { allowList, DEFAULT_WEBHOOK_PORTS } from '@audit/shared/webhooks';
 import { storedKeyFor } from '@audit/shared/test-support';
 import { makeEvent } from '../../../../test/support/events.js';
 import { nonPortablePatterns, openApiContract } from '../../../../test/support/openapi-contract.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
-import { errorBodySchema, rateLimitedBodySchema, validationErrorBodySchema, type Scope } from '@audit/shared';
+import { type Scope } from '@audit/shared/api-keys';
+import { errorBodySchema, rateLimitedBodySchema, validationErrorBodySchema } from '@audit/shared/platform';
 
 const retryAfter = z.int().min(1).meta({ description: 'Seconds to wait before retrying.' });
 export const rateLimitHeaders = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTION_PATTERN, STORED_UUID_PATTERN } from '@audit/shared';
+import { ACTION_PATTERN, STORED_UUID_PATTERN } from '@audit/shared/contract';
 
 const jsonText = (description: string) =>
   z.string().meta({ description: `${description} A string containing JSON, not an object.` });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { STORED_UUID_PATTERN, formatTimestamp, type ListedAttempt } from '@audit/shared';
+import { STORED_UUID_PATTERN, formatTimestamp } from '@audit/shared/contract';
+import { type ListedAttempt } from '@audit/shared/webhooks';
 import { ATTEMPT_OUTCOMES } from '../domain/webhook-attempts-query.js';
 import { pageDescriptorSchema, timestampSchema } from './read-api.schema.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { formatTimestamp, type WebhookReplay } from '@audit/shared';
+import { formatTimestamp } from '@audit/shared/contract';
+import { type WebhookReplay } from '@audit/shared/webhooks';
 
 const time = z.string().meta({ description: 'UTC, millisecond precision, with a `+00:00` offset.' });
 

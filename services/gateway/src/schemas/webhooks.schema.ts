@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { formatTimestamp, type WebhookEndpointRecord } from '@audit/shared';
+import { formatTimestamp } from '@audit/shared/contract';
+import { type WebhookEndpointRecord } from '@audit/shared/webhooks';
 import { MAX_RATE_LIMIT_PER_SECOND } from '../domain/webhook-request.js';
 
 const time = z.string().meta({ description: 'UTC, millisecond precision, with a `+00:00` offset.' });

@@ -1,4 +1,4 @@
-import { type EventRow } from '@audit/shared';
+import { type EventRow } from '@audit/shared/contract';
 
 /** The i-th of a run of stored events, newest first: one millisecond apart below `newest`, ids in list order. */
 export const eventRow = (i: number, tenantId: string, newest: number): EventRow => ({

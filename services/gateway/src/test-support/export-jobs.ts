@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { inFlight, type ExportJob, type ExportJobRequest } from '@audit/shared';
+import { inFlight, type ExportJob, type ExportJobRequest } from '@audit/shared/export-jobs';
 import type { ExportJobStore } from '../adapters/export-job-store.js';
 import { queuedJob } from '../domain/export-job-state.js';
 

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import pino from 'pino';
-import { allowList, DEFAULT_WEBHOOK_PORTS, Registry } from '@audit/shared';
+import { Registry } from '@audit/shared/platform';
+import { allowList, DEFAULT_WEBHOOK_PORTS } from '@audit/shared/webhooks';
 import type { GatewayAppOptions } from '../app.js';
 
 export const STUB_PEPPER = 'pepper-0123456789abcdef0123456789abcdef';

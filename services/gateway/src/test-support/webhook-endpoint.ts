@@ -1,4 +1,4 @@
-import type { WebhookEndpointRecord } from '@audit/shared';
+import type { WebhookEndpointRecord } from '@audit/shared/webhooks';
 
 /** A stored webhook endpoint for route tests: active, version 2, a rotation's overlap running; change what a test needs. */
 export function endpointRecord(overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord {

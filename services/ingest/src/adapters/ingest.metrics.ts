@@ -1,4 +1,4 @@
-import { Counter, type Registry } from '@audit/shared';
+import { Counter, type Registry } from '@audit/shared/platform';
 import type { IngestMeter, IngestOutcome } from '../routes/events.route.js';
 
 const OUTCOMES: readonly IngestOutcome[] = ['accepted', 'rejected', 'unavailable'];

@@ -1,5 +1,5 @@
 import { parse } from 'lossless-json';
-import type { IndexedFieldError } from '@audit/shared';
+import type { IndexedFieldError } from '@audit/shared/contract';
 
 // Only a number of 16 significant digits or more (a double keeps 15 for sure), or with an exponent of three
 // digits, can come out of JSON.parse as another value. The text is scanned for such a number where a value

@@ -1,4 +1,5 @@
-import { parseJsonText, type IndexedFieldError } from '@audit/shared';
+import { type IndexedFieldError } from '@audit/shared/contract';
+import { parseJsonText } from '@audit/shared/platform';
 import { inexactDetails } from './exact-numbers.js';
 
 export const MAX_EVENTS_PER_REQUEST = 1000;

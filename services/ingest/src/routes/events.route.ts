@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { validateBatch, type Clock } from '@audit/shared/contract';
 import {
   MalformedBodyError,
   PayloadTooLargeError,
@@ -6,10 +8,7 @@ import {
   ValidationError,
   bearerMatches,
   publishWithin,
-  validateBatch,
-  type AuditPublisher,
-  type Clock,
-} from '@audit/shared';
+} from '@audit/shared/platform';
 import { readBody, type ParsedBody } from '../domain/request-body.js';
 
 /** A whole batch shares one outcome: only a fully valid batch is published, and it is published whole. */

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { loggableError, sleep, type CheckpointKey, type Logger } from '@audit/shared';
+import { type CheckpointKey } from '@audit/shared/integrity';
+import { loggableError, sleep, type Logger } from '@audit/shared/platform';
 import { checkpointLag, signDue, TREES_PER_PASS, type CheckpointSettings } from './checkpointer.js';
 import type { CheckpointMeter } from './checkpoint.metrics.js';
 

@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from '@audit/shared';
+import { Counter, Gauge, type Registry } from '@audit/shared/platform';
 
 export interface CheckpointMeter {
   signed(count: number): void;

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migratePostgres } from '@audit/shared';
+import { migratePostgres } from '@audit/shared/migrations';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';
 import { signDue } from './checkpointer.js';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { frontierOf, inTransaction, type CheckpointKey } from '@audit/shared';
+import { frontierOf, type CheckpointKey } from '@audit/shared/integrity';
+import { inTransaction } from '@audit/shared/platform';
 import { checkpointOf } from '../domain/checkpoint-of.js';
 
 export interface CheckpointSettings {

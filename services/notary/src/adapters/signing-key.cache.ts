@@ -1,4 +1,9 @@
-import { integrityKeysRepository, rawPublicKey, readSigningKey, type CheckpointKey } from '@audit/shared';
+import {
+  integrityKeysRepository,
+  rawPublicKey,
+  readSigningKey,
+  type CheckpointKey,
+} from '@audit/shared/integrity';
 import type pg from 'pg';
 
 /** The active key's private half is not where this notary looks for it (docs/operations.md "Integrity"). */

@@ -1,4 +1,4 @@
-import { frontierRoot, signCheckpoint, type CheckpointKey, type Frontier } from '@audit/shared';
+import { frontierRoot, signCheckpoint, type CheckpointKey, type Frontier } from '@audit/shared/integrity';
 
 export interface MadeCheckpoint {
   tenant_id: string;

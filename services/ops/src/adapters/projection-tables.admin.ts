@@ -1,17 +1,19 @@
 import {
-  createFilterIndex,
-  EVENTS_PARTITION_MS,
-  filterIndexState,
-  generationOf,
-  projectionTables,
   sqlIdentifier,
   sqlValue,
   SINGLE_SERVER,
   type ClickHouseClient,
   type ClusterGuard,
-  type ProjectionTables,
   type SchemaWriter,
-} from '@audit/shared';
+} from '@audit/shared/platform';
+import {
+  createFilterIndex,
+  EVENTS_PARTITION_MS,
+  filterIndexState,
+  generationOf,
+  projectionTables,
+  type ProjectionTables,
+} from '@audit/shared/projection';
 
 /** Generations whose events table exists in the database. */
 export async function existingGenerations(client: ClickHouseClient, database: string): Promise<number[]> {

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
-import { streamRanges, type PartitionRange, type TopicRecord } from '@audit/shared';
+import { streamRanges, type PartitionRange, type TopicRecord } from '@audit/shared/platform';
 
-export { READER_GROUP_PREFIX, type PartitionRange } from '@audit/shared';
+export { READER_GROUP_PREFIX, type PartitionRange } from '@audit/shared/platform';
 
 export interface ReadOptions {
   /**

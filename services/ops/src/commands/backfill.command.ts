@@ -1,3 +1,4 @@
+import { sqlIdentifier, sqlValue, type ClickHouseClient, type SchemaWriter } from '@audit/shared/platform';
 import {
   bucketRowsQuery,
   EVENTS_PARTITION_MS,
@@ -6,11 +7,7 @@ import {
   indexRowsQuery,
   projectionStateStore,
   projectionTables,
-  sqlIdentifier,
-  sqlValue,
-  type ClickHouseClient,
-  type SchemaWriter,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 import { CliError } from './cli-error.js';
 import { partitions, VIEW_FRIENDLY_BLOCKS } from '../adapters/projection-tables.admin.js';
 

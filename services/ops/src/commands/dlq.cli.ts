@@ -1,4 +1,4 @@
-import type { Logger } from '@audit/shared';
+import type { Logger } from '@audit/shared/platform';
 import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { withOperationsContext } from '../contexts.js';

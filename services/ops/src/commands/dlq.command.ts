@@ -1,12 +1,8 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
-import {
-  webhooksRepository,
-  type Codec,
-  type AuditEventRecord,
-  type TopicRoute,
-  type Topics,
-} from '@audit/shared';
+import { type Codec, type AuditEventRecord, type Topics } from '@audit/shared/contract';
+import { type TopicRoute } from '@audit/shared/platform';
+import { webhooksRepository } from '@audit/shared/webhooks';
 import { placeKey, redrivesRepository } from '../adapters/redrives.repository.js';
 import { readRanges } from '../adapters/topic-reader.js';
 import {

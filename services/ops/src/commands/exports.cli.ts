@@ -1,4 +1,6 @@
-import { formatTimestamp, type ExportJob, type Logger } from '@audit/shared';
+import { formatTimestamp } from '@audit/shared/contract';
+import { type ExportJob } from '@audit/shared/export-jobs';
+import { type Logger } from '@audit/shared/platform';
 import type { CliValues, Print } from '../cli-values.js';
 import { onlyOptions } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';

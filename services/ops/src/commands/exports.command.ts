@@ -1,14 +1,12 @@
 import type pg from 'pg';
+import { UUID_PATTERN } from '@audit/shared/contract';
 import {
-  CommitFailedError,
   EXPORT_JOB_STATUSES,
   exportJobsRepository as jobs,
-  inTransaction,
-  sleep,
-  UUID_PATTERN,
   type ExportJob,
   type ExportJobStatus,
-} from '@audit/shared';
+} from '@audit/shared/export-jobs';
+import { CommitFailedError, inTransaction, sleep } from '@audit/shared/platform';
 import type { AuditedContext } from '../contexts.js';
 import type { Operator } from '../domain/key-audit-event.js';
 import { CliError } from './cli-error.js';

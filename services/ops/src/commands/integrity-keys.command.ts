@@ -1,8 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import {
-  CommitFailedError,
-  inTransaction,
   integrityKeysRepository,
   SIGNING_KEY_NAME,
   removeSigningKey,
@@ -12,7 +10,8 @@ import {
   type IntegrityKeyRecord,
   type IntegritySettings,
   rawPublicKey,
-} from '@audit/shared';
+} from '@audit/shared/integrity';
+import { CommitFailedError, inTransaction } from '@audit/shared/platform';
 import type { AuditedContext } from '../contexts.js';
 import { integrityKeyEvent } from '../domain/integrity-key-event.js';
 import { CliError } from './cli-error.js';

@@ -1,18 +1,8 @@
 import type pg from 'pg';
-import {
-  EVENT_COLUMNS,
-  integrityKeysRepository,
-  leafEventOf,
-  leafHashOf,
-  parseVerifierKey,
-  projectionStateStore,
-  projectionTables,
-  sqlIdentifier,
-  sqlValue,
-  toAuditEventView,
-  type ClickHouseClient,
-  type EventRow,
-} from '@audit/shared';
+import { EVENT_COLUMNS, toAuditEventView, type EventRow } from '@audit/shared/contract';
+import { integrityKeysRepository, leafEventOf, leafHashOf, parseVerifierKey } from '@audit/shared/integrity';
+import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import { projectionStateStore, projectionTables } from '@audit/shared/projection';
 import { checkCheckpoints, compareRows, type Finding, type RowHash } from '../domain/trail-audit.js';
 import { leafHashesInOrder, leavesByEventId } from './integrity-verify.leaves.js';
 

@@ -5,7 +5,7 @@ import {
   tileSize,
   TREE_OF_TENANT,
   TreeStoreDamagedError,
-} from '@audit/shared';
+} from '@audit/shared/integrity';
 import type { TreeLeaf } from '../domain/trail-audit.js';
 
 // The tenant's tree as `ops integrity verify` reads it (docs/integrity.md "The tree store"), in pages of leaves (by

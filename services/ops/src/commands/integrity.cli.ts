@@ -1,10 +1,6 @@
-import {
-  createClickHouse,
-  formatTimestamp,
-  TENANT_ID_PATTERN,
-  TreeStoreDamagedError,
-  type Logger,
-} from '@audit/shared';
+import { formatTimestamp, TENANT_ID_PATTERN } from '@audit/shared/contract';
+import { TreeStoreDamagedError } from '@audit/shared/integrity';
+import { createClickHouse, type Logger } from '@audit/shared/platform';
 import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { withAuditedContext, withPool } from '../contexts.js';

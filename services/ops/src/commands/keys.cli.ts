@@ -1,4 +1,4 @@
-import type { Logger } from '@audit/shared';
+import type { Logger } from '@audit/shared/platform';
 import type { OpsConfig } from '../config.js';
 import { withKeysContext, withPool } from '../contexts.js';
 import { parseKeyRequest } from '../domain/key-request.js';

@@ -1,8 +1,6 @@
 import type pg from 'pg';
 import {
   apiKeysRepository,
-  CommitFailedError,
-  inTransaction,
   formatApiKey,
   generateApiKey,
   hashSecret,
@@ -11,8 +9,9 @@ import {
   PrefixTakenError,
   type ApiKeyEnv,
   type ApiKeyRecord,
-  type AuditPublisher,
-} from '@audit/shared';
+} from '@audit/shared/api-keys';
+import { type AuditPublisher } from '@audit/shared/audit-topic';
+import { CommitFailedError, inTransaction } from '@audit/shared/platform';
 import { keyAuditEvent, type Operator } from '../domain/key-audit-event.js';
 import type { KeyRequest } from '../domain/key-request.js';
 import { CliError } from './cli-error.js';

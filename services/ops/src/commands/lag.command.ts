@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { allTopics, generationTopicStates, type Topics } from '@audit/shared';
+import { generationTopicStates } from '@audit/shared/audit-topic';
+import { allTopics, type Topics } from '@audit/shared/contract';
 import { READER_GROUP_PREFIX, readRanges, type PartitionRange } from '../adapters/topic-reader.js';
 import { lagRows, type LagRow } from '../domain/consumer-lag.js';
 

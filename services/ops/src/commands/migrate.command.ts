@@ -1,11 +1,7 @@
-import {
-  allTopics,
-  bootstrapKafka,
-  exportFiles,
-  migrateClickHouse,
-  migratePostgres,
-  type Logger,
-} from '@audit/shared';
+import { allTopics, bootstrapKafka } from '@audit/shared/contract';
+import { exportFiles } from '@audit/shared/export-jobs';
+import { migrateClickHouse, migratePostgres } from '@audit/shared/migrations';
+import { type Logger } from '@audit/shared/platform';
 import type { OpsConfig } from '../config.js';
 
 export interface MigrateResult {

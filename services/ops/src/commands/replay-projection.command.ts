@@ -1,15 +1,12 @@
 import type { Admin, Kafka } from 'kafkajs';
+import { sleep, type ClickHouseClient, type ClusterGuard, type SchemaWriter } from '@audit/shared/platform';
 import {
   projectionTables,
   replayGroupId,
   runningInserts,
-  sleep,
-  type ClickHouseClient,
-  type ClusterGuard,
   type ProjectionState,
   type ProjectionStateStore,
-  type SchemaWriter,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 import {
   copyBefore,
   countEvents,

@@ -1,15 +1,8 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
-import {
-  generationTopicStates,
-  jobHeaders,
-  replayJob,
-  replayRanges,
-  webhooksRepository,
-  type AuditEventRecord,
-  type Codec,
-  type Topics,
-} from '@audit/shared';
+import { generationTopicStates } from '@audit/shared/audit-topic';
+import { type AuditEventRecord, type Codec, type Topics } from '@audit/shared/contract';
+import { jobHeaders, replayJob, replayRanges, webhooksRepository } from '@audit/shared/webhooks';
 import { readRanges } from '../adapters/topic-reader.js';
 import type { ReplayWebhooksRequest } from '../domain/replay-request.js';
 import { CliError } from './cli-error.js';

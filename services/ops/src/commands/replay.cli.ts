@@ -1,11 +1,6 @@
-import {
-  generationTopicStates,
-  clusterGuard,
-  createClickHouse,
-  projectionStateStore,
-  schemaWriter,
-  type Logger,
-} from '@audit/shared';
+import { generationTopicStates } from '@audit/shared/audit-topic';
+import { clusterGuard, createClickHouse, schemaWriter, type Logger } from '@audit/shared/platform';
+import { projectionStateStore } from '@audit/shared/projection';
 import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { operatorOf, withKafka, withOperationsContext } from '../contexts.js';

@@ -1,6 +1,11 @@
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { clickhouseReady, createClickHouse, withDeadline, type ClickHouseSettings } from '@audit/shared';
+import {
+  clickhouseReady,
+  createClickHouse,
+  withDeadline,
+  type ClickHouseSettings,
+} from '@audit/shared/platform';
 
 export type State = 'up' | 'not_ready' | 'down';
 

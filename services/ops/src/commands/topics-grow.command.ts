@@ -2,15 +2,13 @@ import kafkajs, { type Admin, type Kafka } from 'kafkajs';
 import type pg from 'pg';
 import {
   checkGrowth,
-  ensureTopicsSettled,
   generationsRepository,
   generationTopic,
-  kafkaSettled,
   sealedConfig,
   setTopicLimit,
-  sleep,
-  type Topics,
-} from '@audit/shared';
+} from '@audit/shared/audit-topic';
+import { type Topics } from '@audit/shared/contract';
+import { ensureTopicsSettled, kafkaSettled, sleep } from '@audit/shared/platform';
 import { CliError } from './cli-error.js';
 
 const { ConfigResourceTypes } = kafkajs;

@@ -1,11 +1,6 @@
-import {
-  createClickHouse,
-  generationsRepository,
-  generationTopicStates,
-  kafkaSettled,
-  projectionStateStore,
-  type Logger,
-} from '@audit/shared';
+import { generationsRepository, generationTopicStates } from '@audit/shared/audit-topic';
+import { createClickHouse, kafkaSettled, type Logger } from '@audit/shared/platform';
+import { projectionStateStore } from '@audit/shared/projection';
 import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
 import type { OpsConfig } from '../config.js';
 import { withKafka, withPool } from '../contexts.js';

@@ -1,4 +1,4 @@
-import { partitionLag } from '@audit/shared';
+import { partitionLag } from '@audit/shared/platform';
 
 /** Where a group stands on one partition, as Kafka reports it (offsets as decimal strings, -1 for none). */
 export interface GroupOffsets {

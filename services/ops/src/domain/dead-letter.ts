@@ -1,4 +1,5 @@
-import { jobFromRecord, jobHeaders, type TopicRecord } from '@audit/shared';
+import { type TopicRecord } from '@audit/shared/platform';
+import { jobFromRecord, jobHeaders } from '@audit/shared/webhooks';
 
 export const DEAD_LETTER_QUEUES = ['projector', 'webhooks'] as const;
 export type DeadLetterQueue = (typeof DEAD_LETTER_QUEUES)[number];

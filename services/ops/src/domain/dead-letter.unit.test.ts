@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobFromRecord, jobHeaders, type DeliveryJob } from '@audit/shared';
+import { jobFromRecord, jobHeaders, type DeliveryJob } from '@audit/shared/webhooks';
 import { deadLetterView, redriveMessage, type TopicRecord } from './dead-letter.js';
 
 const topics = { auditEvents: 'audit.events.v1', firstRetryTier: 'webhooks.retry.1.v1' };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TENANT_ID_PATTERN } from '@audit/shared';
+import { TENANT_ID_PATTERN } from '@audit/shared/contract';
 import { parseOptions } from './cli-options.js';
 import { DEAD_LETTER_QUEUES } from './dead-letter.js';
 

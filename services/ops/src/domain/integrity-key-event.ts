@@ -1,4 +1,4 @@
-import type { IntegrityKeyRecord } from '@audit/shared';
+import type { IntegrityKeyRecord } from '@audit/shared/integrity';
 import type { Operator } from './key-audit-event.js';
 
 /**

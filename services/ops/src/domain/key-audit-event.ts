@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '@audit/shared';
+import type { ApiKeyRecord } from '@audit/shared/api-keys';
 
 export interface Operator {
   id: string;

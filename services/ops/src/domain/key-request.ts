@@ -1,4 +1,6 @@
-import { parseCidr, SCOPES, TENANT_ID_PATTERN, type Scope } from '@audit/shared';
+import { SCOPES, type Scope } from '@audit/shared/api-keys';
+import { TENANT_ID_PATTERN } from '@audit/shared/contract';
+import { parseCidr } from '@audit/shared/platform';
 
 export interface KeyRequest {
   tenant: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRfc3339, TENANT_ID_PATTERN } from '@audit/shared';
+import { parseRfc3339, TENANT_ID_PATTERN } from '@audit/shared/contract';
 import { parseOptions, type Parsed } from './cli-options.js';
 
 const instant = z.string().transform((text, ctx) => {

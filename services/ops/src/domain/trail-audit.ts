@@ -5,7 +5,7 @@ import {
   verifyCheckpoint,
   type Frontier,
   type VerifierKey,
-} from '@audit/shared';
+} from '@audit/shared/integrity';
 
 /** What `ops integrity verify` finds wrong, each naming the event or checkpoint (docs/integrity.md "Verify"). */
 export type Finding =

@@ -1,13 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  leafHashOf,
-  parseVerifierKey,
-  rootOf,
-  signCheckpoint,
-  verifierKeyOf,
-  type AuditEventRecord,
-} from '@audit/shared';
+import { type AuditEventRecord } from '@audit/shared/contract';
+import { leafHashOf, parseVerifierKey, rootOf, signCheckpoint, verifierKeyOf } from '@audit/shared/integrity';
 import { sampleRecord } from '@audit/shared/test-support';
 import { checkCheckpoints, compareRows, type Finding } from './trail-audit.js';
 

@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { loggableError, sleep, type GenerationGate, type Logger } from '@audit/shared';
+import { type GenerationGate } from '@audit/shared/audit-topic';
+import { loggableError, sleep, type Logger } from '@audit/shared/platform';
 import type { ConsumedRecord } from '../domain/consumed-record.js';
 import type { FlushBuffer } from '../domain/flush-buffer.js';
 import type { GroupMembership } from './group-membership.js';

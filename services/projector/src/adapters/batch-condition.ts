@@ -1,4 +1,5 @@
-import { sqlList, sqlValue, type AuditEventRecord } from '@audit/shared';
+import { type AuditEventRecord } from '@audit/shared/contract';
+import { sqlList, sqlValue } from '@audit/shared/platform';
 
 /** Lets a query name every event and bucket of a batch (ClickHouse's default allows 256 KiB). */
 export const BATCH_QUERY_SETTINGS = { max_query_size: String(64 * 1024 * 1024) };

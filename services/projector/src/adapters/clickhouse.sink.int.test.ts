@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BUCKET_MS,
-  FILTER_DIMS,
-  dropClickHouseDatabase,
-  indexedValues,
-  migrateClickHouse,
-  projectionTables,
-  sqlIdentifier,
-} from '@audit/shared';
+import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
+import { sqlIdentifier } from '@audit/shared/platform';
+import { BUCKET_MS, FILTER_DIMS, indexedValues, projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { clickhouseSettings, testClickHouse, testGuard } from '../../../../test/support/stack.js';

@@ -1,20 +1,22 @@
 import { Readable } from 'node:stream';
+import { type AuditEventRecord } from '@audit/shared/contract';
 import {
   sleep,
   sqlIdentifier,
   sqlList,
   sqlValue,
-  tsvField,
-  type AuditEventRecord,
   type ClickHouseClient,
-  type ProjectionTables,
   SINGLE_SERVER,
   type ClusterGuard,
+} from '@audit/shared/platform';
+import {
+  type ProjectionTables,
   EVENT_TABLE_COLUMNS,
   insertQueryPrefix,
   pendingQuorums,
   runningInserts,
-} from '@audit/shared';
+} from '@audit/shared/projection';
+import { tsvField } from './tsv.js';
 import { randomUUID } from 'node:crypto';
 import { partitionChunks } from '../domain/partition-chunks.js';
 import { idKey } from '../domain/project-batch.js';

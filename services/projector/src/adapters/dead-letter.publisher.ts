@@ -1,5 +1,5 @@
 import type { IHeaders, Message, Producer } from 'kafkajs';
-import { CoalescingSender } from '@audit/shared';
+import { CoalescingSender } from '@audit/shared/platform';
 import type { DeadLetter } from '../domain/consumed-record.js';
 
 // Below the topic's 4 MiB max.message.bytes with room for headers: a larger value could never be published.

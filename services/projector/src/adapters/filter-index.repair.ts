@@ -1,16 +1,18 @@
+import { type AuditEventRecord } from '@audit/shared/contract';
+import {
+  sqlIdentifier,
+  sqlList,
+  sqlValue,
+  type ClickHouseClient,
+  type ClusterGuard,
+} from '@audit/shared/platform';
 import {
   BUCKET_MS,
   bucketRowsQuery,
   indexedValues,
   indexRowsQuery,
-  sqlIdentifier,
-  sqlList,
-  sqlValue,
-  type AuditEventRecord,
-  type ClickHouseClient,
-  type ClusterGuard,
   type ProjectionTables,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 import { BATCH_QUERY_SETTINGS, batchCondition, textSet } from './batch-condition.js';
 
 /**

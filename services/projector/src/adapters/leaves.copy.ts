@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { cutTiles, type Tile } from '@audit/shared';
+import { cutTiles, type Tile } from '@audit/shared/integrity';
 import type { NewLeaf } from '../domain/append-plan.js';
 import { BinaryRows } from './binary-copy.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { uuidBytes, uuidOf } from '@audit/shared';
+import { uuidBytes, uuidOf } from '@audit/shared/integrity';
 import type { NewLeaf } from '../domain/append-plan.js';
 import { copyRows, keyOrder } from './leaves.copy.js';
 

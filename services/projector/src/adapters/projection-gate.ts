@@ -1,12 +1,12 @@
+import { type Clock } from '@audit/shared/contract';
+import { sleep } from '@audit/shared/platform';
 import {
   effectiveState,
   projectionTables,
-  sleep,
-  type Clock,
   type ProjectionState,
   type ProjectionStateStore,
   type ProjectionTables,
-} from '@audit/shared';
+} from '@audit/shared/projection';
 
 export interface ProjectionGateOptions {
   store: Pick<ProjectionStateStore, 'read'>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProjectionState } from '@audit/shared';
+import type { ProjectionState } from '@audit/shared/projection';
 import { ProjectionGate } from './projection-gate.js';
 
 function gate(states: ProjectionState[]) {

@@ -1,10 +1,6 @@
-import {
-  effectiveState,
-  loggableError,
-  type Clock,
-  type Logger,
-  type ProjectionStateStore,
-} from '@audit/shared';
+import { type Clock } from '@audit/shared/contract';
+import { loggableError, type Logger } from '@audit/shared/platform';
+import { effectiveState, type ProjectionStateStore } from '@audit/shared/projection';
 import type { ProjectionGate } from './projection-gate.js';
 
 /** This process's replay consumer: at most one, for one target generation. */

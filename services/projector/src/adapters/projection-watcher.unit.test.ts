@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, type ProjectionState } from '@audit/shared';
+import { createLogger } from '@audit/shared/platform';
+import { type ProjectionState } from '@audit/shared/projection';
 import { projectionWatcher, type ReplayRunner } from './projection-watcher.js';
 
 function setup(initial: ProjectionState, idle = true) {

@@ -1,12 +1,8 @@
 import type { Kafka } from 'kafkajs';
-import {
-  whenGivenUp,
-  type AuditEventRecord,
-  type Codec,
-  type GenerationGate,
-  type Logger,
-  type ProjectionTables,
-} from '@audit/shared';
+import { type GenerationGate } from '@audit/shared/audit-topic';
+import { type AuditEventRecord, type Codec } from '@audit/shared/contract';
+import { whenGivenUp, type Logger } from '@audit/shared/platform';
+import { type ProjectionTables } from '@audit/shared/projection';
 import type { ProjectorConfig } from '../config.js';
 import { partitionKeys, type ConsumedRecord } from '../domain/consumed-record.js';
 import { FlushBuffer } from '../domain/flush-buffer.js';

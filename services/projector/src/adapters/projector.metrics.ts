@@ -1,10 +1,6 @@
-import { Counter, Histogram, type Registry } from '@audit/shared';
+import { Counter, Histogram, type Registry } from '@audit/shared/platform';
 import type { FlushMeter } from './retrying-flush.js';
-import type { AppendOutcome } from './trees.repository.js';
-
-export interface TreeMeter {
-  appended(outcome: AppendOutcome & { seconds: number }): void;
-}
+import type { TreeMeter } from './tree.appender.js';
 
 const OUTCOMES = ['inserted', 'already_stored', 'duplicate', 'dead_lettered'] as const;
 const STAGES = ['decode', 'validate', 'store'] as const;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { auditEventCodec, projectionTables, Registry, type AuditEventRecord } from '@audit/shared';
+import { auditEventCodec, type AuditEventRecord } from '@audit/shared/contract';
+import { Registry } from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { idKey } from '../domain/project-batch.js';
 import { projectorMetrics } from './projector.metrics.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '@audit/shared';
+import type { Logger } from '@audit/shared/platform';
 import type { EventSink } from '../domain/store-events.js';
 import type { Pipeline } from './projection.pipeline.js';
 import type { ReplayRunner } from './projection-watcher.js';

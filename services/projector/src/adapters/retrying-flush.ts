@@ -1,12 +1,6 @@
-import {
-  loggableError,
-  permanentInsertError,
-  retryWithBackoff,
-  type AuditEventRecord,
-  type Codec,
-  type Logger,
-  type ProjectionTables,
-} from '@audit/shared';
+import { type AuditEventRecord, type Codec } from '@audit/shared/contract';
+import { loggableError, permanentInsertError, retryWithBackoff, type Logger } from '@audit/shared/platform';
+import { type ProjectionTables } from '@audit/shared/projection';
 import { partitionKeys, type ConsumedRecord, type DeadLetter } from '../domain/consumed-record.js';
 import { idKey, projectBatch } from '../domain/project-batch.js';
 import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-events.js';

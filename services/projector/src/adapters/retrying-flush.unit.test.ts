@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { auditEventCodec, projectionTables } from '@audit/shared';
+import { auditEventCodec } from '@audit/shared/contract';
+import { projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { consumedRecords } from '../test-support/consumed-records.js';
 import { GroupMembership } from './group-membership.js';

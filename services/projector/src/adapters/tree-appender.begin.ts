@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type pg from 'pg';
-import type { AuditGenerations, ServiceHost } from '@audit/shared';
+import type { AuditGenerations } from '@audit/shared/audit-topic';
+import type { ServiceHost } from '@audit/shared/host';
 import { guardPartitionCount, PartitionCountChangedError } from './partition-guard.js';
 import { treeMetrics } from './projector.metrics.js';
 import { beginTreePositions } from './tree-positions.begin.js';

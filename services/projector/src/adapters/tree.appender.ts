@@ -1,11 +1,15 @@
 import type { Admin } from 'kafkajs';
 import type pg from 'pg';
-import { loggableError, retryWithBackoff, type Logger } from '@audit/shared';
+import { loggableError, retryWithBackoff, type Logger } from '@audit/shared/platform';
 import { runKey, TreeGapError, type TreeBatch } from '../domain/tree-batch.js';
 import { checkPartition } from './partition-guard.js';
-import type { TreeMeter } from './projector.metrics.js';
 import { treePositions } from './tree-positions.repository.js';
 import { appendToTrees, type AppendOutcome } from './trees.repository.js';
+
+/** What the appender tells its metrics (projector.metrics.ts). */
+export interface TreeMeter {
+  appended(outcome: AppendOutcome & { seconds: number }): void;
+}
 
 /** A topic partition and an offset in it. */
 export interface PartitionOffset {

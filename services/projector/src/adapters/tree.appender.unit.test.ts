@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '@audit/shared';
+import { createLogger } from '@audit/shared/platform';
 import { PartitionCountChangedError } from './partition-guard.js';
 import { treeAppender } from './tree.appender.js';
 

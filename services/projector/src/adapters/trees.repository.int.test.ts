@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leafHashOf, migratePostgres, type AuditEventRecord } from '@audit/shared';
+import { type AuditEventRecord } from '@audit/shared/contract';
+import { leafHashOf } from '@audit/shared/integrity';
+import { migratePostgres } from '@audit/shared/migrations';
 import { sampleRecord } from '@audit/shared/test-support';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { freshPostgres } from '../../../../test/support/postgres.js';

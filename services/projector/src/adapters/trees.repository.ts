@@ -1,5 +1,7 @@
 import type pg from 'pg';
-import { frontierOf, inTransaction, leafHashOf, type AuditEventRecord } from '@audit/shared';
+import { type AuditEventRecord } from '@audit/shared/contract';
+import { frontierOf, leafHashOf } from '@audit/shared/integrity';
+import { inTransaction } from '@audit/shared/platform';
 import { planAppend } from '../domain/append-plan.js';
 import { idKey } from '../domain/project-batch.js';
 import {

@@ -1,11 +1,11 @@
+import { type AuditEventRecord } from '@audit/shared/contract';
 import {
   appendLeaves,
   leafHashOf,
   STORED_LEVEL_STEP,
-  type AuditEventRecord,
   type CompletedSubtree,
   type Frontier,
-} from '@audit/shared';
+} from '@audit/shared/integrity';
 import { idKey } from './project-batch.js';
 
 export interface NewLeaf {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_FRONTIER, leafHashOf, rootOf, frontierRoot, type Frontier } from '@audit/shared';
+import { EMPTY_FRONTIER, leafHashOf, rootOf, frontierRoot, type Frontier } from '@audit/shared/integrity';
 import { sampleRecord } from '@audit/shared/test-support';
 import { planAppend } from './append-plan.js';
 import { idKey } from './project-batch.js';

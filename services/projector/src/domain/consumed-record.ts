@@ -1,4 +1,5 @@
-import type { IHeaders } from 'kafkajs';
+/** A record's headers as Kafka clients give them (kafkajs' `IHeaders`). */
+export type RecordHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
 
 /** What the projector needs of one Kafka record: its bytes and where it came from. */
 export interface ConsumedRecord {
@@ -7,7 +8,7 @@ export interface ConsumedRecord {
   offset: string;
   key: Buffer | null;
   value: Buffer | null;
-  headers: IHeaders;
+  headers: RecordHeaders;
 }
 
 export interface DeadLetter {

@@ -1,4 +1,5 @@
-import { EVENTS_PARTITION_MS, MAX_PARTITIONS_PER_INSERT, type AuditEventRecord } from '@audit/shared';
+import { type AuditEventRecord } from '@audit/shared/contract';
+import { EVENTS_PARTITION_MS, MAX_PARTITIONS_PER_INSERT } from '@audit/shared/projection';
 
 const partitionOf = (e: AuditEventRecord) => Math.floor(e.timestamp / EVENTS_PARTITION_MS);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENTS_PARTITION_MS, MAX_PARTITIONS_PER_INSERT } from '@audit/shared';
+import { EVENTS_PARTITION_MS, MAX_PARTITIONS_PER_INSERT } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { partitionChunks } from './partition-chunks.js';
 

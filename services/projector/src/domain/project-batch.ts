@@ -1,4 +1,4 @@
-import { auditEventRecordSchema, type AuditEventRecord, type Codec } from '@audit/shared';
+import { auditEventRecordSchema, type AuditEventRecord, type Codec } from '@audit/shared/contract';
 import type { ConsumedRecord, DeadLetter } from './consumed-record.js';
 
 export interface ProjectedBatch {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditEventCodec, type AuditEventRecord } from '@audit/shared';
+import { auditEventCodec, type AuditEventRecord } from '@audit/shared/contract';
 import { sampleRecord } from '@audit/shared/test-support';
 import { projectBatch } from './project-batch.js';
 import { consumedRecords } from '../test-support/consumed-records.js';

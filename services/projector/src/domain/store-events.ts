@@ -1,4 +1,5 @@
-import type { AuditEventRecord, ProjectionTables } from '@audit/shared';
+import type { AuditEventRecord } from '@audit/shared/contract';
+import type { ProjectionTables } from '@audit/shared/projection';
 import { idKey } from './project-batch.js';
 
 /** One generation of the projection, as the write path sees it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEventRecord } from '@audit/shared';
+import type { AuditEventRecord } from '@audit/shared/contract';
 import { sampleRecord } from '@audit/shared/test-support';
 import { idKey } from './project-batch.js';
 import { storeEvents } from './store-events.js';

@@ -1,4 +1,4 @@
-import type { AuditEventRecord } from '@audit/shared';
+import type { AuditEventRecord } from '@audit/shared/contract';
 import type { StoreOutcome } from './store-events.js';
 
 export interface RefusedEvent {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleRecord } from '@audit/shared/test-support';
-import type { AuditEventRecord } from '@audit/shared';
+import type { AuditEventRecord } from '@audit/shared/contract';
 import { storeOrRefuse, SystemicRefusalError } from './store-or-refuse.js';
 
 const events = Array.from({ length: 8 }, (_, i) =>

@@ -1,4 +1,4 @@
-import type { AuditEventRecord } from '@audit/shared';
+import type { AuditEventRecord } from '@audit/shared/contract';
 import type { ConsumedRecord } from './consumed-record.js';
 
 /** The offsets one topic partition's records of a write span (a write may hold generations of the topic). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatApiKey, generateApiKey, hashSecret, parseApiKey, secretMatches } from './api-key.js';
-import { parseCidr } from './cidr.js';
+import { parseCidr } from '../platform/net/cidr.js';
 
 const PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
 

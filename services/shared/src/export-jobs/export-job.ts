@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { loadSchemaVersions } from '../codec/schema-registry.js';
-import { DecodeError, singleObjectCodec, type Codec } from '../codec/single-object.codec.js';
-import type { EventFilters } from '../audit-event/event-filters.js';
+import { loadSchemaVersions } from '../contract/codec/schema-registry.js';
+import { DecodeError, singleObjectCodec, type Codec } from '../contract/codec/single-object.codec.js';
+import type { EventFilters } from '../projection/event-filters.js';
 
 /** The file formats of export jobs (docs/exports.md "Files"). */
 export const EXPORT_JOB_FORMATS = ['ndjson', 'csv', 'parquet'] as const;

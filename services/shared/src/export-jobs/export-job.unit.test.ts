@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DecodeError, singleObjectCodec } from '../codec/single-object.codec.js';
-import { loadSchemaVersions } from '../codec/schema-registry.js';
+import { DecodeError, singleObjectCodec } from '../contract/codec/single-object.codec.js';
+import { loadSchemaVersions } from '../contract/codec/schema-registry.js';
 import { exportJobCodec, type ExportJobRequest } from './export-job.js';
 
 const request: ExportJobRequest = {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { z } from 'zod';
-import type { EventFilters } from '../audit-event/event-filters.js';
+import type { EventFilters } from '../projection/event-filters.js';
 import {
   EXPORT_JOB_FORMATS,
   EXPORT_JOB_STATUSES,

@@ -14,11 +14,24 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import type { ExportJobFormat } from './export-job.js';
-import { exportFileName, type ExportFiles, type S3StorageSettings } from './export-files.js';
+import { exportFileName, type ExportFiles } from './export-files.js';
 import { MultipartWriter, type MultipartTarget } from './s3-multipart.writer.js';
 
 /** A store's "there is no such thing" (404), whatever the operation calls it. */
 const missing = (err: unknown) => err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404;
+
+/** An S3 store's settings (export-storage.ts reads them from the environment). */
+export interface S3StorageSettings {
+  kind: 's3';
+  /** An S3-compatible store's URL; none: AWS S3 itself in the region. */
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  prefix: string;
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+  partBytes: number;
+}
 
 export function s3Client(settings: S3StorageSettings): S3Client {
   return new S3Client({

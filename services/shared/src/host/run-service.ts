@@ -1,4 +1,4 @@
-import { onShutdown } from '../shutdown.js';
+import { onShutdown } from '../platform/shutdown.js';
 import { createServiceHost, type ServiceHost } from './service-host.js';
 
 /** A service: what it builds and starts in its host (tests run it in a host of their own). */

@@ -1,23 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { Admin } from 'kafkajs';
 import pg from 'pg';
-import { createClickHouse, type ClickHouseClient } from '../clickhouse/clickhouse-client.js';
-import type { ClickHouseSettings, KafkaSettings } from '../config/components.js';
-import { registerErrorHandling } from '../http/error-handler.js';
-import { registerHealth, type ReadinessCheck } from '../http/health.plugin.js';
-import { createHttpServer } from '../http/server.js';
-import { registerStartupGate } from '../http/startup-gate.js';
-import { auditEventCodec } from '../codec/audit-event.codec.js';
-import { auditPublisher, type AuditPublisher } from '../kafka/audit-publisher.js';
-import { kafkaDeployment } from '../kafka/bootstrap.js';
-import type { CoalescingSenderOptions } from '../kafka/coalescing-sender.js';
-import { DurableProducer } from '../kafka/producer.js';
-import { createLogger, loggableError, type Logger } from '../logger.js';
-import { registerHttpMetrics, registerMetricsRoute } from '../metrics/http-metrics.plugin.js';
-import { createMetrics, type Registry } from '../metrics/metrics.registry.js';
-import { Startup } from '../startup.js';
-import { systemClock } from '../time.js';
-import { AuditTopicRoute } from '../topic-generations/audit-topic.route.js';
+import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/clickhouse-client.js';
+import type { ClickHouseSettings, KafkaSettings } from '../platform/config/components.js';
+import { registerErrorHandling } from '../platform/http/error-handler.js';
+import type { ReadinessCheck } from '../platform/http/health.plugin.js';
+import { createHttpServer } from '../platform/http/server.js';
+import { createServiceApp } from '../platform/http/service-app.js';
+import { auditEventCodec } from '../contract/codec/audit-event.codec.js';
+import { auditPublisher, type AuditPublisher } from '../audit-topic/audit-publisher.js';
+import { kafkaDeployment } from '../contract/bootstrap.js';
+import type { CoalescingSenderOptions } from '../platform/kafka/coalescing-sender.js';
+import { DurableProducer } from '../platform/kafka/producer.js';
+import { createLogger, loggableError, type Logger } from '../platform/logger.js';
+import { registerMetricsRoute } from '../platform/metrics/http-metrics.plugin.js';
+import { createMetrics, type Registry } from '../platform/metrics/metrics.registry.js';
+import { Startup } from '../platform/startup.js';
+import { systemClock } from '../contract/time.js';
+import { AuditTopicRoute } from '../audit-topic/audit-topic.route.js';
 
 export interface Listener {
   host: string;
@@ -141,14 +141,11 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       return { kafka, topics, producer, admin, auditTopic, connect, auditLog };
     },
     async serveInternal(at, checks) {
-      const app = createHttpServer(logger);
-      registerErrorHandling(app);
-      if (checks) {
-        // A metrics-only listener stands beside a service's own app, which measures its requests.
-        registerHttpMetrics(app, metrics);
-        registerStartupGate(app, startup);
-        registerHealth(app, checks);
-      }
+      // A metrics-only listener stands beside a service's own app, which measures its requests.
+      const app = checks
+        ? createServiceApp(logger, { metrics, startup, readiness: checks })
+        : createHttpServer(logger);
+      if (!checks) registerErrorHandling(app);
       // Unauthenticated like the health endpoints: the listener is internal (loopback by default).
       registerMetricsRoute(app, metrics);
       await listen(app, at, checks ? undefined : 'metrics');

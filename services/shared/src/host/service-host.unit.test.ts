@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
-import { StartupStoppedError } from '../startup.js';
+import { createLogger } from '../platform/logger.js';
+import { StartupStoppedError } from '../platform/startup.js';
 import { createServiceHost } from './service-host.js';
 
 const logger = createLogger('test', 'silent');

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { integrityKeysRepository } from './integrity-keys.repository.js';
 import { leafTilesRepository, TREE_OF_TENANT } from './leaf-tiles.repository.js';
-import { laterInWindow, windowLeaves } from './window-leaves.js';
+import { laterInWindow, windowLeaves, type Leaf, type TimeWindow, type WindowLeaf } from './window-leaves.js';
 import { rootOf } from '../../../../packages/integrity-verifier/src/index.js';
 import {
   consistencyRanges,
@@ -22,26 +22,9 @@ export interface StoredCheckpoint {
   note: string;
 }
 
-export interface Leaf {
-  leaf_index: number;
-  leaf_hash: Buffer;
-}
-
 /** A tree's store is missing hashes a proof of a checkpointed size needs: damaged, never the client's doing. */
 export class TreeStoreDamagedError extends Error {
   override name = 'TreeStoreDamagedError';
-}
-
-/** A leaf as a window proof shows it: with its event and the event's time. */
-export interface WindowLeaf extends Leaf {
-  event_id: string;
-  ts: number;
-}
-
-/** A window of event time, epoch ms, `until` exclusive; unbounded on a side not given. */
-export interface TimeWindow {
-  since?: number;
-  until?: number;
 }
 
 type Db = Pick<pg.Pool, 'query'>;

@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SIGNING_KEY_NAME } from '../config/integrity-env.js';
+import { SIGNING_KEY_NAME } from './integrity-env.js';
 
 /** Where the named key's private half is kept in the key directory. */
 export const signingKeyFile = (dir: string, name: string) => {

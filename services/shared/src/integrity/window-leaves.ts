@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { TimeWindow, WindowLeaf } from './integrity.store.js';
 import {
   TILE_MAX_LEAVES,
   TILE_MAX_SPAN_MS,
@@ -10,6 +9,24 @@ import {
   type Tile,
 } from './leaf-tiles.js';
 import { TILE_COLUMNS, tileOfRow, TREE_OF_TENANT, type TileRow } from './leaf-tiles.repository.js';
+
+/** A leaf of a tenant's tree: its index and hash. */
+export interface Leaf {
+  leaf_index: number;
+  leaf_hash: Buffer;
+}
+
+/** A leaf as a window proof shows it: with its event and the event's time. */
+export interface WindowLeaf extends Leaf {
+  event_id: string;
+  ts: number;
+}
+
+/** A window of event time, epoch ms, `until` exclusive; unbounded on a side not given. */
+export interface TimeWindow {
+  since?: number;
+  until?: number;
+}
 
 type Db = Pick<pg.Pool, 'query'>;
 

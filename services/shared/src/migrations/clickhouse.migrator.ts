@@ -1,7 +1,7 @@
-import type { ClickHouseSettings } from '../config/components.js';
-import { createClickHouse, type ClickHouseClient } from '../clickhouse/clickhouse-client.js';
-import { schemaWriter } from '../clickhouse/schema-writer.js';
-import { sqlIdentifier, sqlValue } from '../clickhouse/sql-quote.js';
+import type { ClickHouseSettings } from '../platform/config/components.js';
+import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/clickhouse-client.js';
+import { schemaWriter } from '../platform/clickhouse/schema-writer.js';
+import { sqlIdentifier, sqlValue } from '../platform/clickhouse/sql-quote.js';
 import { ensureFilterIndex } from '../projection/filter-index.state.js';
 import { checkApplied, loadMigrations, MIGRATIONS_DIR, splitStatements } from './migration-files.js';
 

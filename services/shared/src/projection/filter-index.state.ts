@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { SchemaWriter } from '../clickhouse/schema-writer.js';
-import { sqlIdentifier, sqlValue } from '../clickhouse/sql-quote.js';
+import type { SchemaWriter } from '../platform/clickhouse/schema-writer.js';
+import { sqlIdentifier, sqlValue } from '../platform/clickhouse/sql-quote.js';
 import { createFilterIndex } from './filter-index.js';
 import { projectionStateStore } from './projection-state.store.js';
 import { projectionTables, type ProjectionTables } from './projection-tables.js';

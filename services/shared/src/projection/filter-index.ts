@@ -1,5 +1,5 @@
-import type { SchemaWriter } from '../clickhouse/schema-writer.js';
-import { sqlIdentifier } from '../clickhouse/sql-quote.js';
+import type { SchemaWriter } from '../platform/clickhouse/schema-writer.js';
+import { sqlIdentifier } from '../platform/clickhouse/sql-quote.js';
 import type { ProjectionTables } from './projection-tables.js';
 
 /** The events table's partitions: 30-day buckets of `ts` (0001_audit_events). */

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { sqlValue } from '../clickhouse/sql-quote.js';
+import { sqlValue } from '../platform/clickhouse/sql-quote.js';
 import { PROJECTION_PHASES, type ProjectionState } from './projection-tables.js';
 
 interface StateRow {

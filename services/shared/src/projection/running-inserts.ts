@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { sqlValue } from '../clickhouse/sql-quote.js';
-import { SINGLE_SERVER, type ClusterGuard } from '../clickhouse/cluster.js';
+import { sqlValue } from '../platform/clickhouse/sql-quote.js';
+import { SINGLE_SERVER, type ClusterGuard } from '../platform/clickhouse/cluster.js';
 import { insertQueryPrefix } from './projection-tables.js';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEventRecord } from '../audit-event/audit-event.js';
+import type { AuditEventRecord } from '../contract/audit-event/audit-event.js';
 
 /** A valid stored record for unit tests; override what the test is about. */
 export function sampleRecord(overrides: Partial<AuditEventRecord> = {}): AuditEventRecord {

@@ -1,6 +1,6 @@
 import { lookup as systemLookup, promises as dns } from 'node:dns';
 import CacheableLookup from 'cacheable-lookup';
-import { withDeadline } from '../deadline.js';
+import { withDeadline } from '../platform/deadline.js';
 import type { Resolve } from './webhook-target.js';
 
 // Caps a record's TTL: an endpoint moved to another address is followed within this many seconds at most.

@@ -1,5 +1,5 @@
-import type { AuditEventRecord } from '../audit-event/audit-event.js';
-import { formatTimestamp } from '../time.js';
+import type { AuditEventRecord } from '../contract/audit-event/audit-event.js';
+import { formatTimestamp } from '../contract/time.js';
 
 /** The spec's delivery payload; `details` parsed to an object. Serialized once, sent byte-identical every time. */
 export function deliveryPayload(event: AuditEventRecord): Buffer {

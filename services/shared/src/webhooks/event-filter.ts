@@ -3,5 +3,4 @@ export function matchesFilter(filter: readonly string[], action: string): boolea
   return filter.length === 0 || filter.some((prefix) => action.startsWith(prefix));
 }
 
-export const FILTER_ENTRY_PATTERN = /^[a-z0-9._-]{1,100}$/;
 export const MAX_FILTER_ENTRIES = 50;

@@ -1,8 +1,8 @@
 import type { Admin } from 'kafkajs';
-import type { AuditEventRecord } from '../audit-event/audit-event.js';
-import { decodeAuditRecord } from '../audit-event/decode-record.js';
-import type { Codec } from '../codec/single-object.codec.js';
-import type { PartitionRange, TopicRecord } from '../kafka/range-reader.js';
+import type { AuditEventRecord } from '../contract/audit-event/audit-event.js';
+import { decodeAuditRecord } from '../contract/audit-event/decode-record.js';
+import type { Codec } from '../contract/codec/single-object.codec.js';
+import type { PartitionRange, TopicRecord } from '../platform/kafka/range-reader.js';
 import type { DeliveryJob } from './delivery-job.js';
 import { deliveryPayload } from './delivery-payload.js';
 import { matchesFilter } from './event-filter.js';

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { parseCidr } from '../api-keys/cidr.js';
+import { parseCidr } from '../platform/net/cidr.js';
 
 // docs/contract.md "Webhooks": never deliver inside our own or a cloud provider's network. Documentation and
 // translation ranges are refused too: no public receiver lives there, and NAT64/6to4/Teredo can embed any IPv4.

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { CappedMap } from '../capped-map.js';
+import { CappedMap } from '../platform/capped-map.js';
 import { errorFailure, retryAfter, statusFailure } from './attempt-failure.js';
 import {
   checkedAddresses,

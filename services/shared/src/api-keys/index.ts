@@ -1,0 +1,4 @@
+// API keys: their format, hashing and store.
+export * from './api-key.js';
+export * from './api-keys.repository.js';
+export * from './api-key.env.js';

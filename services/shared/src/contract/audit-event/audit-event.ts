@@ -1,0 +1,43 @@
+/** The event as it travels on the audit topic and is stored: times are epoch milliseconds, JSON fields are text. */
+export interface AuditEventRecord {
+  event_id: string;
+  timestamp: number;
+  tenant_id: string;
+  action: string;
+  user_id: string;
+  user_role: string;
+  resource_type: string;
+  resource_id: string;
+  fields_accessed: string;
+  phi_involved: boolean;
+  source_ip: string;
+  user_agent: string;
+  justification: string;
+  success: boolean;
+  details: string;
+  ingested_at: number;
+}
+
+export const TENANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+export const ACTION_PATTERN = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)+$/;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Stored ids are lowercase: ingest normalizes them. */
+export const STORED_UUID_PATTERN = new RegExp(UUID_PATTERN.source);
+export const MAX_DETAILS_BYTES = 64 * 1024;
+
+/**
+ * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook and signing key
+ * changes and everything under `audit.` (exports). Ingest refuses them, so none in a trail can come from a producer.
+ */
+export const RESERVED_ACTION_PREFIXES = [
+  'admin.key.',
+  'admin.webhook.',
+  'admin.integrity.',
+  'audit.',
+] as const;
+export const isReservedAction = (action: string) =>
+  RESERVED_ACTION_PREFIXES.some((prefix) => action.startsWith(prefix));
+export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+
+/** An entry of an action filter (a webhook's, a list's): a prefix of the action. */
+export const FILTER_ENTRY_PATTERN = /^[a-z0-9._-]{1,100}$/;
