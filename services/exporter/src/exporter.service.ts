@@ -30,6 +30,7 @@ export async function exporterService(host: ServiceHost, config: ExporterConfig)
     // The directory or bucket, made when missing (as `ops migrate` does): a job never starts into a store it cannot
     // use.
     export_files: () => files.prepare(),
+    // Asked once the start-up has finished (registerStartupGate), when the job consumer exists.
     consumers: async () => {
       if (!jobs.get()?.joined()) throw new Error('consumer group not joined yet');
     },

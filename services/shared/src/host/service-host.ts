@@ -59,8 +59,9 @@ export interface ServiceHost {
   /** The deployment's Kafka client and topics, with a producer and an admin, connected by `connect`. */
   kafka(settings: KafkaSettings): KafkaClients;
   /**
-   * The internal listener: `/metrics`, and with checks `/healthz`, `/readyz` and the HTTP metrics. It listens before the dependencies
-   * answer: `/healthz` says alive, `/readyz` what the start-up waits for (registerStartupGate).
+   * The internal listener: `/metrics`, and with checks `/healthz`, `/readyz` and the HTTP metrics. It listens
+   * before the dependencies answer: `/healthz` says alive, `/readyz` what the start-up waits for
+   * (registerStartupGate).
    */
   serveInternal(at: Listener, checks?: Record<string, ReadinessCheck>): Promise<FastifyInstance>;
   /** Listens with an app of the service's own, closed at the shutdown. */
