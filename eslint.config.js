@@ -19,26 +19,70 @@ const SHARED_MODULES = {
 };
 const TESTS = ['**/*.test.ts'];
 const intoServices = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})/src/`, message });
+/** What a service may import: no other service, and the shared kernel only by its modules. */
+const serviceImports = (service) => ({
+  paths: [{ name: '@audit/shared', message: 'Import a named module: @audit/shared/platform, /contract, …' }],
+  patterns: [
+    intoServices(
+      [...SERVICES.filter((s) => s !== service), 'shared'],
+      'A service imports no other service, and the shared kernel only by its modules (@audit/shared/…).',
+    ),
+  ],
+});
+/** What a domain folder may not import besides: it is pure (no adapter, no driver, no I/O). */
+const domainImports = {
+  paths: [
+    {
+      name: 'node:net',
+      importNames: ['connect', 'createConnection', 'createServer', 'Server', 'Socket'],
+      message: 'The domain opens no connection: that is an adapter (isIP and BlockList are pure).',
+    },
+  ],
+  patterns: [
+    { regex: '(^|/)adapters/', message: 'The domain imports no adapter: it is pure.' },
+    {
+      group: [
+        'pg',
+        'kafkajs',
+        '@clickhouse/client',
+        'fastify',
+        'undici',
+        '@aws-sdk/*',
+        'prom-client',
+        'pino',
+        'node:fs',
+        'node:fs/*',
+        'node:http',
+        'node:https',
+        'node:child_process',
+        '@audit/shared/host',
+        '@audit/shared/migrations',
+      ],
+      message: 'The domain imports no driver and does no I/O: that is an adapter.',
+    },
+  ],
+};
 const boundaries = [
-  ...SERVICES.map((service) => ({
-    files: [`services/${service}/src/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            { name: '@audit/shared', message: 'Import a named module: @audit/shared/platform, /contract, …' },
-          ],
-          patterns: [
-            intoServices(
-              [...SERVICES.filter((s) => s !== service), 'shared'],
-              'A service imports no other service, and the shared kernel only by its modules (@audit/shared/…).',
-            ),
+  ...SERVICES.flatMap((service) => {
+    const own = serviceImports(service);
+    return [
+      { files: [`services/${service}/src/**/*.ts`], rules: { 'no-restricted-imports': ['error', own] } },
+      // One object's options replace another's for the same rule: the domain's carry the service's too.
+      {
+        files: [`services/${service}/src/domain/**/*.ts`],
+        ignores: TESTS,
+        rules: {
+          'no-restricted-imports': [
+            'error',
+            {
+              paths: [...own.paths, ...domainImports.paths],
+              patterns: [...own.patterns, ...domainImports.patterns],
+            },
           ],
         },
-      ],
-    },
-  })),
+      },
+    ];
+  }),
   ...Object.entries(SHARED_MODULES).map(([module, below]) => ({
     files: [`services/shared/src/${module}/**/*.ts`],
     ignores: TESTS,
@@ -67,48 +111,6 @@ const boundaries = [
       ],
     },
   })),
-  {
-    files: ['services/*/src/domain/**/*.ts'],
-    ignores: TESTS,
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            '@audit/shared',
-            {
-              name: 'node:net',
-              importNames: ['connect', 'createConnection', 'createServer', 'Server', 'Socket'],
-              message: 'The domain opens no connection: that is an adapter (isIP and BlockList are pure).',
-            },
-          ],
-          patterns: [
-            { regex: '(^|/)adapters/', message: 'The domain imports no adapter: it is pure.' },
-            {
-              group: [
-                'pg',
-                'kafkajs',
-                '@clickhouse/client',
-                'fastify',
-                'undici',
-                '@aws-sdk/*',
-                'prom-client',
-                'pino',
-                'node:fs',
-                'node:fs/*',
-                'node:http',
-                'node:https',
-                'node:child_process',
-                '@audit/shared/host',
-                '@audit/shared/migrations',
-              ],
-              message: 'The domain imports no driver and does no I/O: that is an adapter.',
-            },
-          ],
-        },
-      ],
-    },
-  },
   {
     files: ['packages/*/src/**/*.ts'],
     ignores: TESTS,

@@ -44,6 +44,11 @@ describe('import rules', () => {
       "import { webhookClient } from '../webhooks/webhook.client.js';",
     ],
     [
+      'a domain folder imports another service',
+      'services/gateway/src/domain/example.ts',
+      "import { projectBatch } from '../../../projector/src/domain/project-batch.js';",
+    ],
+    [
       'the domain imports an adapter',
       'services/dispatcher/src/domain/example.ts',
       "import { deliverer } from '../adapters/deliverer.js';",

@@ -51,7 +51,16 @@ export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
   const tracker = new OffsetTracker();
   let stopping = false;
   let joined = false;
-  whenGivenUp(consumer, opts.onGivenUp, () => stopping);
+  // kafkajs has left the group and disconnected before it says so: nothing can be paused or committed then.
+  let givenUp = false;
+  whenGivenUp(
+    consumer,
+    (err) => {
+      givenUp = true;
+      opts.onGivenUp(err);
+    },
+    () => stopping,
+  );
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     joined = true;
     const owned = payload.memberAssignment;
@@ -68,8 +77,7 @@ export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
     }
   };
   const timer = setInterval(() => void commit(), opts.commitEveryMs);
-
-  await consumer.run({
+  const run = consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.concurrency,
@@ -88,18 +96,28 @@ export async function runTrackedConsumer(opts: TrackedConsumerOptions) {
       await heartbeat();
     },
   });
+  await run.catch(async (err: unknown) => {
+    clearInterval(timer);
+    await consumer.disconnect().catch(() => undefined);
+    throw err;
+  });
 
   return {
     /** True once the group gave this consumer its partitions: readiness waits for it. */
     joined: () => joined,
-    /** Stops reading, lets running work finish (up to `graceMs`), commits what finished, then leaves the group. */
+    /**
+     * Stops reading, lets running work finish (up to `graceMs`), commits what finished, then leaves the group. One
+     * kafkajs gave up on has left already: what it did not commit is read again by the next (at least once).
+     */
     async stop(): Promise<void> {
-      // Paused, not stopped: stopping would leave the group, and the finished work could no longer be committed.
       stopping = true;
-      consumer.pause(opts.topics.map((topic) => ({ topic })));
-      await Promise.race([opts.lanes.whenBelow(1), sleep(opts.graceMs)]);
+      if (!givenUp) {
+        // Paused, not stopped: stopping would leave the group, and the finished work could no longer be committed.
+        consumer.pause(opts.topics.map((topic) => ({ topic })));
+        await Promise.race([opts.lanes.whenBelow(1), sleep(opts.graceMs)]);
+      }
       clearInterval(timer);
-      await commit();
+      if (!givenUp) await commit();
       await consumer.disconnect();
     },
   };

@@ -89,13 +89,21 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const startup = new Startup(logger);
   const stops: (() => unknown)[] = [];
   let stopping = false;
-  let stopped: Promise<void> | undefined;
+  let stopRun: Promise<void> | undefined;
 
-  const onStop = (stop: () => unknown) => void stops.push(stop);
+  let stopped = false;
+  const onStop = (stop: () => unknown) => {
+    // Something a start-up step still in flight started after the shutdown ran: stopped at once.
+    if (stopped)
+      void Promise.resolve()
+        .then(stop)
+        .catch((err: unknown) => logger.warn({ err: loggableError(err) }, 'a late stop failed'));
+    else stops.push(stop);
+  };
   const listen = async (app: FastifyInstance, at: Listener, listener?: string) => {
     onStop(() => app.close());
     await app.listen({ host: at.host, port: at.port });
-    logger.info({ host: at.host, port: at.port, ...(listener && { listener }) }, `${name} listening`);
+    logger.info({ host: at.host, port: at.port }, `${name} ${listener ? `${listener} ` : ''}listening`);
   };
 
   return {
@@ -154,12 +162,14 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     },
     listen,
     stop() {
-      stopped ??= (async () => {
+      stopRun ??= (async () => {
         stopping = true;
         startup.stop();
-        for (const stop of stops.reverse()) await stop();
+        // The latest first, also one registered while the others stop.
+        for (let stop = stops.pop(); stop; stop = stops.pop()) await stop();
+        stopped = true;
       })();
-      return stopped;
+      return stopRun;
     },
   };
 }

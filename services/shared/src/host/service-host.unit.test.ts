@@ -27,6 +27,18 @@ describe('service host', () => {
     expect(host.stopping()).toBe(true);
   });
 
+  it('stops one registered while the others stop, and one registered after, at once', async () => {
+    const host = createServiceHost({ name: 'test', logLevel: 'silent', logger, exit });
+    const order: string[] = [];
+    host.onStop(() => order.push('pool'));
+    host.onStop(() => host.onStop(() => order.push('registered while stopping')));
+    await host.stop();
+    expect(order).toEqual(['registered while stopping', 'pool']);
+    host.onStop(() => order.push('registered after'));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(order.at(-1)).toBe('registered after');
+  });
+
   it('serves /healthz while starting, /readyz with what it waits for, then its checks once finished', async () => {
     const host = createServiceHost({ name: 'test', logLevel: 'silent', logger, exit });
     let postgresUp = false;

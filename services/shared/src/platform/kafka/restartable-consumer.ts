@@ -76,8 +76,13 @@ export class RestartableConsumer<T extends Running> {
     try {
       const previous = await this.running.catch(() => undefined);
       this.current = undefined;
-      this.running = Promise.resolve(undefined);
-      await previous?.stop();
+      // A shutdown meanwhile waits for this stop, as for a running consumer's.
+      const stopped = Promise.resolve(previous?.stop());
+      this.running = stopped.then(
+        () => undefined,
+        () => undefined,
+      );
+      await stopped;
       if (ended()) return;
       const running = retryWithBackoff(this.start, { firstDelayMs: 500, maxDelayMs: 5000, stopping: ended });
       this.running = running;

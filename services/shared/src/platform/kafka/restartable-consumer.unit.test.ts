@@ -77,6 +77,36 @@ describe('RestartableConsumer', () => {
     await stopping;
     expect(stopped).toEqual([true]);
   });
+  it('a shutdown during a restart waits until the consumer being replaced has stopped', async () => {
+    let release = () => undefined as void;
+    const stops: string[] = [];
+    const slowStop = {
+      stop: () =>
+        new Promise<void>((resolve) => {
+          release = () => {
+            stops.push('old');
+            resolve();
+          };
+        }),
+    };
+    let stopping = false;
+    const consumer = new RestartableConsumer(async () => slowStop, {
+      what: 'c',
+      logger,
+      stopping: () => stopping,
+      fatal,
+    });
+    await consumer.begin();
+    const restarting = consumer.restart();
+    await new Promise((r) => setTimeout(r, 5));
+    stopping = true;
+    const stopped = consumer.stop().then(() => stops.push('shutdown done'));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(stops).toEqual([]);
+    release();
+    await Promise.all([restarting, stopped]);
+    expect(stops).toEqual(['old', 'shutdown done']);
+  });
 });
 
 describe('whenGivenUp', () => {
