@@ -19,6 +19,7 @@ import { exportDownloadRoute, type ExportDownloadOptions } from './routes/export
 import { exportJobRoutes, type ExportJobRoutesOptions } from './routes/export-jobs.route.js';
 import { integrityRoutes, type IntegrityRoutesOptions } from './routes/integrity.route.js';
 import { integrityWindowRoute } from './routes/integrity-window.route.js';
+import { describedRoutes } from './routes/api-route.js';
 import { openApiRoute } from './routes/openapi.route.js';
 import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
 import { webhookReplayRoute, type WebhookReplayOptions } from './routes/webhook-replay.route.js';
@@ -51,7 +52,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
   const app = createServiceApp(opts.logger, opts);
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
-  openApiRoute(app);
+  openApiRoute(app, describedRoutes(app));
   await app.register(
     async (api) => {
       // Tenant data must not be kept by a shared cache or read by a browser as another type than JSON; set before

@@ -8,7 +8,12 @@ import type { ExportJobRequests } from '../adapters/export-job-requests.js';
 import type { ExportJobStore } from '../adapters/export-job-store.js';
 import { decodeJobsCursor, encodeJobsCursor } from '../domain/cursor.js';
 import { exportJobAuditEvent } from '../domain/export-event.js';
-import { parseExportJobRequest, parseExportJobsQuery } from '../domain/export-job-request.js';
+import {
+  parseExportJobRequest,
+  parseExportJobsQuery,
+  exportJobBodySchema,
+  exportJobsQuerySchema,
+} from '../domain/export-job-request.js';
 import { queuedJob } from '../domain/export-job-state.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import {
@@ -17,6 +22,63 @@ import {
   exportJobSchema,
   exportJobView,
 } from '../schemas/export-jobs.schema.js';
+import { exportJobIdParam, exportJobLinks, link } from '../schemas/openapi.parts.js';
+import { json } from '../schemas/openapi.responses.js';
+import { z } from 'zod';
+import { apiRoute, type ApiRoute } from './api-route.js';
+
+export const createExportJobRoute: ApiRoute = {
+  method: 'POST',
+  path: '/audit/exports',
+  scope: 'audit:export',
+  statuses: [400, 403, 413, 415, 422],
+  operationId: 'createExportJob',
+  tags: ['Exports'],
+  summary: "Start an export job: one file of the window's events, in list order.",
+  description:
+    'The file holds exactly the events that paging the list with these filters would give, among those ingested by the time the job is accepted (docs/exports.md). `since` is required, and the window at most `EXPORT_JOB_MAX_WINDOW_DAYS` long (default 366). A tenant has at most `EXPORT_JOBS_IN_FLIGHT` jobs queued or running (default 3); one more is 429 with scope `concurrent_export_jobs`. Every request is recorded as an `audit.export` event.',
+  requestBody: { required: true, ...json(exportJobBodySchema) },
+  okStatus: 202,
+  ok: { description: 'The job, queued.', ...json(exportJobSchema), links: exportJobLinks('') },
+  okHeaders: { Location: z.string().meta({ description: "The job's URL." }) },
+};
+
+export const listExportJobsRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/exports',
+  scope: 'audit:export',
+  statuses: [403, 422],
+  operationId: 'listExportJobs',
+  tags: ['Exports'],
+  summary: "The tenant's export jobs, newest first.",
+  description:
+    "Page with `cursor` (the previous page's `next_cursor`) until `has_more` is false. Every job is listed, expired and failed ones included.",
+  requestParams: { query: exportJobsQuerySchema },
+  ok: {
+    description: 'One page.',
+    ...json(exportJobListSchema),
+    links: {
+      GetFirstExportJob: link('getExportJob', 'id', '/exports/0/id', 'The first job of the page.'),
+    },
+  },
+};
+
+export const getExportJobRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/exports/{id}',
+  scope: 'audit:export',
+  statuses: [403, 404, 422],
+  operationId: 'getExportJob',
+  tags: ['Exports'],
+  summary: 'One export job: its status, progress and, once it succeeded, its manifest.',
+  description: 'An id that does not exist, belongs to another tenant or is no UUID at all is the same 404.',
+  requestParams: { path: exportJobIdParam },
+  ok: {
+    description: 'The job.',
+    ...json(exportJobSchema),
+    links: { DownloadExportJob: exportJobLinks('').DownloadExportJob },
+  },
+};
 
 export interface ExportJobLimits {
   /** Jobs one tenant may have queued or running at once (docs/exports.md "Jobs"). */
@@ -56,17 +118,10 @@ export async function jobOf(
 
 export function exportJobRoutes(app: FastifyInstance, opts: ExportJobRoutesOptions): void {
   const audit = auditWriter(opts);
-  const scope = { scope: 'audit:export' as const };
 
-  app.post(
-    '/audit/exports',
-    {
-      config: {
-        ...scope,
-        onScopeDenied: (request: FastifyRequest) =>
-          audit(exportJobAuditEvent(apiCallOf(request), { success: false, jobId: randomUUID() })),
-      },
-    },
+  apiRoute(
+    app,
+    createExportJobRoute,
     async (request, reply) => {
       refuseUnknownQuery(request.query);
       const acceptedAt = opts.clock();
@@ -98,9 +153,13 @@ export function exportJobRoutes(app: FastifyInstance, opts: ExportJobRoutesOptio
         .header('location', exportJobPath(job.jobId))
         .send(exportJobSchema.parse(exportJobView(queuedJob(job), acceptedAt)));
     },
+    {
+      onScopeDenied: (request: FastifyRequest) =>
+        audit(exportJobAuditEvent(apiCallOf(request), { success: false, jobId: randomUUID() })),
+    },
   );
 
-  app.get<{ Querystring: Record<string, unknown> }>('/audit/exports', { config: scope }, async (request) => {
+  apiRoute<{ Querystring: Record<string, unknown> }>(app, listExportJobsRoute, async (request) => {
     const parsed = parseExportJobsQuery(request.query ?? {});
     if (!parsed.ok) throw new ValidationError('Invalid query parameters.', parsed.errors);
     const { limit, cursor } = parsed;
@@ -132,7 +191,7 @@ export function exportJobRoutes(app: FastifyInstance, opts: ExportJobRoutesOptio
     });
   });
 
-  app.get<{ Params: { id: string } }>('/audit/exports/:id', { config: scope }, async (request) =>
+  apiRoute<{ Params: { id: string } }>(app, getExportJobRoute, async (request) =>
     exportJobSchema.parse(exportJobView(await jobOf(opts.exportJobs, request), opts.clock())),
   );
 }

@@ -7,7 +7,7 @@ import { type IntegrityStore } from '@audit/shared/integrity';
 import { RateLimitedError, ValidationError } from '@audit/shared/platform';
 import { type EventFilters } from '@audit/shared/projection';
 import type { EventsReader } from '../adapters/events.reader.js';
-import { auditEventSchema, type AuditEventView } from '../schemas/read-api.schema.js';
+import { auditEventSchema, type AuditEventView, exportEnvelopeSchema } from '../schemas/read-api.schema.js';
 import { exportAuditEvent } from '../domain/export-event.js';
 import { exportSlots } from '../domain/export-slots.js';
 import {
@@ -19,8 +19,46 @@ import {
   type SizedKey,
 } from '../domain/export-plan.js';
 import { capByWholeMilliseconds, type StreamOutcome } from '../domain/export-stream.js';
-import { parseExportRequest, type ExportFormat } from '../domain/list-query.js';
+import {
+  parseExportRequest,
+  type ExportFormat,
+  exportBodySchema,
+  exportQuerySchema,
+} from '../domain/list-query.js';
 import { apiCallOf, auditWriter, unavailable } from '../plugins/public-api.plugin.js';
+import { eventLinks } from '../schemas/openapi.parts.js';
+import { json } from '../schemas/openapi.responses.js';
+import { z } from 'zod';
+import { apiRoute, type ApiRoute } from './api-route.js';
+
+export const exportEventsRoute: ApiRoute = {
+  method: 'POST',
+  path: '/audit/export',
+  scope: 'audit:export',
+  statuses: [400, 403, 413, 415, 422],
+  operationId: 'exportEvents',
+  tags: ['Events'],
+  summary: 'Up to 10,000 events in list order, streamed.',
+  description:
+    "The events matching the list's filters, given in the body. On truncation, repeat with `until` set to the last event's timestamp. Every export answered 200 is itself recorded as an `audit.export` event.",
+  requestParams: { query: exportQuerySchema },
+  requestBody: { required: false, ...json(exportBodySchema) },
+  ok: {
+    description: 'JSON: the envelope. NDJSON: one AuditEvent per line. The cut never splits a millisecond.',
+    content: {
+      'application/json': { schema: exportEnvelopeSchema },
+      'application/x-ndjson': { schema: auditEventSchema },
+    },
+    links: eventLinks('/events'),
+  },
+  okHeaders: {
+    'X-Service-Truncated': z.enum(['true', 'false']).meta({ description: 'The cap was reached.' }),
+    'X-Integrity-Tree-Size': z.string().optional().meta({
+      description:
+        'The size of the tenant\'s latest checkpoint when the export began, absent while it has none: ask `getWindowProof` for the export\'s window with this `tree_size` (docs/integrity.md "Offline verification").',
+    }),
+  },
+};
 
 export interface ExportOptions {
   events: Pick<EventsReader, 'listPage' | 'listKeys'>;
@@ -105,15 +143,9 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
   const audit = auditWriter(opts);
   const slots = exportSlots(opts.exportConcurrency);
 
-  app.post<{ Querystring: Record<string, unknown> }>(
-    '/audit/export',
-    {
-      config: {
-        scope: 'audit:export',
-        onScopeDenied: (request: FastifyRequest) =>
-          audit(exportAuditEvent(apiCallOf(request), { success: false, exportId: randomUUID() })),
-      },
-    },
+  apiRoute<{ Querystring: Record<string, unknown> }>(
+    app,
+    exportEventsRoute,
     async (request, reply) => {
       const parsed = parseExportRequest(request.query ?? {}, request.body);
       if (!parsed.ok) throw new ValidationError('Invalid export request.', parsed.errors);
@@ -172,6 +204,10 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
         release();
         throw err;
       }
+    },
+    {
+      onScopeDenied: (request: FastifyRequest) =>
+        audit(exportAuditEvent(apiCallOf(request), { success: false, exportId: randomUUID() })),
     },
   );
 }

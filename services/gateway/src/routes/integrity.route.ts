@@ -19,6 +19,62 @@ import {
   integrityKeyListSchema,
   integrityKeyView,
 } from '../schemas/integrity.schema.js';
+import { json } from '../schemas/openapi.responses.js';
+import { apiRoute, type ApiRoute } from './api-route.js';
+
+export const listCheckpointsRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/integrity/checkpoints',
+  scope: 'audit:read',
+  statuses: [403, 422],
+  operationId: 'listCheckpoints',
+  tags: ['Integrity'],
+  summary: "The tenant's signed checkpoints, largest tree first.",
+  description:
+    'Each says the tenant\'s tree had this size and root, signed (docs/integrity.md "Checkpoints"); verify `note` with the keys of `/audit/integrity/keys`. Page with `cursor` until `has_more` is false.',
+  requestParams: { query: checkpointsQuerySchema },
+  ok: { description: 'One page.', ...json(checkpointListSchema) },
+};
+
+export const listIntegrityKeysRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/integrity/keys',
+  scope: 'audit:read',
+  statuses: [403, 422],
+  operationId: 'listIntegrityKeys',
+  tags: ['Integrity'],
+  summary: 'The public halves of every key that signs checkpoints, retired ones included.',
+  description: 'A verifier is given the `verifier_key` texts it trusts (docs/integrity.md "Signing keys").',
+  ok: { description: 'The keys.', ...json(integrityKeyListSchema) },
+};
+
+export const getInclusionProofRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/integrity/proofs/inclusion',
+  scope: 'audit:read',
+  statuses: [403, 404, 422],
+  operationId: 'getInclusionProof',
+  tags: ['Integrity'],
+  summary: "An event's inclusion proof in one of the tenant's checkpoints (the latest by default).",
+  description:
+    "RFC 9162 PATH from the event's leaf to the checkpoint's root. 404 when the id is no leaf of the tenant's tree (missing, another tenant's, not a UUID, or written so recently it is not appended yet: one answer), when no checkpoint has that size, and when the event came after the checkpoint.",
+  requestParams: { query: inclusionQuerySchema },
+  ok: { description: 'The proof, with the checkpoint.', ...json(inclusionProofSchema) },
+};
+
+export const getConsistencyProofRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/integrity/proofs/consistency',
+  scope: 'audit:read',
+  statuses: [403, 404, 422],
+  operationId: 'getConsistencyProof',
+  tags: ['Integrity'],
+  summary: "The consistency proof between two of the tenant's checkpoints.",
+  description:
+    "RFC 9162 PROOF that the tree of `to` leaves extends the tree of `from` leaves: nothing of the earlier was changed or removed. 404 when either size is no checkpoint of the tenant's.",
+  requestParams: { query: consistencyQuerySchema },
+  ok: { description: 'The proof.', ...json(consistencyProofSchema) },
+};
 
 export interface IntegrityRoutesOptions {
   integrity: IntegrityStore;
@@ -46,104 +102,85 @@ function parsed<T>(
 
 /** The tenant's checkpoints, the signing keys and proofs (docs/api.md "Integrity", docs/integrity.md). */
 export function integrityRoutes(app: FastifyInstance, opts: IntegrityRoutesOptions): void {
-  const scope = { scope: 'audit:read' as const };
   const postgres = unavailable('postgres');
 
-  app.get<{ Querystring: Record<string, unknown> }>(
-    '/audit/integrity/checkpoints',
-    { config: scope },
-    async (request) => {
-      const { limit = 100, cursor } = parsed(parseQuery(checkpointsQuerySchema, request.query ?? {}));
-      const tenant = request.principal!.tenantId;
-      const below = cursor === undefined ? null : decodeCheckpointsCursor(cursor, tenant, opts.cursorSecret);
-      if (cursor !== undefined && below === null) {
-        throw new ValidationError('Invalid cursor.', [
-          { field: 'cursor', message: 'is malformed, was altered, or was issued for another tenant or list' },
-        ]);
-      }
-      const rows = await opts.integrity.checkpoints(tenant, below, limit + 1).catch(postgres);
-      const page = rows.slice(0, limit);
-      // Each checkpoint's link to the one before it (the next row: one more was read than the page holds).
-      const links = page.flatMap((c, i) =>
-        rows[i + 1] ? [[rows[i + 1]!.tree_size, c.tree_size] as [number, number]] : [],
+  apiRoute<{ Querystring: Record<string, unknown> }>(app, listCheckpointsRoute, async (request) => {
+    const { limit = 100, cursor } = parsed(parseQuery(checkpointsQuerySchema, request.query ?? {}));
+    const tenant = request.principal!.tenantId;
+    const below = cursor === undefined ? null : decodeCheckpointsCursor(cursor, tenant, opts.cursorSecret);
+    if (cursor !== undefined && below === null) {
+      throw new ValidationError('Invalid cursor.', [
+        { field: 'cursor', message: 'is malformed, was altered, or was issued for another tenant or list' },
+      ]);
+    }
+    const rows = await opts.integrity.checkpoints(tenant, below, limit + 1).catch(postgres);
+    const page = rows.slice(0, limit);
+    // Each checkpoint's link to the one before it (the next row: one more was read than the page holds).
+    const links = page.flatMap((c, i) =>
+      rows[i + 1] ? [[rows[i + 1]!.tree_size, c.tree_size] as [number, number]] : [],
+    );
+    const proofs = await opts.integrity.consistencyProofs(tenant, links).catch(postgres);
+    const last = page.at(-1);
+    const hasMore = rows.length > limit && last !== undefined;
+    return checkpointListSchema.parse({
+      checkpoints: page.map((c, i) => ({
+        ...checkpointView(c),
+        previous: rows[i + 1] ? { tree_size: rows[i + 1]!.tree_size, hashes: hashesView(proofs[i]!) } : null,
+      })),
+      page: {
+        limit,
+        returned: page.length,
+        next_cursor: hasMore ? encodeCheckpointsCursor(last.tree_size, tenant, opts.cursorSecret) : null,
+        has_more: hasMore,
+      },
+    });
+  });
+
+  apiRoute<{ Querystring: Record<string, unknown> }>(app, listIntegrityKeysRoute, async (request) => {
+    refuseUnknownQuery(request.query);
+    const keys = await opts.integrity.keys().catch(postgres);
+    return integrityKeyListSchema.parse({ keys: keys.map(integrityKeyView) });
+  });
+
+  apiRoute<{ Querystring: Record<string, unknown> }>(app, getInclusionProofRoute, async (request) => {
+    const query = parsed(parseQuery(inclusionQuerySchema, request.query ?? {}));
+    const tenant = request.principal!.tenantId;
+    if (!UUID_PATTERN.test(query.event_id)) throw noSuchLeaf();
+    const eventId = query.event_id.toLowerCase();
+    const [leaf, checkpoint] = await Promise.all([
+      opts.integrity.leaf(tenant, eventId),
+      opts.integrity.checkpoint(tenant, query.tree_size ?? null),
+    ]).catch(postgres);
+    if (!checkpoint) throw noSuchCheckpoint(query.tree_size);
+    if (!leaf) throw noSuchLeaf();
+    if (leaf.leaf_index >= checkpoint.tree_size) {
+      throw new NotFoundError(
+        `This event is leaf ${leaf.leaf_index}, after the ${checkpoint.tree_size} leaves of that checkpoint: a later one covers it.`,
       );
-      const proofs = await opts.integrity.consistencyProofs(tenant, links).catch(postgres);
-      const last = page.at(-1);
-      const hasMore = rows.length > limit && last !== undefined;
-      return checkpointListSchema.parse({
-        checkpoints: page.map((c, i) => ({
-          ...checkpointView(c),
-          previous: rows[i + 1]
-            ? { tree_size: rows[i + 1]!.tree_size, hashes: hashesView(proofs[i]!) }
-            : null,
-        })),
-        page: {
-          limit,
-          returned: page.length,
-          next_cursor: hasMore ? encodeCheckpointsCursor(last.tree_size, tenant, opts.cursorSecret) : null,
-          has_more: hasMore,
-        },
-      });
-    },
-  );
+    }
+    const hashes = await opts.integrity
+      .inclusionProof(tenant, leaf.leaf_index, checkpoint.tree_size)
+      .catch(postgres);
+    return inclusionProofSchema.parse({
+      event_id: eventId,
+      leaf_index: leaf.leaf_index,
+      leaf_hash: Buffer.from(leaf.leaf_hash).toString('base64'),
+      tree_size: checkpoint.tree_size,
+      hashes: hashesView(hashes),
+      checkpoint: checkpointView(checkpoint),
+    });
+  });
 
-  app.get<{ Querystring: Record<string, unknown> }>(
-    '/audit/integrity/keys',
-    { config: scope },
-    async (request) => {
-      refuseUnknownQuery(request.query);
-      const keys = await opts.integrity.keys().catch(postgres);
-      return integrityKeyListSchema.parse({ keys: keys.map(integrityKeyView) });
-    },
-  );
-
-  app.get<{ Querystring: Record<string, unknown> }>(
-    '/audit/integrity/proofs/inclusion',
-    { config: scope },
-    async (request) => {
-      const query = parsed(parseQuery(inclusionQuerySchema, request.query ?? {}));
-      const tenant = request.principal!.tenantId;
-      if (!UUID_PATTERN.test(query.event_id)) throw noSuchLeaf();
-      const eventId = query.event_id.toLowerCase();
-      const [leaf, checkpoint] = await Promise.all([
-        opts.integrity.leaf(tenant, eventId),
-        opts.integrity.checkpoint(tenant, query.tree_size ?? null),
-      ]).catch(postgres);
-      if (!checkpoint) throw noSuchCheckpoint(query.tree_size);
-      if (!leaf) throw noSuchLeaf();
-      if (leaf.leaf_index >= checkpoint.tree_size) {
-        throw new NotFoundError(
-          `This event is leaf ${leaf.leaf_index}, after the ${checkpoint.tree_size} leaves of that checkpoint: a later one covers it.`,
-        );
-      }
-      const hashes = await opts.integrity
-        .inclusionProof(tenant, leaf.leaf_index, checkpoint.tree_size)
-        .catch(postgres);
-      return inclusionProofSchema.parse({
-        event_id: eventId,
-        leaf_index: leaf.leaf_index,
-        leaf_hash: Buffer.from(leaf.leaf_hash).toString('base64'),
-        tree_size: checkpoint.tree_size,
-        hashes: hashesView(hashes),
-        checkpoint: checkpointView(checkpoint),
-      });
-    },
-  );
-
-  app.get<{ Querystring: Record<string, unknown> }>(
-    '/audit/integrity/proofs/consistency',
-    { config: scope },
-    async (request) => {
-      const { from, to } = parsed(parseQuery(consistencyQuerySchema, request.query ?? {}));
-      const tenant = request.principal!.tenantId;
-      const [first, second] = await Promise.all([
-        opts.integrity.checkpoint(tenant, from),
-        opts.integrity.checkpoint(tenant, to),
-      ]).catch(postgres);
-      if (!first) throw noSuchCheckpoint(from);
-      if (!second) throw noSuchCheckpoint(to);
-      const hashes = await opts.integrity.consistencyProof(tenant, from, to).catch(postgres);
-      return consistencyProofSchema.parse({ from, to, hashes: hashesView(hashes) });
-    },
-  );
+  apiRoute<{ Querystring: Record<string, unknown> }>(app, getConsistencyProofRoute, async (request) => {
+    const { from, to } = parsed(parseQuery(consistencyQuerySchema, request.query ?? {}));
+    const tenant = request.principal!.tenantId;
+    const [first, second] = await Promise.all([
+      opts.integrity.checkpoint(tenant, from),
+      opts.integrity.checkpoint(tenant, to),
+    ]).catch(postgres);
+    if (!first) throw noSuchCheckpoint(from);
+    if (!second) throw noSuchCheckpoint(to);
+    const hashes = await opts.integrity.consistencyProof(tenant, from, to).catch(postgres);
+    return consistencyProofSchema.parse({ from, to, hashes: hashesView(hashes) });
+  });
 }

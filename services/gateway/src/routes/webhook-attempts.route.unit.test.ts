@@ -6,7 +6,7 @@ import { storedKeyFor } from '@audit/shared/test-support';
 import { openApiContract } from '../../../../test/support/openapi-contract.js';
 import { buildApp } from '../app.js';
 import { encodeAttemptsCursor, encodeCursor, encodeJobsCursor } from '../domain/cursor.js';
-import { openApiDocument } from '../schemas/openapi.document.js';
+import { servedDocument } from '../test-support/served-document.js';
 import { STUB_PEPPER, stubAppOptions } from '../test-support/stub-app-options.js';
 
 const key = generateApiKey('live');
@@ -18,7 +18,7 @@ const OTHER_OWN = 'wh_0000abce';
 const FOREIGN = 'wh_0000ffff';
 const EVENT = '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90';
 const T0 = Date.UTC(2026, 10, 21, 9, 30);
-const contract = openApiContract(openApiDocument() as unknown as Record<string, unknown>);
+const contract = openApiContract(await servedDocument());
 
 // Five attempts of one event, newest first as the store answers: three of them in one millisecond, told apart by
 // their microseconds and their ids.

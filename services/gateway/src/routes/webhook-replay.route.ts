@@ -5,10 +5,61 @@ import { NotFoundError, ValidationError } from '@audit/shared/platform';
 import type { WebhookStore } from '../adapters/webhook-store.js';
 import { webhookAuditEvent } from '../domain/webhook-audit-event.js';
 import { EndpointInactiveError, ReplayInProgressError } from '../domain/webhook-errors.js';
-import { parseReplayRequest } from '../domain/webhook-replay-request.js';
+import { parseReplayRequest, replayBodySchema } from '../domain/webhook-replay-request.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { webhookReplaySchema, webhookReplayView } from '../schemas/webhook-replays.schema.js';
 import { endpointIdOf, endpointOf } from './webhooks.route.js';
+import { webhookIdParam } from '../schemas/openapi.parts.js';
+import { errorResponse, json, rateLimitHeaders } from '../schemas/openapi.responses.js';
+import { apiRoute, type ApiRoute } from './api-route.js';
+
+export const replayWebhookRoute: ApiRoute = {
+  method: 'POST',
+  path: '/audit/webhooks/{id}/replay',
+  scope: 'webhooks:write',
+  statuses: [400, 403, 404, 413, 415, 422],
+  operationId: 'replayWebhook',
+  tags: ['Webhooks'],
+  summary: "Send the endpoint again the tenant's events ingested in a window.",
+  description:
+    'Every event ingested in `[since, until)` that the endpoint\'s filter matches is delivered again, with the same `id` and body bytes as its first delivery, marked as a replay; paced by a dispatcher, which records its progress (docs/webhooks.md, "Replays"). One replay per endpoint at a time; the window ends by now and spans at most `WEBHOOK_REPLAY_MAX_DAYS` (default 31). Written to the trail as `admin.webhook.replay`.',
+  requestParams: { path: webhookIdParam },
+  requestBody: { required: true, ...json(replayBodySchema) },
+  okStatus: 202,
+  ok: {
+    description: 'The replay, queued.',
+    ...json(webhookReplaySchema),
+    // The replay's answer holds its own id; the endpoint's is the request's.
+    links: {
+      GetWebhookReplay: {
+        operationId: 'getWebhookReplay',
+        parameters: { id: '$request.path.id' },
+        description: 'This replay, as it progresses.',
+      },
+    },
+  },
+  more: {
+    409: errorResponse(
+      'ReplayRefused',
+      'The endpoint is inactive (`endpoint_inactive`), or a replay of it is queued or running (`replay_in_progress`).',
+      undefined,
+      rateLimitHeaders,
+    ),
+  },
+};
+
+export const getWebhookReplayRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/webhooks/{id}/replay',
+  scope: 'audit:read',
+  statuses: [403, 404, 422],
+  operationId: 'getWebhookReplay',
+  tags: ['Webhooks'],
+  summary: "The endpoint's newest replay and how far it got.",
+  description: "404 before the endpoint's first replay.",
+  requestParams: { path: webhookIdParam },
+  ok: { description: 'The replay.', ...json(webhookReplaySchema) },
+};
 
 export interface WebhookReplayOptions {
   webhooks: Pick<WebhookStore, 'startReplay' | 'latestReplay'>;
@@ -23,52 +74,44 @@ export interface WebhookReplayOptions {
 export function webhookReplayRoute(app: FastifyInstance, opts: WebhookReplayOptions): void {
   const audit = auditWriter(opts);
 
-  app.post<{ Params: { id: string } }>(
-    '/audit/webhooks/:id/replay',
-    { config: { scope: 'webhooks:write' } },
-    async (request, reply) => {
-      refuseUnknownQuery(request.query);
-      const id = endpointIdOf(request.params.id);
-      const parsed = parseReplayRequest(request.body, { now: opts.clock(), maxDays: opts.replayMaxDays });
-      if (!parsed.ok) throw new ValidationError('Invalid replay.', parsed.errors);
-      const window = { since: parsed.since, until: parsed.until };
-      const call = apiCallOf(request);
-      const started = endpointOf(
-        await opts.webhooks
-          .startReplay(
-            call.principal.tenantId,
-            id,
-            window,
-            `api_key:${call.principal.prefix}`,
-            (endpoint, replay) => audit(webhookAuditEvent(call, 'replay', endpoint, { replay })),
-          )
-          .catch(unavailable('postgres')),
+  apiRoute<{ Params: { id: string } }>(app, replayWebhookRoute, async (request, reply) => {
+    refuseUnknownQuery(request.query);
+    const id = endpointIdOf(request.params.id);
+    const parsed = parseReplayRequest(request.body, { now: opts.clock(), maxDays: opts.replayMaxDays });
+    if (!parsed.ok) throw new ValidationError('Invalid replay.', parsed.errors);
+    const window = { since: parsed.since, until: parsed.until };
+    const call = apiCallOf(request);
+    const started = endpointOf(
+      await opts.webhooks
+        .startReplay(
+          call.principal.tenantId,
+          id,
+          window,
+          `api_key:${call.principal.prefix}`,
+          (endpoint, replay) => audit(webhookAuditEvent(call, 'replay', endpoint, { replay })),
+        )
+        .catch(unavailable('postgres')),
+    );
+    if ('inactive' in started) {
+      throw new EndpointInactiveError(
+        'This webhook endpoint is inactive: it is sent nothing, replays included.',
       );
-      if ('inactive' in started) {
-        throw new EndpointInactiveError(
-          'This webhook endpoint is inactive: it is sent nothing, replays included.',
-        );
-      }
-      if ('inProgress' in started) {
-        throw new ReplayInProgressError(
-          'This endpoint has a replay queued or running; ask again once it has ended.',
-        );
-      }
-      return reply.code(202).send(webhookReplaySchema.parse(webhookReplayView(started.replay)));
-    },
-  );
+    }
+    if ('inProgress' in started) {
+      throw new ReplayInProgressError(
+        'This endpoint has a replay queued or running; ask again once it has ended.',
+      );
+    }
+    return reply.code(202).send(webhookReplaySchema.parse(webhookReplayView(started.replay)));
+  });
 
-  app.get<{ Params: { id: string } }>(
-    '/audit/webhooks/:id/replay',
-    { config: { scope: 'audit:read' } },
-    async (request) => {
-      refuseUnknownQuery(request.query);
-      const id = endpointIdOf(request.params.id);
-      const replay = endpointOf(
-        await opts.webhooks.latestReplay(request.principal!.tenantId, id).catch(unavailable('postgres')),
-      );
-      if (!replay) throw new NotFoundError('This endpoint has not been replayed.');
-      return webhookReplaySchema.parse(webhookReplayView(replay));
-    },
-  );
+  apiRoute<{ Params: { id: string } }>(app, getWebhookReplayRoute, async (request) => {
+    refuseUnknownQuery(request.query);
+    const id = endpointIdOf(request.params.id);
+    const replay = endpointOf(
+      await opts.webhooks.latestReplay(request.principal!.tenantId, id).catch(unavailable('postgres')),
+    );
+    if (!replay) throw new NotFoundError('This endpoint has not been replayed.');
+    return webhookReplaySchema.parse(webhookReplayView(replay));
+  });
 }

@@ -20,6 +20,9 @@ import {
   parseRotateSecret,
   parseUpdateWebhook,
   type UpdateWebhook,
+  createWebhookBodySchema,
+  rotateSecretBodySchema,
+  updateWebhookBodySchema,
 } from '../domain/webhook-request.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import {
@@ -30,6 +33,114 @@ import {
   webhookListSchema,
   webhookView,
 } from '../schemas/webhooks.schema.js';
+import { webhookIdParam, webhookLinks } from '../schemas/openapi.parts.js';
+import { json } from '../schemas/openapi.responses.js';
+import { apiRoute, type ApiRoute } from './api-route.js';
+
+export const createWebhookRoute: ApiRoute = {
+  method: 'POST',
+  path: '/audit/webhooks',
+  scope: 'webhooks:write',
+  statuses: [400, 403, 409, 413, 415, 422],
+  operationId: 'createWebhook',
+  tags: ['Webhooks'],
+  summary: 'Register a webhook endpoint; its secret is returned only here.',
+  description:
+    'Matching events are pushed to the URL, signed with the secret. The host must resolve to public addresses only (docs/webhooks.md, "Target guard"); at most 100 endpoints per tenant.',
+  requestBody: { required: true, ...json(createWebhookBodySchema) },
+  okStatus: 201,
+  ok: {
+    description: 'The endpoint and its secret.',
+    ...json(createdWebhookSchema),
+    links: webhookLinks('/endpoint'),
+  },
+};
+
+export const listWebhooksRoute: ApiRoute = {
+  method: 'GET',
+  path: '/audit/webhooks',
+  scope: 'audit:read',
+  statuses: [403, 422],
+  operationId: 'listWebhooks',
+  tags: ['Webhooks'],
+  summary: "The tenant's webhook endpoints, disabled ones included.",
+  description: 'Oldest first, with the delivery state of each.',
+  ok: {
+    description: 'The endpoints.',
+    ...json(webhookListSchema),
+    links: webhookLinks('/endpoints/0'),
+  },
+};
+
+export const disableWebhookRoute: ApiRoute = {
+  method: 'POST',
+  path: '/audit/webhooks/{id}/disable',
+  scope: 'webhooks:write',
+  statuses: [400, 403, 404, 413, 415, 422],
+  operationId: 'disableWebhook',
+  tags: ['Webhooks'],
+  summary: 'Disable an endpoint (idempotent).',
+  description:
+    'No more deliveries: pending retries are dropped, the delivery history is kept. An endpoint is never enabled again.',
+  requestParams: { path: webhookIdParam },
+  ok: {
+    description: 'The endpoint, inactive.',
+    ...json(webhookEndpointSchema),
+    links: { DeleteWebhook: webhookLinks('').DeleteWebhook },
+  },
+};
+
+export const rotateWebhookSecretRoute: ApiRoute = {
+  method: 'POST',
+  path: '/audit/webhooks/{id}/rotate-secret',
+  scope: 'webhooks:write',
+  statuses: [400, 403, 404, 413, 415, 422],
+  operationId: 'rotateWebhookSecret',
+  tags: ['Webhooks'],
+  summary: 'A new secret for an endpoint; the one it replaces keeps signing for an overlap.',
+  description:
+    'Until `previous_secret_expires_at` every delivery is signed by both secrets (two `v1=` in X-Service-Signature, two entries in `webhook-signature`), then by the new one only (docs/webhooks.md, "Secrets"). The new secret is returned only here.',
+  requestParams: { path: webhookIdParam },
+  requestBody: { required: false, ...json(rotateSecretBodySchema) },
+  ok: {
+    description: 'The endpoint and its new secret.',
+    ...json(rotatedWebhookSecretSchema),
+    links: { DisableWebhook: webhookLinks('/endpoint').DisableWebhook },
+  },
+};
+
+export const updateWebhookRoute: ApiRoute = {
+  method: 'PATCH',
+  path: '/audit/webhooks/{id}',
+  scope: 'webhooks:write',
+  statuses: [400, 403, 404, 413, 415, 422],
+  operationId: 'updateWebhook',
+  tags: ['Webhooks'],
+  summary: "Change an endpoint's URL, filter, label or rate limit.",
+  description:
+    'The fields given change; the others stay. Each is checked as at creation, a new URL by the target guard too. Events written after the answer are delivered as the endpoint is now. An inactive endpoint can be changed and stays inactive; its secret never changes here.',
+  requestParams: { path: webhookIdParam },
+  requestBody: { required: true, ...json(updateWebhookBodySchema) },
+  ok: {
+    description: 'The endpoint as changed.',
+    ...json(webhookEndpointSchema),
+    links: { TestWebhook: webhookLinks('').TestWebhook },
+  },
+};
+
+export const deleteWebhookRoute: ApiRoute = {
+  method: 'DELETE',
+  path: '/audit/webhooks/{id}',
+  scope: 'webhooks:write',
+  statuses: [403, 404, 422],
+  operationId: 'deleteWebhook',
+  tags: ['Webhooks'],
+  summary: 'Delete an endpoint and its delivery history.',
+  description: 'The endpoint no longer counts against the limit of 100.',
+  requestParams: { path: webhookIdParam },
+  okStatus: 204,
+  ok: { description: 'Deleted.' },
+};
 
 export interface WebhookRoutesOptions {
   webhooks: WebhookStore;
@@ -96,7 +207,7 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
     return endpointIdOf(request.params.id);
   };
 
-  app.post('/audit/webhooks', { config: { scope: 'webhooks:write' } }, async (request, reply) => {
+  apiRoute(app, createWebhookRoute, async (request, reply) => {
     refuseUnknownQuery(request.query);
     const parsed = parseCreateWebhook(request.body);
     if (!parsed.ok) throw new ValidationError('Invalid webhook endpoint.', parsed.errors);
@@ -118,81 +229,60 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
     );
   });
 
-  app.get('/audit/webhooks', { config: { scope: 'audit:read' } }, async (request) => {
+  apiRoute(app, listWebhooksRoute, async (request) => {
     refuseUnknownQuery(request.query);
     const endpoints = await opts.webhooks.list(request.principal!.tenantId).catch(unavailable('postgres'));
     const now = Date.now();
     return webhookListSchema.parse({ endpoints: endpoints.map((e) => listedWebhookView(e, now)) });
   });
 
-  app.patch<{ Params: { id: string } }>(
-    '/audit/webhooks/:id',
-    { config: { scope: 'webhooks:write' } },
-    async (request) => {
-      const id = idOf(request);
-      const parsed = parseUpdateWebhook(request.body);
-      if (!parsed.ok) throw new ValidationError('Invalid webhook endpoint update.', parsed.errors);
-      if (parsed.value.url !== undefined) await checkUrl(request, parsed.value.url, opts.targets);
-      const changed = Object.keys(parsed.value) as (keyof UpdateWebhook)[];
-      const result = await opts.webhooks
-        .update(request.principal!.tenantId, id, parsed.value, audited(request, 'update', { changed }))
-        .catch(unavailable('postgres'));
-      return webhookEndpointSchema.parse(webhookView(endpointOf(result)));
-    },
-  );
+  apiRoute<{ Params: { id: string } }>(app, updateWebhookRoute, async (request) => {
+    const id = idOf(request);
+    const parsed = parseUpdateWebhook(request.body);
+    if (!parsed.ok) throw new ValidationError('Invalid webhook endpoint update.', parsed.errors);
+    if (parsed.value.url !== undefined) await checkUrl(request, parsed.value.url, opts.targets);
+    const changed = Object.keys(parsed.value) as (keyof UpdateWebhook)[];
+    const result = await opts.webhooks
+      .update(request.principal!.tenantId, id, parsed.value, audited(request, 'update', { changed }))
+      .catch(unavailable('postgres'));
+    return webhookEndpointSchema.parse(webhookView(endpointOf(result)));
+  });
 
-  app.post<{ Params: { id: string } }>(
-    '/audit/webhooks/:id/disable',
-    { config: { scope: 'webhooks:write' } },
-    async (request) => {
-      const id = idOf(request);
-      const errors = checkEmptyBody(request.body);
-      if (errors.length > 0) throw new ValidationError('Disable takes no body.', errors);
-      const result = await opts.webhooks
-        .disable(request.principal!.tenantId, id, audited(request, 'disable'))
-        .catch(unavailable('postgres'));
-      return webhookEndpointSchema.parse(webhookView(endpointOf(result)));
-    },
-  );
+  apiRoute<{ Params: { id: string } }>(app, disableWebhookRoute, async (request) => {
+    const id = idOf(request);
+    const errors = checkEmptyBody(request.body);
+    if (errors.length > 0) throw new ValidationError('Disable takes no body.', errors);
+    const result = await opts.webhooks
+      .disable(request.principal!.tenantId, id, audited(request, 'disable'))
+      .catch(unavailable('postgres'));
+    return webhookEndpointSchema.parse(webhookView(endpointOf(result)));
+  });
 
-  app.post<{ Params: { id: string } }>(
-    '/audit/webhooks/:id/rotate-secret',
-    { config: { scope: 'webhooks:write' } },
-    async (request) => {
-      const id = idOf(request);
-      const parsed = parseRotateSecret(request.body);
-      if (!parsed.ok) throw new ValidationError('Invalid secret rotation.', parsed.errors);
-      const result = await opts.webhooks
-        .rotateSecret(
-          request.principal!.tenantId,
-          id,
-          parsed.overlapSeconds,
-          audited(request, 'rotate_secret'),
-        )
-        .catch(unavailable('postgres'));
-      const { endpoint, secret } = endpointOf(result);
-      return rotatedWebhookSecretSchema.parse({
-        endpoint: webhookView(endpoint),
-        secret,
-        standard_webhooks_secret: standardWebhooksSecret(secret),
-        previous_secret_expires_at: formatTimestamp(endpoint.previous_secret_expires_at!.getTime()),
-      });
-    },
-  );
+  apiRoute<{ Params: { id: string } }>(app, rotateWebhookSecretRoute, async (request) => {
+    const id = idOf(request);
+    const parsed = parseRotateSecret(request.body);
+    if (!parsed.ok) throw new ValidationError('Invalid secret rotation.', parsed.errors);
+    const result = await opts.webhooks
+      .rotateSecret(request.principal!.tenantId, id, parsed.overlapSeconds, audited(request, 'rotate_secret'))
+      .catch(unavailable('postgres'));
+    const { endpoint, secret } = endpointOf(result);
+    return rotatedWebhookSecretSchema.parse({
+      endpoint: webhookView(endpoint),
+      secret,
+      standard_webhooks_secret: standardWebhooksSecret(secret),
+      previous_secret_expires_at: formatTimestamp(endpoint.previous_secret_expires_at!.getTime()),
+    });
+  });
 
-  app.delete<{ Params: { id: string } }>(
-    '/audit/webhooks/:id',
-    { config: { scope: 'webhooks:write' } },
-    async (request, reply) => {
-      const id = idOf(request);
-      const errors = checkEmptyBody(request.body);
-      if (errors.length > 0) throw new ValidationError('Delete takes no body.', errors);
-      endpointOf(
-        await opts.webhooks
-          .remove(request.principal!.tenantId, id, audited(request, 'delete'))
-          .catch(unavailable('postgres')),
-      );
-      return reply.code(204).send();
-    },
-  );
+  apiRoute<{ Params: { id: string } }>(app, deleteWebhookRoute, async (request, reply) => {
+    const id = idOf(request);
+    const errors = checkEmptyBody(request.body);
+    if (errors.length > 0) throw new ValidationError('Delete takes no body.', errors);
+    endpointOf(
+      await opts.webhooks
+        .remove(request.principal!.tenantId, id, audited(request, 'delete'))
+        .catch(unavailable('postgres')),
+    );
+    return reply.code(204).send();
+  });
 }

@@ -77,17 +77,23 @@ const responses = {
   }),
 };
 
+/** The error answers an operation may give besides 401, 429 and 503, which every one may. */
+export type ErrorStatus = Exclude<keyof typeof responses, 401 | 429 | 503>;
+
+/** An operation as a route describes it: its answers given by status, the common ones filled in. */
+export type OperationDescription = Omit<ZodOpenApiOperationObject, 'responses' | 'security'> & {
+  ok: Omit<ZodOpenApiResponseObject, 'headers'>;
+  okStatus?: 200 | 201 | 202 | 204;
+  /** Headers of the success answer besides the rate-limit ones, which every authenticated answer carries. */
+  okHeaders?: Record<string, z.ZodType>;
+  /** Answers of this operation alone (a partial download, a job not ready), by status. */
+  more?: Record<number, ZodOpenApiResponseObject>;
+};
+
 export const operation = (
   scope: Scope,
-  statuses: (keyof typeof responses)[],
-  op: Omit<ZodOpenApiOperationObject, 'responses' | 'security'> & {
-    ok: Omit<ZodOpenApiResponseObject, 'headers'>;
-    okStatus?: 200 | 201 | 202 | 204;
-    /** Headers of the success answer besides the rate-limit ones, which every authenticated answer carries. */
-    okHeaders?: Record<string, z.ZodType>;
-    /** Answers of this operation alone (a partial download, a job not ready), by status. */
-    more?: Record<number, ZodOpenApiResponseObject>;
-  },
+  statuses: ErrorStatus[],
+  op: OperationDescription,
 ): ZodOpenApiOperationObject => {
   const { ok, okStatus = 200, okHeaders = {}, more = {}, ...rest } = op;
   return {
