@@ -57,7 +57,8 @@ export function describedRoutes(app: FastifyInstance): readonly ApiRoute[] {
   const routes: ApiRoute[] = [];
   app.addHook('onRoute', (options) => {
     const route = options.config?.apiRoute;
-    if (route) routes.push(route);
+    // Fastify adds a HEAD route of its own beside each GET, with the same config: the GET is the one described.
+    if (route && options.method === route.method) routes.push(route);
   });
   return routes;
 }
