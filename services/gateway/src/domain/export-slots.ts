@@ -1,7 +1,8 @@
 /**
  * At most `max` exports at once in one process, and at most half of them (at least one) for one tenant: each
  * holds up to two reads of rows in memory, so their number bounds the gateway's memory, and one tenant cannot take
- * every slot (docs/api.md "POST /audit/export"). A taken slot is given back once, however its export ends.
+ * every slot (docs/api.md "Exporting up to 10,000 events at once"). A taken slot is given back once, however its
+ * export ends.
  */
 export function exportSlots(max: number) {
   const perTenant = Math.max(1, Math.floor(max / 2));
