@@ -30,8 +30,6 @@ import { longestRetryWindowMs } from './domain/attempt-retention.js';
 import { KeyedLanes } from './domain/keyed-lanes.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;
-// How often the audit topic's generations are read for a growth (docs/topic-growth.md "Consumers").
-const GROWTH_POLL_MS = 5000;
 const AUDIT_TIMEOUT_MS = 5000;
 
 /** The dispatcher: it delivers the audit events to the tenants' webhook endpoints (docs/webhooks.md). */
@@ -226,7 +224,6 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
   // A growth of the audit topic: the events consumer is started again with the new generation, which it reads from
   // its beginning once the generation before is read up to its seal.
   const growth = watchGrowth(generations, {
-    pollMs: GROWTH_POLL_MS,
     logger,
     subscribed: () => eventTopics,
     onGrown: (stopped) => events.restart(stopped),

@@ -28,8 +28,6 @@ import { treeAppenderOf } from './adapters/tree-appender.begin.js';
 // disagree, since the command stops trying 5 s before the deadline by its own clock.
 const STATE_POLL_MS = 250;
 const REPLAY_GRACE_MS = 60_000;
-// How often the audit topic's generations are read for a growth (docs/topic-growth.md "Consumers").
-const GROWTH_POLL_MS = 5000;
 
 /** The projector: it writes the audit topic into ClickHouse, and the tenants' trees into Postgres. */
 export async function projectorService(host: ServiceHost, config: ProjectorConfig): Promise<void> {
@@ -149,7 +147,6 @@ export async function projectorService(host: ServiceHost, config: ProjectorConfi
 
   // A growth of the audit topic: the live pipeline is started again with its new generation.
   const growth = watchGrowth(generations, {
-    pollMs: GROWTH_POLL_MS,
     logger,
     subscribed: () => liveTopics,
     onGrown: (stopped) => live.restart(stopped),

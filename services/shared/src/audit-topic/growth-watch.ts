@@ -2,8 +2,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { loggableError, type Logger } from '../platform/logger.js';
 import type { AuditGenerations } from './audit-generations.js';
 
+/** How often a consumer's service reads the audit topic's generations by default (docs/topic-growth.md). */
+export const GROWTH_POLL_MS = 5000;
+
 export interface GrowthWatchOptions {
-  pollMs: number;
+  pollMs?: number;
   logger: Logger;
   /** The generations the consumer reads now: a growth is a generation it does not. */
   subscribed: () => readonly string[];
@@ -20,7 +23,7 @@ export function watchGrowth(generations: AuditGenerations, opts: GrowthWatchOpti
   const stopped = () => abort.signal.aborted;
   const loop = (async () => {
     while (!stopped()) {
-      await delay(opts.pollMs, undefined, { signal: abort.signal }).catch(() => undefined);
+      await delay(opts.pollMs ?? GROWTH_POLL_MS, undefined, { signal: abort.signal }).catch(() => undefined);
       if (stopped()) return;
       const now = await generations.reload().catch((err: unknown) => {
         opts.logger.warn({ err: loggableError(err) }, 'audit topic generations unreadable');
