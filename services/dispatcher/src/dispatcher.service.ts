@@ -172,7 +172,7 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
   );
   /** A consumer started again when kafkajs gives it up, or (the events consumer) when the audit topic grows. */
   const restartable = (name: string, runOf: () => Omit<TrackedConsumerOptions, 'onGivenUp'>) => {
-    const restartable: RestartableConsumer<TrackedConsumer> = new RestartableConsumer(
+    const consumer: RestartableConsumer<TrackedConsumer> = new RestartableConsumer(
       () =>
         runTrackedConsumer({
           ...runOf(),
@@ -181,12 +181,12 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
               { err: loggableError(err), consumer: name },
               'consumer stopped for good; starting it again',
             );
-            void restartable.restart();
+            void consumer.restart();
           },
         }),
       { what: `the ${name} consumer`, logger, stopping: host.stopping, fatal: host.fatal },
     );
-    return restartable;
+    return consumer;
   };
   // Every generation of the audit topic (docs/topic-growth.md); a later one is read from its beginning, since the
   // group has read the one before (group-start.ts).

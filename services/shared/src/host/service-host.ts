@@ -7,16 +7,16 @@ import { registerErrorHandling } from '../platform/http/error-handler.js';
 import type { ReadinessCheck } from '../platform/http/health.plugin.js';
 import { createHttpServer } from '../platform/http/server.js';
 import { createServiceApp } from '../platform/http/service-app.js';
-import { auditEventCodec } from '../contract/codec/audit-event.codec.js';
-import { auditPublisher, type AuditPublisher } from '../audit-topic/audit-publisher.js';
-import { kafkaDeployment } from '../contract/bootstrap.js';
 import type { CoalescingSenderOptions } from '../platform/kafka/coalescing-sender.js';
 import { DurableProducer } from '../platform/kafka/producer.js';
 import { createLogger, loggableError, type Logger } from '../platform/logger.js';
 import { registerMetricsRoute } from '../platform/metrics/http-metrics.plugin.js';
 import { createMetrics, type Registry } from '../platform/metrics/metrics.registry.js';
 import { Startup } from '../platform/startup.js';
+import { kafkaDeployment } from '../contract/bootstrap.js';
+import { auditEventCodec } from '../contract/codec/audit-event.codec.js';
 import { systemClock } from '../contract/time.js';
+import { auditPublisher, type AuditPublisher } from '../audit-topic/audit-publisher.js';
 import { AuditTopicRoute } from '../audit-topic/audit-topic.route.js';
 
 export interface Listener {
