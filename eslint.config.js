@@ -19,6 +19,11 @@ const SHARED_MODULES = {
 };
 const TESTS = ['**/*.test.ts'];
 const intoServices = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})/src/`, message });
+/** The published packages are imported by their names, as their users import them. */
+const intoPackages = {
+  regex: '^(\\.\\./)+packages/',
+  message: 'Import a published package by its name (@audit-trail/…), not by path.',
+};
 /** What a service may import: no other service, and the shared kernel only by its modules. */
 const serviceImports = (service) => ({
   paths: [{ name: '@audit/shared', message: 'Import a named module: @audit/shared/platform, /contract, …' }],
@@ -27,6 +32,7 @@ const serviceImports = (service) => ({
       [...SERVICES.filter((s) => s !== service), 'shared'],
       'A service imports no other service, and the shared kernel only by its modules (@audit/shared/…).',
     ),
+    intoPackages,
   ],
 });
 /** What a domain folder may not import besides: it is pure (no adapter, no driver, no I/O). */
@@ -92,6 +98,7 @@ const boundaries = [
         {
           patterns: [
             intoServices(SERVICES, 'The shared kernel imports no service.'),
+            intoPackages,
             {
               group: ['@audit/shared', '@audit/shared/*'],
               message: 'Inside the shared kernel, import by path.',
@@ -111,6 +118,7 @@ const boundaries = [
       ],
     },
   })),
+  { files: ['test/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [intoPackages] }] } },
   {
     files: ['packages/*/src/**/*.ts'],
     ignores: TESTS,

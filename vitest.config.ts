@@ -1,4 +1,13 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// The published packages are imported by their names, from their TypeScript sources as tsconfig.json's `paths`
+// map them for tsc and tsx (their own exports name the build that npm publishes).
+const packagesDir = fileURLToPath(new URL('packages/', import.meta.url));
+const sourcePackages = Object.fromEntries(
+  readdirSync(packagesDir).map((name) => [`@audit-trail/${name}`, `${packagesDir}${name}/src/index.ts`]),
+);
 
 // Tests against real servers, one file at a time, with services they start as processes: those run compiled,
 // built once for the run (docs/testing.md).
@@ -12,9 +21,11 @@ const againstServers = {
 };
 
 export default defineConfig({
+  resolve: { alias: sourcePackages },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           include: [
@@ -27,6 +38,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'int',
           include: [
@@ -39,6 +51,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         // What only a cluster has, on infra/cluster's (scripts/test-cluster.sh).
         test: {
           name: 'cluster',
@@ -47,6 +60,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         // The compose files and the images built here, under Podman (scripts/test-containers.sh).
         test: {
           name: 'containers',

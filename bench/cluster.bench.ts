@@ -4,9 +4,9 @@
 // Needs both up: `npm run stack -- up` and `npm run cluster -- up engines`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchResults, goal, type BenchResults } from './lib/results.js';
 import { fmt } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -108,13 +108,77 @@ function rssOf(paths: readonly string[]): { processes: number; bytes: number } {
 
 const ms = (n: number) => fmt(n, 1);
 const latency = (l: Latency) => `p50 ${ms(l.p50)}  p99 ${ms(l.p99)}  max ${ms(l.max)} ms`;
+const tenths = (n: number) => Math.round(n * 10) / 10;
+const sides = (single: string, cluster: string) => `single node ${single}; cluster ${cluster}`;
+const mib = (rss: { processes: number; bytes: number }) =>
+  `${fmt(rss.bytes / 2 ** 20)} MiB (${rss.processes} processes)`;
+
+/** The rates, each beside the single node's: the rows and the 'cluster-rate' chart (events/s). */
+function rates(results: BenchResults, single: Side, cluster: Side) {
+  const rate = (measure: string, of: (side: Side) => number) =>
+    results.point('cluster-rate', measure, {
+      'single node': Math.round(of(single)),
+      cluster: Math.round(of(cluster)),
+    });
+  const ratio = (100 * cluster.queryablePerS) / single.queryablePerS;
+  results.row('events', sides(fmt(single.events), fmt(cluster.events)));
+  results.row(
+    'ingest acknowledged, ev/s',
+    sides(fmt(single.acknowledgedPerS), fmt(cluster.acknowledgedPerS)),
+  );
+  results.row(
+    'ingest → queryable, ev/s',
+    `${sides(fmt(single.queryablePerS), fmt(cluster.queryablePerS))} (cluster ${fmt(ratio)} % of single)`,
+    goal(`cluster ≥ ${RATIO_GOAL} % of single`, ratio >= RATIO_GOAL),
+  );
+  rate('ingest acknowledged, ev/s', (side) => side.acknowledgedPerS);
+  rate('ingest → queryable, ev/s', (side) => side.queryablePerS);
+}
+
+/** The CPU each event cost, in all and by kind of engine. */
+function cpu(results: BenchResults, single: Side, cluster: Side) {
+  results.row(
+    'ingest + projector CPU, µs/event',
+    sides(fmt(single.ingestProjectorCpuUs, 1), fmt(cluster.ingestProjectorCpuUs, 1)),
+  );
+  const kinds = new Set([...Object.keys(single.engineCpuUs), ...Object.keys(cluster.engineCpuUs)]);
+  for (const kind of [...kinds].sort()) {
+    results.row(
+      `${kind} CPU, µs/event`,
+      sides(fmt(single.engineCpuUs[kind] ?? 0, 1), fmt(cluster.engineCpuUs[kind] ?? 0, 1)),
+    );
+  }
+}
+
+/** The read latencies, each beside the single node's: the rows and the 'cluster-latency' chart (ms p99). */
+function latencies(results: BenchResults, single: Side, cluster: Side) {
+  const p99 = (measure: string, of: (side: Side) => Latency) =>
+    results.point('cluster-latency', measure, {
+      'single node': tenths(of(single).p99),
+      cluster: tenths(of(cluster).p99),
+    });
+  results.row(
+    'list, limit 100',
+    `${sides(latency(single.list), latency(cluster.list))} (${cluster.list.n} requests each)`,
+    goal(`cluster p99 ≤ ${LIST_P99_GOAL_MS} ms`, cluster.list.p99 <= LIST_P99_GOAL_MS),
+  );
+  p99('list, limit 100', (side) => side.list);
+  results.row(
+    'export of 10,000 rows',
+    `${sides(latency(single.export), latency(cluster.export))} (${cluster.export.n} exports each)`,
+    goal(`cluster p99 ≤ ${EXPORT_P99_GOAL_MS} ms`, cluster.export.p99 <= EXPORT_P99_GOAL_MS),
+  );
+  p99('export of 10,000 rows', (side) => side.export);
+  results.row(
+    'floor: the same rows straight from ClickHouse',
+    `${sides(latency(single.exportFloor), latency(cluster.exportFloor))}; the export's p99 is ${fmt(cluster.export.p99 / cluster.exportFloor.p99, 1)}× the floor's on the cluster, ${fmt(single.export.p99 / single.exportFloor.p99, 1)}× on one node`,
+  );
+  p99('floor: the same rows straight from ClickHouse', (side) => side.exportFloor);
+}
 
 function main() {
-  const load = () =>
-    loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ');
-  console.log(`bench:cluster at ${new Date().toISOString()}; load average ${load()}`);
+  const results = benchResults('cluster');
+  console.log(`bench:cluster at ${new Date().toISOString()}`);
   // Every engine of either stack runs with its data or config under its own folder of DATA_DIR (.data).
   const data = `${resolve(ROOT, process.env.DATA_DIR ?? '.data')}/`;
   const singlePaths = ['postgres', 'clickhouse', 'kafka'].map((c) => `${data}${c}/`);
@@ -122,7 +186,7 @@ function main() {
   const singleEngines = envOf('infra/local/stack.sh');
   const clusterEngines = envOf('infra/cluster/cluster.sh');
   // Each side's data is removed only once both are measured: a side removed first would slow the next one where
-  // the engines' filesystem is ext4 without a journal (as on the machine of docs/benchmarks.md), whose inode
+  // the engines' filesystem is ext4 without a journal (as on the machine of docs/benchmarks/journal.md), whose inode
   // allocator steps over every inode freed in the last minute or more before it reuses one, and one insert's
   // parts (the events table and its three views) are about a hundred files on each replica.
   const single = runSide('single-node', singleEngines, singlePaths);
@@ -137,59 +201,13 @@ function main() {
   const singleRss = rssOf(singlePaths);
   cleanSide('single-node', singleEngines, single);
   cleanSide('cluster', clusterEngines, cluster);
-  const ratio = (100 * cluster.queryablePerS) / single.queryablePerS;
-  const rows = [
-    ['events', fmt(single.events), fmt(cluster.events), ''],
-    ['ingest acknowledged, ev/s', fmt(single.acknowledgedPerS), fmt(cluster.acknowledgedPerS), ''],
-    [
-      'ingest → queryable, ev/s',
-      fmt(single.queryablePerS),
-      fmt(cluster.queryablePerS),
-      `cluster ${fmt(ratio)} % of single (goal ≥ ${RATIO_GOAL} %): ${ratio >= RATIO_GOAL ? 'met' : 'NOT met'}`,
-    ],
-    [
-      'ingest + projector CPU, µs/event',
-      fmt(single.ingestProjectorCpuUs, 1),
-      fmt(cluster.ingestProjectorCpuUs, 1),
-      '',
-    ],
-    ...[...new Set([...Object.keys(single.engineCpuUs), ...Object.keys(cluster.engineCpuUs)])]
-      .sort()
-      .map((kind) => [
-        `${kind} CPU, µs/event`,
-        fmt(single.engineCpuUs[kind] ?? 0, 1),
-        fmt(cluster.engineCpuUs[kind] ?? 0, 1),
-        '',
-      ]),
-    [
-      `list, limit 100 (${cluster.list.n})`,
-      latency(single.list),
-      latency(cluster.list),
-      `p99 goal ≤ ${LIST_P99_GOAL_MS} ms: ${cluster.list.p99 <= LIST_P99_GOAL_MS ? 'met' : 'NOT met'}`,
-    ],
-    [
-      `export of 10,000 rows (${cluster.export.n})`,
-      latency(single.export),
-      latency(cluster.export),
-      `p99 goal ≤ ${EXPORT_P99_GOAL_MS} ms: ${cluster.export.p99 <= EXPORT_P99_GOAL_MS ? 'met' : 'NOT met'}`,
-    ],
-    [
-      'floor: the same rows straight from ClickHouse',
-      latency(single.exportFloor),
-      latency(cluster.exportFloor),
-      `the export's p99 is ${fmt(cluster.export.p99 / cluster.exportFloor.p99, 1)}× the floor's on the cluster, ${fmt(single.export.p99 / single.exportFloor.p99, 1)}× on one node`,
-    ],
-    [
-      'engines resident memory (main processes)',
-      `${fmt(singleRss.bytes / 2 ** 20)} MiB (${singleRss.processes} processes)`,
-      `${fmt(clusterRss.bytes / 2 ** 20)} MiB (${clusterRss.processes} processes)`,
-      '',
-    ],
-  ];
-  console.log('| measure | single node | cluster | |');
-  console.log('| --- | --- | --- | --- |');
-  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  console.log(`load average after: ${load()}`);
+  rates(results, single, cluster);
+  cpu(results, single, cluster);
+  latencies(results, single, cluster);
+  results.row('engines resident memory (main processes)', sides(mib(singleRss), mib(clusterRss)));
+  results.save([
+    'the same workload on each side: one ingest and one projector, list and export through a gateway',
+  ]);
 }
 
 main();

@@ -39,6 +39,7 @@ import { csvId, gzipTextRows, jsonId, parquetRows, type FileRows } from './lib/e
 import { measurePieces } from './lib/export-pieces.js';
 import { cpuSeconds } from './lib/process-cpu.js';
 import { rssBytes } from './lib/process-rss.js';
+import { benchResults, goal } from './lib/results.js';
 import { fmt } from './lib/stats.js';
 import { machineShare, systemTicks } from './lib/system-cpu.js';
 
@@ -82,17 +83,9 @@ interface ExporterRun {
   manifest: NonNullable<ExportJob['manifest']>;
 }
 
-interface Row {
-  format: ExportJobFormat;
-  exporter: ExporterRun;
-  baseline: (BaselineRun & { file: FileRows }) | { missing: string };
-}
+type Baseline = (BaselineRun & { file: FileRows }) | { missing: string };
 
-const results: string[] = [];
-const report = (line: string) => {
-  results.push(line);
-  console.log(line);
-};
+const results = benchResults('export');
 
 /** The rows of an export file (the same reader for the exporter's and the baseline's). */
 function readRows(format: ExportJobFormat, path: string): Promise<FileRows> {
@@ -180,7 +173,7 @@ async function baseline(
   window: Window,
   out: string,
   python: { python: string } | { missing: string },
-): Promise<Row['baseline']> {
+): Promise<Baseline> {
   if (format === 'parquet') {
     if ('missing' in python) return python;
     const run = await chdbParquet(python.python, CLICKHOUSE_URL, READER_USER, window, out);
@@ -201,41 +194,26 @@ function check(what: string, file: FileRows, expected: { rows: number; firstId?:
   return wrong;
 }
 
-function printTable(rows: Row[]) {
-  const head = [
-    'format',
-    'rows',
-    'seconds',
-    'rows/s',
-    'baseline rows/s',
-    'ratio',
-    'RSS MiB 10 % / 50 % / 100 % / peak',
-    'file MB',
-    'baseline file MB',
-    `goal ≥ ${GOAL * 100} %`,
-  ];
-  const body = rows.map(({ format, exporter: e, baseline: b }) => {
-    const rate = e.rows / e.seconds;
-    const base = 'missing' in b ? null : b.file.rows / b.seconds;
-    const ratio = base === null ? null : rate / base;
-    return [
-      format,
-      fmt(e.rows),
-      fmt(e.seconds, 1),
-      fmt(rate),
-      base === null ? 'n/a' : fmt(base),
-      ratio === null ? 'n/a' : `${fmt(100 * ratio, 1)} %`,
-      `${mib(e.rss.at10)} / ${mib(e.rss.at50)} / ${mib(e.rss.at100)} / ${mib(e.rss.peak)}`,
-      mb(e.bytes),
-      'missing' in b ? 'n/a' : mb(b.bytes),
-      ratio === null ? 'no baseline' : ratio >= GOAL ? 'PASS' : 'FAIL',
-    ];
+const jobFigures = (e: ExporterRun) =>
+  `${fmt(e.rows)} rows in ${fmt(e.seconds, 1)} s = ${fmt(e.rows / e.seconds)} rows/s (first rows after ${fmt(e.firstRowsAfter ?? NaN, 1)} s); ${mb(e.bytes)} MB; RSS idle ${mib(e.rss.idle)}, at 10 % ${mib(e.rss.at10)}, 50 % ${mib(e.rss.at50)}, 100 % ${mib(e.rss.at100)}, peak ${mib(e.rss.peak)} MiB; CPU: exporter ${fmt(e.exporterCpu, 1)} s (${fmt((100 * e.exporterCpu) / e.seconds)} % of a core), ClickHouse ${fmt(e.clickhouseCpu, 1)} s (${fmt((100 * e.clickhouseCpu) / e.seconds)} %); machine ${fmt(e.machine.busy)} % busy, other work ${fmt(e.machine.rest)} %`;
+
+const baselineFigures = (format: ExportJobFormat, b: BaselineRun & { file: FileRows }) =>
+  `${fmt(b.file.rows)} rows in ${fmt(b.seconds, 1)} s = ${fmt(b.file.rows / b.seconds)} rows/s; ${mb(b.bytes)} MB; CPU: ${format === 'parquet' ? 'chdb' : 'gzip (this process)'} ${fmt(b.writerCpu, 1)} s, ClickHouse ${fmt(b.clickhouseCpu, 1)} s${b.writerRss === null ? '' : `; chdb peak RSS ${mib(b.writerRss)} MiB`}`;
+
+/** A format's job, held to GOAL of its baseline's rate when there is one, and its baseline; both rates charted. */
+function recordFormat(format: ExportJobFormat, e: ExporterRun, b: Baseline) {
+  const rate = e.rows / e.seconds;
+  const base = 'missing' in b ? null : b.file.rows / b.seconds;
+  results.row(
+    `export job, ${format}`,
+    `${jobFigures(e)}; ${base === null ? 'no baseline' : `${fmt((100 * rate) / base, 1)} % of the baseline's rows/s`}`,
+    base === null ? undefined : goal(`≥ ${GOAL * 100} % of the baseline's rows/s`, rate >= GOAL * base),
+  );
+  results.row(`baseline, ${format}`, 'missing' in b ? `absent: ${b.missing}` : baselineFigures(format, b));
+  results.point('export-rate', format, {
+    job: Math.round(rate),
+    ...(base === null ? {} : { baseline: Math.round(base) }),
   });
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  report(line(head));
-  report(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of body) report(line(r));
 }
 
 async function main() {
@@ -279,11 +257,14 @@ async function main() {
   }
 
   const failures: string[] = [];
-  const rows: Row[] = [];
+  const notes: string[] = [];
   try {
-    const dataset = await loadExportDataset(settings, EVENTS, report);
+    const dataset = await loadExportDataset(settings, EVENTS, (line) => {
+      console.log(line);
+      notes.push(line);
+    });
     const python = FORMATS.includes('parquet') ? await chdbPython() : { missing: 'not run' };
-    if ('missing' in python) report(`parquet baseline absent: ${python.missing}`);
+    if ('missing' in python) console.log(`parquet baseline absent: ${python.missing}`);
     postgres = await freshPostgres(names);
     const databaseUrl = postgres.url;
     pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
@@ -341,16 +322,11 @@ async function main() {
         lastId: e.manifest.last?.eventId,
       });
       if (e.rows !== EVENTS) wrong.push(`exporter ${format}: manifest row_count ${e.rows}, loaded ${EVENTS}`);
-      report(
-        `exporter  ${format.padEnd(7)} ${fmt(e.rows)} rows in ${fmt(e.seconds, 1)} s = ${fmt(e.rows / e.seconds)} rows/s (first rows after ${fmt(e.firstRowsAfter ?? NaN, 1)} s); ${mb(e.bytes)} MB; RSS idle ${mib(e.rss.idle)}, at 10 % ${mib(e.rss.at10)}, 50 % ${mib(e.rss.at50)}, 100 % ${mib(e.rss.at100)}, peak ${mib(e.rss.peak)} MiB; CPU: exporter ${fmt(e.exporterCpu, 1)} s (${fmt((100 * e.exporterCpu) / e.seconds)} % of a core), ClickHouse ${fmt(e.clickhouseCpu, 1)} s (${fmt((100 * e.clickhouseCpu) / e.seconds)} %); machine ${fmt(e.machine.busy)} % busy, other work ${fmt(e.machine.rest)} %`,
-      );
       rmSync(e.path, { force: true });
       console.log(`${format}: baseline …`);
       const out = join(baselineDir, `baseline.${format === 'parquet' ? 'parquet' : `${format}.gz`}`);
       const b = await baseline(format, { ...stack.window, acceptedAt: e.acceptedAt }, out, python);
-      if ('missing' in b) {
-        report(`baseline  ${format.padEnd(7)} absent: ${b.missing}`);
-      } else {
+      if (!('missing' in b)) {
         wrong.push(
           ...check(`baseline ${format} file`, b.file, {
             rows: EVENTS,
@@ -358,14 +334,11 @@ async function main() {
             lastId: e.manifest.last?.eventId,
           }),
         );
-        report(
-          `baseline  ${format.padEnd(7)} ${fmt(b.file.rows)} rows in ${fmt(b.seconds, 1)} s = ${fmt(b.file.rows / b.seconds)} rows/s; ${mb(b.bytes)} MB; CPU: ${format === 'parquet' ? 'chdb' : 'gzip (this process)'} ${fmt(b.writerCpu, 1)} s, ClickHouse ${fmt(b.clickhouseCpu, 1)} s${b.writerRss === null ? '' : `; chdb peak RSS ${mib(b.writerRss)} MiB`}`,
-        );
       }
       rmSync(out, { force: true });
-      for (const w of wrong) report(`MISMATCH  ${w}`);
+      recordFormat(format, e, b);
+      for (const w of wrong) console.error(`MISMATCH  ${w}`);
       failures.push(...wrong);
-      rows.push({ format, exporter: e, baseline: b });
     }
     if (PIECES) {
       console.log('\npieces …');
@@ -380,7 +353,7 @@ async function main() {
         acceptedAt: Date.now(),
         requestedBy: 'bench',
       };
-      await measurePieces(reader, job, PIECE_ROWS, report);
+      await measurePieces(reader, job, PIECE_ROWS, results.row);
     }
   } catch (err) {
     failures.push(String(err));
@@ -388,18 +361,16 @@ async function main() {
   } finally {
     await cleanup();
   }
-  console.log(
-    `\nSummary (${fmt(EVENTS)} events; load average at the end ${load()}; baselines: one query over HTTP, external sort past ${fmt(EXTERNAL_SORT_BYTES / 1e9)} GB, piped through Node's gzip at level 6 for NDJSON and CSV, chdb from RowBinary for Parquet)`,
-  );
-  for (const line of results) console.log(`  ${line}`);
-  if (rows.length > 0) {
-    console.log('');
-    printTable(rows);
-  }
+  // A failed run's figures are not a result: the last saved one stays.
   if (failures.length > 0) {
-    console.error(`\nFAILED: ${failures.join('; ')}`);
+    console.error(`\nFAILED: ${failures.join('; ')}; results not saved`);
     process.exitCode = 1;
+    return;
   }
+  results.save([
+    ...notes,
+    `Baselines: ClickHouse writes the same rows in the same format itself, in one query over HTTP, external sort past ${fmt(EXTERNAL_SORT_BYTES / 1e9)} GB, piped through Node's gzip at level 6 for NDJSON and CSV, chdb from RowBinary for Parquet.`,
+  ]);
 }
 
 await main();

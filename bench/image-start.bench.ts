@@ -7,10 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { composeProject, ownedProjectName } from '../test/support/compose.js';
 import { unusedPort } from '../test/support/tcp-forwarder.js';
+import { benchResults } from './lib/results.js';
 import { fmt, summarize } from './lib/stats.js';
 
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_IMAGE_START_ROUNDS ?? 5);
+const IMAGE = process.env.AUDIT_IMAGE ?? 'localhost/audit-trail:dev';
 const hex = (n: number) => randomBytes(n).toString('hex');
 const project = ownedProjectName('audit-bench');
 const gatewayPort = await unusedPort();
@@ -45,25 +47,28 @@ async function floor(image: string): Promise<number> {
   return performance.now() - started;
 }
 
+const results = benchResults('image-start');
 console.log(`compose up (project ${project})...`);
 await compose.up();
 try {
-  const image = process.env.AUDIT_IMAGE ?? 'localhost/audit-trail:dev';
   const gateway = `${project}_gateway_1`;
   const starts: number[] = [];
   const floors: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     starts.push(await timeToReady(gateway));
-    floors.push(await floor(image));
+    floors.push(await floor(IMAGE));
   }
   const s = summarize(starts);
   const f = summarize(floors);
-  console.log(
-    `gateway container start → /readyz 200: median ${fmt(s.p50)} ms, max ${fmt(s.max)} ms (${ROUNDS} runs)`,
+  results.row(
+    'gateway container start → /readyz 200',
+    `median ${fmt(s.p50)} ms, max ${fmt(s.max)} ms (${ROUNDS} runs)`,
   );
-  console.log(
-    `floor, a container of the image running node -e 0: median ${fmt(f.p50)} ms, max ${fmt(f.max)} ms`,
+  results.row(
+    'floor, a container of the image running node -e 0',
+    `median ${fmt(f.p50)} ms, max ${fmt(f.max)} ms`,
   );
 } finally {
   await compose.down();
 }
+results.save([`image ${IMAGE}, docker-compose.yml under Podman`]);

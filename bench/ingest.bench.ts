@@ -34,6 +34,7 @@ import {
 import { committedTo, topicEnds } from './lib/consumer-group.js';
 import { cpuSeconds, runCpuSeconds } from './lib/process-cpu.js';
 import { runPool } from './lib/pool.js';
+import { benchResults, goal } from './lib/results.js';
 import { fmt, summarize } from './lib/stats.js';
 
 const BASELINE_EVENTS = Number(process.env.BENCH_BASELINE_EVENTS ?? 200_000);
@@ -51,11 +52,9 @@ const topicSet = topics(names.topicPrefix, 1);
 const baselineTopic = { ...topicSet.auditEvents, name: `${names.topicPrefix}baseline` };
 const baseSettings = { ...clickhouseSettings(names), database: `${names.database}_base` };
 const codec = auditEventCodec();
-const results: string[] = [];
-const report = (line: string) => {
-  results.push(line);
-  console.log(line);
-};
+const results = benchResults('ingest');
+const ratePoint = (label: string, rate: number) =>
+  results.point('ingest-rate', label, { 'events/s': Math.round(rate) });
 
 // CPU of every process an event passes through: this process (the clients and the baselines), the services it
 // started, ClickHouse and Kafka. Divided by the events, it is the work per event; the machine's cores divided by
@@ -182,14 +181,18 @@ async function main() {
   const baseRecords = records('bench-baseline', BASELINE_EVENTS);
   const produced = await measured(BASELINE_EVENTS, () => produceRaw(baselineTopic.name, baseRecords));
   const kafkaRate = produced.result;
-  report(
-    `baseline  kafkajs produce (idempotent, acks=all, 1000/send)   ${fmt(kafkaRate)} ev/s; ${produced.line}`,
+  results.row(
+    'kafkajs produce baseline (idempotent, acks=all, 1000/send)',
+    `${fmt(kafkaRate)} ev/s; ${produced.line}`,
   );
+  ratePoint('kafkajs produce baseline', kafkaRate);
   const inserted = await measured(BASELINE_EVENTS, () => insertDirect(baseRecords));
   const chRate = inserted.result;
-  report(
-    `baseline  ClickHouse insert (projector's TSV insert, 10,000/insert) ${fmt(chRate)} ev/s; ${inserted.line}`,
+  results.row(
+    "ClickHouse insert baseline (the projector's TSV insert, 10,000/insert)",
+    `${fmt(chRate)} ev/s; ${inserted.line}`,
   );
+  ratePoint('ClickHouse insert baseline', chRate);
   const slower = Math.min(kafkaRate, chRate);
   // The same insert without the filter index's views.
   const baseClient = createClickHouse(baseSettings);
@@ -199,16 +202,21 @@ async function main() {
   await baseClient.close();
   const bareRecords = records('bench-baseline-bare', BASELINE_EVENTS);
   const bare = await measured(BASELINE_EVENTS, () => insertDirect(bareRecords));
-  report(
-    `baseline  the same insert without the filter index            ${fmt(bare.result)} ev/s; ${bare.line}`,
+  results.row(
+    'ClickHouse insert baseline without the filter index',
+    `${fmt(bare.result)} ev/s; ${bare.line}`,
   );
+  ratePoint('ClickHouse insert without the filter index', bare.result);
   // The floor: the least work an acknowledged, queryable event needs here, to be written to Kafka and inserted
   // into ClickHouse, leaving out HTTP, JSON, validation, consuming, decoding and deduplication.
   const floorWith = produced.us + inserted.us;
   const floorWithout = produced.us + bare.us;
-  report(
-    `floor     produce + insert: ${fmt(floorWith, 1)} µs/event with the filter index, ${fmt(floorWithout, 1)} without; every core busy at ${fmt(fillsCores(floorWith))} and ${fmt(fillsCores(floorWithout))} ev/s: ${fmt((100 * floorWithout) / floorWith)} %`,
+  results.row(
+    'floor: produce + insert',
+    `${fmt(floorWith, 1)} µs/event with the filter index, ${fmt(floorWithout, 1)} without; every core busy at ${fmt(fillsCores(floorWith))} and ${fmt(fillsCores(floorWithout))} ev/s: ${fmt((100 * floorWithout) / floorWith)} %`,
   );
+  ratePoint('floor, every core busy', fillsCores(floorWith));
+  ratePoint('floor without the filter index, every core busy', fillsCores(floorWithout));
 
   // Projector alone: a backlog already on the topic, consumed from a cold start.
   const backlog = `${names.tenant}-backlog`;
@@ -223,9 +231,12 @@ async function main() {
     n0 = n;
   });
   const projectorRate = (BASELINE_EVENTS - n0) / ((performance.now() - t0) / 1000);
-  report(
-    `projector catch-up (decode, validate, dedupe, insert)          ${fmt(projectorRate)} ev/s = ${fmt((100 * projectorRate) / slower)} % of the slower baseline (goal ≥ 70 %)`,
+  results.row(
+    'projector catch-up (decode, validate, dedupe, insert)',
+    `${fmt(projectorRate)} ev/s = ${fmt((100 * projectorRate) / slower)} % of the slower baseline`,
+    goal('≥ 70 % of the slower baseline', projectorRate >= 0.7 * slower),
   );
+  ratePoint('projector catch-up', projectorRate);
 
   const ingest = ingestService(names, { LOG_LEVEL: 'warn' });
   await ingest.start();
@@ -268,15 +279,14 @@ async function main() {
     return {
       rate: run.events / seconds,
       us: all.us,
-      line: `(acks at ${fmt(run.events / ((acked - started) / 1000))} ev/s; ${run.concurrency} clients)  CPU ${fmt(perEvent(cpu, run.events), 1)} µs/event (ingest+projector), ${all.line}`,
+      line: `(acks at ${fmt(run.events / ((acked - started) / 1000))} ev/s; ${run.concurrency} clients); CPU ${fmt(perEvent(cpu, run.events), 1)} µs/event (ingest+projector), ${all.line}`,
     };
   }
 
   for (const run of E2E) {
     const { rate, line } = await e2e(run, `b${run.batch}`);
-    report(
-      `e2e  batch ${String(run.batch).padStart(4)}  ${fmt(rate).padStart(8)} ev/s ingest→queryable  ${line}`,
-    );
+    results.row(`end to end, ${run.batch} per request`, `${fmt(rate)} ev/s ingest→queryable ${line}`);
+    ratePoint(`end to end, ${run.batch} per request`, rate);
   }
 
   // The filter index's cost: batches of 1000 with its views dropped, between two runs with them.
@@ -290,12 +300,18 @@ async function main() {
   withIndex.push(await e2e(big, 'with-2'));
   const slowest = Math.min(...withIndex.map((r) => r.rate));
   const ratio = slowest / without.rate;
-  report(
-    `filter index  batch 1000: with ${withIndex.map((r) => fmt(r.rate)).join(' and ')} ev/s, without ${fmt(without.rate)} ev/s: ${fmt(100 * ratio)} % (goal ≥ 85 %, and ≥ 25,000 ev/s with it: ${ratio >= 0.85 && slowest >= 25_000 ? 'met' : 'MISSED'})`,
+  results.row(
+    'filter index cost, 1000 per request',
+    `with ${withIndex.map((r) => fmt(r.rate)).join(' and ')} ev/s, without ${fmt(without.rate)} ev/s: ${fmt(100 * ratio)} %`,
+    goal('≥ 85 %, and ≥ 25,000 ev/s with it', ratio >= 0.85 && slowest >= 25_000),
   );
-  report(
-    `filter index  all processes: with ${withIndex.map((r) => fmt(r.us, 1)).join(' and ')} µs/event, without ${fmt(without.us, 1)}: every core busy at ${withIndex.map((r) => fmt(fillsCores(r.us))).join(' and ')} and ${fmt(fillsCores(without.us))} ev/s`,
+  results.row(
+    'filter index cost in CPU, 1000 per request',
+    `all processes: with ${withIndex.map((r) => fmt(r.us, 1)).join(' and ')} µs/event, without ${fmt(without.us, 1)}: every core busy at ${withIndex.map((r) => fmt(fillsCores(r.us))).join(' and ')} and ${fmt(fillsCores(without.us))} ev/s`,
   );
+  ratePoint('end to end, 1000 per request, with the filter index (1st)', withIndex[0]!.rate);
+  ratePoint('end to end, 1000 per request, without the filter index', without.rate);
+  ratePoint('end to end, 1000 per request, with the filter index (2nd)', withIndex[1]!.rate);
 
   // Fixed rate: one sampled event per request; latency = request sent → row visible in ClickHouse.
   const tenant = `${names.tenant}-rate`;
@@ -335,8 +351,10 @@ async function main() {
   sending = false;
   await poller;
   const lat = summarize(latencies);
-  report(
-    `latency at ${fmt(RATE_PER_S)} ev/s (${perRequest}/request, ${lat.n} samples): p50 ${fmt(lat.p50)} ms  p99 ${fmt(lat.p99)} ms  max ${fmt(lat.max)} ms (goal p99 < 2000 ms)`,
+  results.row(
+    `latency at ${fmt(RATE_PER_S)} ev/s, request sent → row visible`,
+    `p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms (${perRequest}/request, ${lat.n} samples)`,
+    goal('p99 < 2000 ms', lat.p99 < 2000),
   );
 
   await ingest.stop();
@@ -344,7 +362,11 @@ async function main() {
   await ch.close();
   await dropClickHouseDatabase(baseSettings);
   await cleanUp(names);
-  console.log(`\nSummary\n${results.map((l) => `  ${l}`).join('\n')}`);
+  results.save([
+    `${fmt(BASELINE_EVENTS)} events for each baseline and for the projector's catch-up; end to end: ${E2E.map((r) => `${fmt(r.events)} events at ${r.batch} per request`).join(', ')}, each until all are queryable.`,
+    '"all processes": the CPU of this process, the services, ClickHouse and Kafka (merges included) per event; "every core busy at": the rate at which that work would fill every core, which no run doing it can exceed here.',
+    'The floor: the least work an acknowledged, queryable event needs here (written to Kafka, inserted into ClickHouse), without HTTP, JSON, validation, consuming, decoding and deduplication.',
+  ]);
 }
 
 await main();

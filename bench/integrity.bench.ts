@@ -3,7 +3,7 @@
 // each beside a baseline measured in the same run.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { allTopics, topics } from '@audit/shared/contract';
@@ -37,6 +37,7 @@ import {
 import { clickhouseBytes, treeStoreBytes } from './lib/integrity-storage.js';
 import { runPool } from './lib/pool.js';
 import { proofLatency } from './lib/proof-latency.js';
+import { benchResults, goal } from './lib/results.js';
 import { fmt, summarize } from './lib/stats.js';
 import { loadTreeStore } from './lib/tree-store-load.js';
 import { verifierDataset } from './lib/verifier-dataset.js';
@@ -73,19 +74,19 @@ const services: ServiceProcess[] = [];
 const scratch: string[] = [];
 const databases: { drop(): Promise<void> }[] = [];
 const pools: pg.Pool[] = [];
-const results: string[] = [];
-const report = (line: string) => {
-  results.push(line);
+const results = benchResults('integrity');
+const notes: string[] = [];
+/** What a part set up, printed as it starts and kept with the results. */
+const note = (line: string) => {
+  notes.push(line);
   console.log(line);
 };
 const ms = (n: number) => fmt(n, 1);
 const us = (seconds: number, events: number) => fmt((seconds * 1e6) / events, 1);
 const mib = (bytes: number) => fmt(bytes / 2 ** 20, 1);
-const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+// Two charts: the pipeline's rates are a tenth of the verifier's, which would leave their bars unreadable beside them.
+const ratePoint = (chart: 'pipeline' | 'verifier', label: string, perS: number) =>
+  results.point(`integrity-${chart}-rate`, label, { 'events/s': Math.round(perS) });
 
 function started(service: ServiceProcess) {
   services.push(service);
@@ -93,11 +94,12 @@ function started(service: ServiceProcess) {
 }
 
 /** A tree store's bytes per million leaves: tables (with their TOAST) and indexes, each and in all. */
-function storageLine(what: string, bytes: Awaited<ReturnType<typeof treeStoreBytes>>) {
+function storageRow(what: string, bytes: Awaited<ReturnType<typeof treeStoreBytes>>) {
   const perMillion = (n: number) => mib((n * 1e6) / bytes.leaves);
   const each = bytes.parts.map((p) => `${p.name} ${perMillion(p.bytes)}`).join(', ');
-  report(
-    `${what}, ${fmt(bytes.leaves)} leaves, per million: tables ${perMillion(bytes.heap)} MiB + indexes ${perMillion(bytes.indexes)} MiB = ${perMillion(bytes.heap + bytes.indexes)} MiB (${each})`,
+  results.row(
+    what,
+    `${fmt(bytes.leaves)} leaves, per million: tables ${perMillion(bytes.heap)} MiB + indexes ${perMillion(bytes.indexes)} MiB = ${perMillion(bytes.heap + bytes.indexes)} MiB (${each})`,
   );
 }
 
@@ -208,13 +210,15 @@ async function pipelineRun(p: Pipeline, tag: string, trees: boolean) {
     .map(([name, s]) => `${name} ${us(s, EVENTS)}`)
     .join(', ');
   const allUs = (cpu.total * 1e6) / EVENTS;
-  report(
-    `pipeline ${tag.padEnd(6)} ${fmt(EVENTS)} events: ${fmt(EVENTS / seconds)} ev/s ingest→queryable (acks at ${fmt(EVENTS / ((acked - t0) / 1000))} ev/s); CPU µs/event ${each}; all ${fmt(allUs, 1)} (every core busy at ${fmt((CORES * 1e6) / allUs)} ev/s); machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %; ${writes}`,
+  results.row(
+    `pipeline ${tag}`,
+    `${fmt(EVENTS)} events: ${fmt(EVENTS / seconds)} ev/s ingest→queryable (acks at ${fmt(EVENTS / ((acked - t0) / 1000))} ev/s); CPU µs/event ${each}; all ${fmt(allUs, 1)} (every core busy at ${fmt((CORES * 1e6) / allUs)} ev/s); machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %; ${writes}`,
   );
   if (leaved && tree) {
     const behind = (leaved.last - visible.last) / 1000;
-    report(
-      `pipeline ${tag.padEnd(6)} trees: every event a leaf ${fmt(Math.abs(behind), 1)} s ${behind >= 0 ? 'after' : 'before'} the last was queryable; ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`,
+    results.row(
+      `pipeline ${tag} trees`,
+      `every event a leaf ${fmt(Math.abs(behind), 1)} s ${behind >= 0 ? 'after' : 'before'} the last was queryable; ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`,
     );
   }
   return { rate: EVENTS / seconds, allUs, cpu, tenants };
@@ -245,7 +249,7 @@ async function measurePipeline() {
     keyDir,
     ingest: await started(ingestService(names, { LOG_LEVEL: 'warn' })),
   };
-  console.log(
+  note(
     `pipeline: ${fmt(EVENTS)} events a run, ${BATCH} per request, ${CLIENTS} clients, ${TENANTS_PER_RUN} tenants; a run to warm up, then ${PIPELINE_ROUNDS} rounds of trees off, on, on, off`,
   );
   // A run not counted first: ingest, ClickHouse and Kafka are slower until warmed. Every run has a projector
@@ -267,16 +271,22 @@ async function measurePipeline() {
     rounds.push(mean(both) / mean([first, last]));
   }
   const ratio = mean(on) / mean(off);
-  report(
-    `pipeline trees on ${on.map((r) => fmt(r.rate)).join(', ')} ev/s, off ${off.map((r) => fmt(r.rate)).join(', ')} ev/s: on/off ${fmt(100 * ratio, 1)} % (goal ≥ ${100 * RATIO_GOAL} %: ${verdict(ratio >= RATIO_GOAL)}; by round ${rounds.map((r) => `${fmt(100 * r, 1)} %`).join(', ')}); all processes ${fmt(meanUs(on), 1)} against ${fmt(meanUs(off), 1)} µs/event`,
+  results.row(
+    'pipeline trees on against off',
+    `on ${on.map((r) => fmt(r.rate)).join(', ')} ev/s, off ${off.map((r) => fmt(r.rate)).join(', ')} ev/s: on/off ${fmt(100 * ratio, 1)} % (by round ${rounds.map((r) => `${fmt(100 * r, 1)} %`).join(', ')}); all processes ${fmt(meanUs(on), 1)} against ${fmt(meanUs(off), 1)} µs/event`,
+    goal(`on/off ≥ ${100 * RATIO_GOAL} %`, ratio >= RATIO_GOAL),
   );
-  storageLine('storage  tree store as the projector wrote it', await treeStoreBytes(pool));
+  // Off is the baseline: the same runs without the trees.
+  ratePoint('pipeline', 'ingest → queryable, trees off (mean)', mean(off));
+  ratePoint('pipeline', 'ingest → queryable, trees on (mean)', mean(on));
+  storageRow('storage: tree store as the projector wrote it', await treeStoreBytes(pool));
   await mergesSettled(ch);
   const tables = await clickhouseBytes(ch, names.database);
   const events = tables.find((t) => t.table === 'audit_events')?.rows ?? 0;
   const perMillion = (bytes: number) => mib((bytes * 1e6) / events);
-  report(
-    `storage  ClickHouse per million events (${fmt(events)} rows, compressed, after merges): ${tables.map((t) => `${t.table} ${perMillion(t.bytes)}`).join(', ')}; all ${perMillion(tables.reduce((n, t) => n + t.bytes, 0))} MiB`,
+  results.row(
+    'storage: ClickHouse per million events',
+    `${fmt(events)} rows, compressed, after merges: ${tables.map((t) => `${t.table} ${perMillion(t.bytes)}`).join(', ')}; all ${perMillion(tables.reduce((n, t) => n + t.bytes, 0))} MiB`,
   );
   await ch.close();
   await p.ingest.stop();
@@ -304,10 +314,11 @@ async function measureProofs() {
   // Autovacuum would otherwise visit the freshly written tables in the middle of the samples.
   const vacuumed = performance.now();
   await pool.query('VACUUM ANALYZE integrity_tiles, integrity_leaf_events, integrity_subtrees');
-  report(
-    `proofs   built ${fmt(LEAVES)} leaves in ${fmt(tree.seconds)} s (${fmt(LEAVES / tree.seconds)} leaves/s), VACUUM ANALYZE ${fmt((performance.now() - vacuumed) / 1000)} s`,
+  results.row(
+    'proofs: tree built',
+    `${fmt(LEAVES)} leaves in ${fmt(tree.seconds)} s (${fmt(LEAVES / tree.seconds)} leaves/s), VACUUM ANALYZE ${fmt((performance.now() - vacuumed) / 1000)} s`,
   );
-  storageLine('storage  tree store written in bulk', await treeStoreBytes(pool));
+  storageRow('storage: tree store written in bulk', await treeStoreBytes(pool));
   const gateway = await started(
     gatewayService(names, {
       DATABASE_URL: postgres.url,
@@ -343,19 +354,24 @@ async function measureProofs() {
     });
     const timing = (s: ReturnType<typeof summarize>) =>
       `p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  max ${ms(s.max)} ms`;
-    report(
-      `proofs   inclusion, ${fmt(r.store.n)} random leaves of ${fmt(LEAVES)}: gateway ${timing(r.gateway)} (goal p99 ≤ ${P99_GOAL_MS} ms: ${verdict(r.gateway.p99 <= P99_GOAL_MS)})`,
+    results.row(
+      'proofs: inclusion through the gateway',
+      `${fmt(r.store.n)} random leaves of ${fmt(LEAVES)}: ${timing(r.gateway)}`,
+      goal(`p99 ≤ ${P99_GOAL_MS} ms`, r.gateway.p99 <= P99_GOAL_MS),
     );
-    report(
-      `proofs   store call (integrityStore.inclusionProof) ${timing(r.store)}; ${r.proofHashes} hashes made from ${fmt(r.hashesRead)} stored hashes on average`,
+    results.row(
+      'proofs: store call (integrityStore.inclusionProof)',
+      `${timing(r.store)}; ${r.proofHashes} hashes made from ${fmt(r.hashesRead)} stored hashes on average`,
     );
-    report(`baseline one leaf's hash from its tile by the primary key ${timing(r.primaryKey)}`);
-    report(
-      `baseline GET /audit/integrity/keys through the same gateway (auth, one small query) ${timing(r.keys)}`,
+    results.row("baseline: one leaf's hash from its tile by the primary key", timing(r.primaryKey));
+    results.row(
+      'baseline: GET /audit/integrity/keys through the same gateway (auth, one small query)',
+      timing(r.keys),
     );
     const cpu = meter.stop();
-    report(
-      `proofs   CPU per sample (a proof by each path, a key read, the baseline) gateway ${ms((cpu.seconds.gateway * 1000) / r.store.n)} ms, Postgres ${ms((cpu.seconds.postgres * 1000) / r.store.n)} ms, this process ${ms((cpu.seconds.bench * 1000) / r.store.n)} ms; machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
+    results.row(
+      'proofs: CPU per sample (a proof by each path, a key read, the baseline)',
+      `gateway ${ms((cpu.seconds.gateway * 1000) / r.store.n)} ms, Postgres ${ms((cpu.seconds.postgres * 1000) / r.store.n)} ms, this process ${ms((cpu.seconds.bench * 1000) / r.store.n)} ms; machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %`,
     );
   } finally {
     http.close();
@@ -368,8 +384,8 @@ async function measureVerifier() {
   scratch.push(dir);
   console.log(`verifier: making ${fmt(ROWS)} rows and their window proof …`);
   const dataset = verifierDataset(dir, ROWS, { before: ROWS / 5, after: ROWS / 5 });
-  console.log(
-    `${fmt(ROWS)} rows, ${dataset.pages} window proof pages, a tree of ${fmt(dataset.treeSize)} leaves; ${ROUNDS} rounds, each measure in a process of its own`,
+  note(
+    `verifier: ${fmt(ROWS)} rows, ${dataset.pages} window proof pages, a tree of ${fmt(dataset.treeSize)} leaves; ${ROUNDS} rounds, each measure in a process of its own`,
   );
   const rounds: VerifierRound[] = [];
   const machine: string[] = [];
@@ -381,25 +397,30 @@ async function measureVerifier() {
     const { busy, rest } = meter.stop().machine;
     machine.push(`${fmt(busy)} % busy, other work ${fmt(rest)} %`);
   }
-  const line = (what: string, key: keyof VerifierRound, goal = false) => {
+  const row = (what: string, key: keyof VerifierRound, judged = false) => {
     const rates = rounds.map((r) => ROWS / r[key]);
     // Judged on the median round (the lower middle one of an even count), not the best: one fast round is luck.
     const median = [...rates].sort((a, b) => a - b)[Math.floor((rates.length - 1) / 2)]!;
     const cost = rounds.map((r) => us(r[key], ROWS)).join(' and ');
-    const judged = goal
-      ? ` (goal ≥ ${fmt(VERIFIER_GOAL)} ev/s, median ${fmt(median)}: ${verdict(median >= VERIFIER_GOAL)})`
-      : '';
-    report(`${what.padEnd(62)} ${rates.map((r) => fmt(r)).join(' and ')} ev/s; ${cost} µs/event${judged}`);
+    const result = `${rates.map((r) => fmt(r)).join(' and ')} ev/s; ${cost} µs/event`;
+    if (judged) {
+      results.row(
+        what,
+        `${result}; median ${fmt(median)} ev/s`,
+        goal(`median ≥ ${fmt(VERIFIER_GOAL)} ev/s`, median >= VERIFIER_GOAL),
+      );
+    } else results.row(what, result);
+    ratePoint('verifier', what, median);
   };
-  line('verifier trailCheck (parsed rows, the pages, the checkpoint)', 'trailCheck', true);
-  line('verifier audit-trail-integrity command (the NDJSON file)', 'command', true);
-  line('verifier the same command on one thread (--threads 0)', 'commandOneThread');
-  line('baseline the leaf hash of the canonical encodings alone', 'sha256');
-  line('baseline the leaf encoding and its hash (leafHashOf)', 'encodeAndSha256');
-  line("baseline each row's leaf from its bytes (rowLeafOfBytes)", 'leafFromBytes');
-  line('baseline JSON.parse of the lines alone', 'parse');
-  line("baseline reading the file's lines alone (the command's reader)", 'readLines');
-  report(`verifier the machine during each round: ${machine.join('; ')}`);
+  row('verifier: trailCheck (parsed rows, the pages, the checkpoint)', 'trailCheck', true);
+  row('verifier: audit-trail-integrity command (the NDJSON file)', 'command', true);
+  row('verifier: the same command on one thread (--threads 0)', 'commandOneThread');
+  row('baseline: the leaf hash of the canonical encodings alone', 'sha256');
+  row('baseline: the leaf encoding and its hash (leafHashOf)', 'encodeAndSha256');
+  row("baseline: each row's leaf from its bytes (rowLeafOfBytes)", 'leafFromBytes');
+  row('baseline: JSON.parse of the lines alone', 'parse');
+  row("baseline: reading the file's lines alone (the command's reader)", 'readLines');
+  results.row('verifier: the machine during each round', machine.join('; '));
 }
 
 let cleaned: Promise<void> | undefined;
@@ -424,7 +445,8 @@ async function main() {
       void cleanup().finally(() => process.exit(130));
     });
   }
-  console.log(`bench:integrity on ${names.id} at ${new Date().toISOString()}; load average ${load()}`);
+  console.log(`bench:integrity on ${names.id}`);
+  notes.push(`parts: ${PARTS.join(', ')}`);
   try {
     if (PARTS.includes('pipeline')) await measurePipeline();
     if (PARTS.includes('proofs')) await measureProofs();
@@ -435,7 +457,8 @@ async function main() {
   } finally {
     await cleanup();
   }
-  console.log(`\nSummary (load average at the end ${load()})\n${results.map((l) => `  ${l}`).join('\n')}`);
+  // A failed run's rows are printed as they come; saving them would replace the last whole result with a part.
+  if (!process.exitCode) results.save(notes);
 }
 
 await main();

@@ -22,6 +22,7 @@ import { httpClient, type HttpClient, type Timed } from './lib/http-timing.js';
 import { mintKey } from '../test/support/ops-cli.js';
 import { rssSampler } from './lib/process-rss.js';
 import { captureQueries, labelledClient, labelStats } from './lib/query-log.js';
+import { benchResults, goal } from './lib/results.js';
 import { fmt, summarize } from './lib/stats.js';
 
 // The bench's dataset is loaded into the first generation's tables.
@@ -53,14 +54,13 @@ const settings: ClickHouseSettings = {
   password: '',
 };
 
-const results: string[] = [];
-const report = (line: string) => {
-  results.push(line);
-  console.log(line);
-};
+const results = benchResults('read');
 const ms = (n: number) => fmt(n, 1);
 type Summary = ReturnType<typeof summarize>;
-const timing = (s: Summary) => `p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  max ${ms(s.max)} ms`;
+const timing = (s: Summary) => `p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)} ms`;
+/** A chart's point of p50 and p99 in ms, to a tenth as the rows give them. */
+const latencyPoint = (chart: string, label: string, s: Summary) =>
+  results.point(chart, label, { p50: Math.round(s.p50 * 10) / 10, p99: Math.round(s.p99 * 10) / 10 });
 
 interface ListCase {
   name: string;
@@ -124,8 +124,9 @@ async function describeData(ch: ClickHouseClient, dataset: Dataset) {
     })
   ).json<{ table: string; parts: string; rows: string; bytes: string; compressed: string }>();
   for (const p of parts) {
-    report(
-      `storage  ${p.table}: ${fmt(Number(p.rows))} rows in ${p.parts} parts, ${fmt(Number(p.bytes) / 2 ** 20)} MiB on disk, ${fmt(Number(p.compressed) / 2 ** 20 / (dataset.events / 1e6), 1)} MiB compressed per million events`,
+    results.row(
+      `storage of ${p.table}`,
+      `${fmt(Number(p.rows))} rows in ${p.parts} parts, ${fmt(Number(p.bytes) / 2 ** 20)} MiB on disk, ${fmt(Number(p.compressed) / 2 ** 20 / (dataset.events / 1e6), 1)} MiB compressed per million events`,
     );
   }
   console.log(`  the data ends ${fmt((Date.now() - dataset.endMs) / 3_600_000, 1)} h before now`);
@@ -157,62 +158,85 @@ async function deepPage(b: Bench, query: (cursor: string | null) => string) {
   return { page, cursor, position };
 }
 
+interface Depth {
+  page: number;
+  cursor: string | null;
+  position: PagePosition | null;
+}
+
+/** The case's list path at `limit`, from `cursor` on. */
+const listPath = (listCase: ListCase, limit: number) => (cursor: string | null) =>
+  `/audit/events?${new URLSearchParams({ ...listCase.query, limit: String(limit), ...(cursor ? { cursor } : {}) })}`;
+
+/** SAMPLES pages of one case, limit and depth after WARMUP, each through the gateway and as its SQL straight. */
+async function sampleList(b: Bench, listCase: ListCase, limit: number, depth: Depth, label: string) {
+  const query = listPath(listCase, limit);
+  const gw: number[] = [];
+  const direct: number[] = [];
+  let returned = 0;
+  for (let i = -WARMUP; i < SAMPLES; i++) {
+    b.labelled.label(i < 0 ? 'warm' : label);
+    const res = await b.get(query(depth.cursor));
+    const t = performance.now();
+    const rows = await b.reader.listPage(
+      TARGET_TENANT,
+      listCase.filters,
+      depth.position,
+      limit + 1,
+      Date.now(),
+    );
+    const took = performance.now() - t;
+    if (i < 0) continue;
+    gw.push(res.totalMs);
+    direct.push(took);
+    if (i === 0) {
+      returned = (JSON.parse(res.body) as Page).page.returned;
+      if (returned !== Math.min(rows.length, limit)) throw new Error(`${label}: gateway and SQL disagree`);
+    }
+  }
+  return { gw: summarize(gw), direct: summarize(direct), returned };
+}
+
+const pageName = (page: number) =>
+  page === 1 ? 'first page' : page === DEEP_PAGE ? 'page 100' : `page ${page} (last)`;
+
+/**
+ * Every case's first page and page 100 (limit 100, and 1000 without a filter), timed first; then the queries and
+ * rows each read, from ClickHouse's query log once it holds them all.
+ */
 async function measureLists(b: Bench, dataset: Dataset) {
-  const measured: { label: string; line: string; gw: Summary; returned: number; goalMs?: number }[] = [];
+  const measured: {
+    label: string;
+    measure: string;
+    timings: string;
+    limit: number;
+    gw: Summary;
+    returned: number;
+  }[] = [];
   for (const [c, listCase] of listCases(dataset).entries()) {
     // Limit 1000 only without a filter: the filtered cases are about where the rows come from, not how many.
     for (const limit of c === 0 ? [100, 1000] : [100]) {
-      const query = (cursor: string | null) =>
-        `/audit/events?${new URLSearchParams({ ...listCase.query, limit: String(limit), ...(cursor ? { cursor } : {}) })}`;
-      const deep = await deepPage(b, query);
-      const depths = [{ page: 1, cursor: null, position: null }, ...(deep.page > 1 ? [deep] : [])];
+      const deep = await deepPage(b, listPath(listCase, limit));
+      const depths: Depth[] = [{ page: 1, cursor: null, position: null }, ...(deep.page > 1 ? [deep] : [])];
       for (const depth of depths) {
         const label = `L${c}x${limit}x${depth.page}`;
-        const gw: number[] = [];
-        const direct: number[] = [];
-        let returned = 0;
-        for (let i = -WARMUP; i < SAMPLES; i++) {
-          b.labelled.label(i < 0 ? 'warm' : label);
-          const res = await b.get(query(depth.cursor));
-          const t = performance.now();
-          const rows = await b.reader.listPage(
-            TARGET_TENANT,
-            listCase.filters,
-            depth.position,
-            limit + 1,
-            Date.now(),
-          );
-          const took = performance.now() - t;
-          if (i < 0) continue;
-          gw.push(res.totalMs);
-          direct.push(took);
-          if (i === 0) {
-            returned = (JSON.parse(res.body) as Page).page.returned;
-            if (returned !== Math.min(rows.length, limit))
-              throw new Error(`${label}: gateway and SQL disagree`);
-          }
-        }
-        const where =
-          depth.page === 1
-            ? 'first page'
-            : depth.page === DEEP_PAGE
-              ? 'page 100'
-              : `page ${depth.page} (last)`;
-        const g = summarize(gw);
-        const line = `list  ${listCase.name.padEnd(33)} limit ${String(limit).padStart(4)}  ${where.padEnd(15)} ${fmt(returned).padStart(5)} rows  gateway ${timing(g)}  | SQL ${timing(summarize(direct))}`;
-        console.log(line);
-        measured.push({ label, line, gw: g, returned, ...(limit === 100 ? { goalMs: LIST_GOAL_MS } : {}) });
+        const { gw, direct, returned } = await sampleList(b, listCase, limit, depth, label);
+        const measure = `list ${listCase.name}, limit ${limit}, ${pageName(depth.page)}`;
+        const timings = `${fmt(returned)} rows; gateway ${timing(gw)} (SQL ${timing(direct)})`;
+        console.log(`${measure}: ${timings}`);
+        measured.push({ label, measure, timings, limit, gw, returned });
+        if (limit === 100 && depth.page === 1) latencyPoint('list-latency', listCase.name, gw);
       }
     }
   }
   const stats = await labelStats(b.ch, b.labelled.run);
-  for (const { label, line, gw, returned, goalMs } of measured) {
+  for (const { label, measure, timings, limit, gw, returned } of measured) {
     const s = stats.get(label)!;
-    const goal =
-      goalMs === undefined ? '' : `  goal p99 ≤ ${goalMs} ms: ${gw.p99 <= goalMs ? 'met' : 'MISSED'}`;
     const perPage = s.readRows / SAMPLES;
-    report(
-      `${line}  | ${fmt(s.queries / SAMPLES, 1)} queries, ${fmt(perPage)} rows read per page (${returned > 0 ? `${fmt(perPage / returned, 1)}×` : 'none'} returned)${goal}`,
+    results.row(
+      measure,
+      `${timings}; ${fmt(s.queries / SAMPLES, 1)} queries, ${fmt(perPage)} rows read per page (${returned > 0 ? `${fmt(perPage / returned, 1)}×` : 'none'} returned)`,
+      limit === 100 ? goal(`p99 ≤ ${LIST_GOAL_MS} ms`, gw.p99 <= LIST_GOAL_MS) : undefined,
     );
   }
 }
@@ -240,8 +264,10 @@ async function measureLookups(b: Bench) {
   }
   const read = (await labelStats(b.ch, b.labelled.run)).get('lookup')!;
   const g = summarize(gw);
-  report(
-    `lookup  ${g.n} random ids  gateway ${timing(g)}  | SQL ${timing(summarize(direct))}  | ${fmt(read.queries / g.n, 1)} queries, ${fmt(read.readRows / g.n)} rows read per lookup  goal p99 ≤ 20 ms: ${g.p99 <= 20 ? 'met' : 'MISSED'}`,
+  results.row(
+    'lookup of a random id',
+    `${g.n} ids; gateway ${timing(g)} (SQL ${timing(summarize(direct))}); ${fmt(read.queries / g.n, 1)} queries, ${fmt(read.readRows / g.n)} rows read per lookup`,
+    goal('p99 ≤ 20 ms', g.p99 <= 20),
   );
 }
 
@@ -292,9 +318,12 @@ async function measureExports(b: Bench, dataset: Dataset) {
     }
     const t = summarize(total);
     const read = captured.reduce((n, q) => n + q.read_rows, 0);
-    report(
-      `export ${c.name.padEnd(45)} ${fmt(count).padStart(6)} rows  total ${timing(t)}  | same SQL ${timing(summarize(replay))}, ${captured.length} queries, ${fmt(read)} rows read (${count > 0 ? `${fmt(read / count, 1)}×` : 'none'} returned)  goal p99 ≤ ${EXPORT_GOAL_MS} ms: ${t.p99 <= EXPORT_GOAL_MS ? 'met' : 'MISSED'}`,
+    results.row(
+      `export ${c.name}, NDJSON`,
+      `${fmt(count)} rows; total ${timing(t)} (same SQL ${timing(summarize(replay))}); ${captured.length} queries, ${fmt(read)} rows read (${count > 0 ? `${fmt(read / count, 1)}×` : 'none'} returned)`,
+      goal(`p99 ≤ ${EXPORT_GOAL_MS} ms`, t.p99 <= EXPORT_GOAL_MS),
     );
+    latencyPoint('export-latency', c.name, t);
   }
   for (const format of ['json', 'ndjson']) {
     const growth: number[] = [];
@@ -311,8 +340,10 @@ async function measureExports(b: Bench, dataset: Dataset) {
       if (i >= 0) total.push(res.totalMs);
     }
     const g = summarize(growth);
-    report(
-      `export ${format.padEnd(6)} no filter, 10,000 rows, ${mib(bytes)}  total ${timing(summarize(total))}  RSS growth p50 ${mib(g.p50)} max ${mib(g.max)} (${fmt(g.max / bytes, 2)}× payload, warm-up included)  goal < 2× payload: ${g.max < 2 * bytes ? 'met' : 'MISSED'}`,
+    results.row(
+      `export ${format}, no filter, 10,000 rows, with the gateway's RSS`,
+      `${mib(bytes)}; total ${timing(summarize(total))}; RSS growth p50 ${mib(g.p50)}, max ${mib(g.max)} (${fmt(g.max / bytes, 2)}× payload, warm-up included)`,
+      goal('RSS growth < 2× payload', g.max < 2 * bytes),
     );
   }
 }
@@ -340,15 +371,18 @@ async function measureConcurrentExports(b: Bench, url: string) {
       const bytes = answers.reduce((n, a) => n + a.bytes, 0);
       const t = summarize(answers.map((a) => a.totalMs));
       if (round >= 0) {
-        report(
-          `export ${CONCURRENT_EXPORTS} at once, NDJSON, 10,000 rows each (${mib(bytes)} in all)  total p50 ${ms(t.p50)} ms max ${ms(t.max)} ms  RSS ${mib(rss.start)} → peak ${mib(rss.peak)} (growth ${mib(rss.growth)}, ${fmt(rss.growth / bytes, 2)}× all payloads)`,
+        results.row(
+          `export ${CONCURRENT_EXPORTS} at once, NDJSON, 10,000 rows each, round ${round + 1}`,
+          `${mib(bytes)} in all; total p50 ${ms(t.p50)} ms, max ${ms(t.max)} ms; RSS ${mib(rss.start)} → peak ${mib(rss.peak)} (growth ${mib(rss.growth)}, ${fmt(rss.growth / bytes, 2)}× all payloads)`,
         );
       }
     }
     const statuses = (await Promise.all(clients.map(exportOn))).map((a) => a.status);
     const refused = statuses.filter((s) => s === 429).length;
-    report(
-      `export ${CONCURRENT_EXPORTS + 1} at once by one tenant, EXPORT_CONCURRENCY=${2 * CONCURRENT_EXPORTS}: ${statuses.filter((s) => s === 200).length} answered 200, ${refused} refused with 429 (goal: at least 1)`,
+    results.row(
+      `export ${CONCURRENT_EXPORTS + 1} at once by one tenant, EXPORT_CONCURRENCY=${2 * CONCURRENT_EXPORTS}`,
+      `${statuses.filter((s) => s === 200).length} answered 200, ${refused} refused with 429`,
+      goal('at least 1 refused with 429', refused >= 1),
     );
   } finally {
     for (const c of clients) c.close();
@@ -367,13 +401,18 @@ async function measureOverhead(b: Bench, databaseUrl: string, key: string) {
     readPerMinute: UNLIMITED,
     samples: 5 * SAMPLES,
   });
-  report(
-    `overhead  auth + rate limit, timed around the hook's work: ${timing(o.hook)} (of which take_rate_token ${timing(o.takeToken)})  goal p99 ≤ 1 ms: ${o.hook.p99 <= 1 ? 'met' : 'MISSED'}`,
+  results.row(
+    "overhead of auth + rate limit, timed around the hook's work",
+    `${timing(o.hook)} (of which take_rate_token ${timing(o.takeToken)})`,
+    goal('p99 ≤ 1 ms', o.hook.p99 <= 1),
   );
-  report(
-    `overhead  list (limit 100, stub rows) over HTTP with auth + rate limit ${timing(o.full)}  | without ${timing(o.bare)}  | difference p50 ${ms(o.full.p50 - o.bare.p50)} ms, p99 ${ms(o.full.p99 - o.bare.p99)} ms`,
+  results.row(
+    'overhead of auth + rate limit on a list over HTTP (limit 100, stub rows)',
+    `with ${timing(o.full)}; without ${timing(o.bare)}; difference p50 ${ms(o.full.p50 - o.bare.p50)} ms, p99 ${ms(o.full.p99 - o.bare.p99)} ms`,
   );
 }
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 async function main() {
   const load = () =>
@@ -381,7 +420,7 @@ async function main() {
       .map((l) => l.toFixed(2))
       .join(' ');
   console.log(`bench:read on ${settings.database} at ${new Date().toISOString()}; load average ${load()}`);
-  const dataset = await ensureDataset(settings, EVENTS, RELOAD, report);
+  const dataset = await ensureDataset(settings, EVENTS, RELOAD, console.log);
   const ch = createClickHouse(settings);
   await describeData(ch, dataset);
 
@@ -442,7 +481,10 @@ async function main() {
     await labelled.client.close();
     await ch.close();
   }
-  console.log(`\nSummary (load average at the end ${load()})\n${results.map((l) => `  ${l}`).join('\n')}`);
+  results.save([
+    `${fmt(dataset.events)} events, half of them ${TARGET_TENANT}'s, from ${day(dataset.startMs)} to ${day(dataset.endMs)}.`,
+    `${SAMPLES} sequential samples per list case and ${SAMPLES} lookups, after ${WARMUP} warm-up; ${EXPORTS} exports per export case, after 2 warm-up.`,
+  ]);
 }
 
 await main();

@@ -60,6 +60,16 @@ describe('import rules', () => {
       "import { createConnection } from 'node:net';",
     ],
     [
+      'the shared kernel imports a published package by path',
+      'services/shared/src/integrity/example.ts',
+      "import { rootOf } from '../../../../packages/integrity-verifier/src/index.js';",
+    ],
+    [
+      'a test imports a published package by path',
+      'test/e2e/example.e2e.test.ts',
+      "import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';",
+    ],
+    [
       'a published package imports our code',
       'packages/integrity-verifier/src/example.ts',
       "import { rootOf } from '../../../services/shared/src/integrity/index.js';",
@@ -73,6 +83,11 @@ describe('import rules', () => {
       'a service imports a named module',
       'services/gateway/src/example.ts',
       "import { createLogger } from '@audit/shared/platform';",
+    ],
+    [
+      'a service imports a published package by its name',
+      'services/shared/src/webhooks/example.ts',
+      "import { signWebhook } from '@audit-trail/webhook-verifier';",
     ],
     [
       'a module imports one below it',

@@ -19,6 +19,7 @@ import { countWindow, planChunks } from '../../services/exporter/src/domain/chun
 import { CSV_HEADER, csvRecord } from '../../services/exporter/src/domain/csv-format.js';
 import { commandCpuSeconds } from './command-cpu.js';
 import { windowQuery } from './export-baseline.js';
+import type { BenchResults } from './results.js';
 import { fmt } from './stats.js';
 
 /** The exporter's default (EXPORT_JOB_CHUNK_ROWS). */
@@ -50,8 +51,8 @@ async function timed(rows: () => Promise<number>): Promise<Timed> {
   };
 }
 
-const line = (what: string, t: Timed) =>
-  `piece  ${what.padEnd(52)} ${fmt(t.rows / t.seconds).padStart(9)} rows/s  ${fmt((1e6 * t.cpu) / t.rows, 2).padStart(6)} µs CPU/row here, ${fmt((1e6 * t.clickhouseCpu) / t.rows, 2).padStart(5)} µs in ClickHouse${t.heapGrowth === undefined ? '' : `; heap after GC ${fmt(t.heapGrowth / 2 ** 20, 1)} MiB above the start`}`;
+const figures = (t: Timed) =>
+  `${fmt(t.rows / t.seconds)} rows/s, ${fmt((1e6 * t.cpu) / t.rows, 2)} µs CPU/row here, ${fmt((1e6 * t.clickhouseCpu) / t.rows, 2)} µs in ClickHouse${t.heapGrowth === undefined ? '' : `; heap after GC ${fmt(t.heapGrowth / 2 ** 20, 1)} MiB above the start`}`;
 
 /** Takes every item of `items`; returns how many there were. */
 async function drain(items: AsyncIterable<unknown>): Promise<number> {
@@ -101,7 +102,7 @@ export async function measurePieces(
   settings: ClickHouseSettings,
   job: ExportJobRequest,
   rows: number,
-  report: (line: string) => void,
+  row: BenchResults['row'],
 ) {
   const ch = createClickHouse(settings, settings.database, 300_000);
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -114,8 +115,9 @@ export async function measurePieces(
       chunks = planChunks(buckets, job.since, job.until, CHUNK_ROWS);
       return chunks.reduce((n, c) => n + c.rows, 0);
     });
-    report(
-      `piece  count and plan: ${chunks.length} chunks of up to ${fmt(CHUNK_ROWS)} rows in ${fmt(planned.seconds, 1)} s`,
+    row(
+      'piece, count and plan',
+      `${chunks.length} chunks of up to ${fmt(CHUNK_ROWS)} rows in ${fmt(planned.seconds, 1)} s`,
     );
     // The chunks' answers as bytes only: what ClickHouse and the transfer cost, nothing parsed.
     const bytes = await timed(async () => {
@@ -130,20 +132,20 @@ export async function measurePieces(
       }
       return n;
     });
-    report(line('read: the chunks as JSONEachRow bytes, not parsed', bytes));
+    row('piece, read: the chunks as JSONEachRow bytes, not parsed', figures(bytes));
     const parsed = await timed(async () => {
       let n = 0;
       for await (const batch of windowReads(reader.rows, chunks)) n += batch.length;
       return n;
     });
-    report(line("read: the exporter's reader, rows parsed, next chunk read ahead", parsed));
+    row("piece, read: the exporter's reader, rows parsed, next chunk read ahead", figures(parsed));
     const grouped = await timed(async () => {
       let n = 0;
       const groups = rowGroups(windowReads(reader.rowBinary, chunks), new RowBinaryDecoder(ROW_GROUP_ROWS));
       for await (const group of groups) n += group.rows;
       return n;
     });
-    report(line("read: the exporter's RowBinary read, laid out in row groups", grouped));
+    row("piece, read: the exporter's RowBinary read, laid out in row groups", figures(grouped));
 
     const sample: EventRow[] = [];
     for await (const batch of windowReads(reader.rows, chunks)) {
@@ -162,8 +164,8 @@ export async function measurePieces(
         }
         return n;
       });
-    report(line('format: NDJSON lines (toAuditEventView, JSON.stringify)', await text('ndjson')));
-    report(line('format: CSV records (toAuditEventView, csvRecord)', await text('csv')));
+    row('piece, format: NDJSON lines (toAuditEventView, JSON.stringify)', figures(await text('ndjson')));
+    row('piece, format: CSV records (toAuditEventView, csvRecord)', figures(await text('csv')));
     // Gzip alone, of NDJSON text rendered beforehand (64 KiB pieces, as the writer sends them).
     const pieces: string[] = [];
     let piece = '';
@@ -188,7 +190,7 @@ export async function measurePieces(
       );
       return Math.round(count * perPiece);
     });
-    report(line('gzip: NDJSON text, level 6 (zlib, in its thread)', gz));
+    row('piece, gzip: NDJSON text, level 6 (zlib, in its thread)', figures(gz));
     // With --expose-gc: the heap after a collection at 10, 50 and 100 % of the rows (what the writer keeps).
     const kept: string[] = [];
     const checkpoints = [0.1, 0.5, 1].map((share) => Math.round(share * rows));
@@ -207,9 +209,8 @@ export async function measurePieces(
       );
       return n;
     });
-    report(line('parquet: parquetFile (parquet-wasm in its thread), no file', pq));
-    if (kept.length > 0)
-      report(`piece  parquet: heap after a collection, above the start: ${kept.join(', ')}`);
+    row('piece, parquet: parquetFile (parquet-wasm in its thread), no file', figures(pq));
+    if (kept.length > 0) row('piece, parquet: heap after a collection, above the start', kept.join(', '));
     for (const format of ['ndjson', 'csv', 'parquet'] as ExportJobFormat[]) {
       gc?.();
       const heap0 = process.memoryUsage().heapUsed;
@@ -223,11 +224,9 @@ export async function measurePieces(
         return progress.rowsWritten;
       });
       gc?.();
-      report(
-        line(`write: the exporter's writeFile, ${format}, no ClickHouse`, {
-          ...t,
-          ...(gc ? { heapGrowth: process.memoryUsage().heapUsed - heap0 } : {}),
-        }),
+      row(
+        `piece, write: the exporter's writeFile, ${format}, no ClickHouse`,
+        figures({ ...t, ...(gc ? { heapGrowth: process.memoryUsage().heapUsed - heap0 } : {}) }),
       );
     }
   } finally {

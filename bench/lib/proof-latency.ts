@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type pg from 'pg';
 import { inclusionRanges, integrityStore, STORED_LEVEL_STEP, subtreesOf } from '@audit/shared/integrity';
-import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
+import { verifyInclusion } from '@audit-trail/integrity-verifier';
 import type { HttpClient } from './http-timing.js';
 import { summarize } from './stats.js';
 

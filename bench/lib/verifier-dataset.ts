@@ -22,7 +22,7 @@ import {
   rootOf,
   type ListedCheckpoint,
   type WindowProof,
-} from '../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 import { makeEvent } from '../../test/support/events.js';
 
 /** Leaves a window proof's page holds at most (the API's). */

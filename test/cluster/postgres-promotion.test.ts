@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rootOf } from '../../packages/integrity-verifier/src/index.js';
+import { rootOf } from '@audit-trail/integrity-verifier';
 import { expectTrailWhole, type WatchedTenant } from '../support/cluster-oracle.js';
 import { api, cluster, mintKey, nativeCluster, roleHolder } from '../support/cluster-shape.js';
 import { clusterTraffic } from '../support/cluster-traffic.js';

@@ -8,7 +8,7 @@ import {
   parseVerifierKey,
   verifyCheckpoint,
   verifyInclusion,
-} from '../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 import { testComposeProject } from '../support/compose.js';
 import { apiAt } from '../support/deployment.js';
 import { ingest, makeEvent } from '../support/events.js';

@@ -10,7 +10,7 @@ import {
   verifyConsistency,
   verifyInclusion,
   type Checkpoint,
-} from '../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { opsCli } from '../support/ops-cli.js';

@@ -12,7 +12,7 @@ import {
   type ListedCheckpoint,
   type TrailCheck,
   type WindowProof,
-} from '../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { opsCli } from '../support/ops-cli.js';

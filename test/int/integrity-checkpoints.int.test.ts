@@ -7,7 +7,7 @@ import { auditEventCodec, type AuditEventRecord, decodeAuditRecord, topics } fro
 import { leafHashOf, rootOf } from '@audit/shared/integrity';
 import { DurableProducer } from '@audit/shared/platform';
 import { sampleRecord } from '@audit/shared/test-support';
-import { parseVerifierKey, verifyCheckpoint } from '../../packages/integrity-verifier/src/index.js';
+import { parseVerifierKey, verifyCheckpoint } from '@audit-trail/integrity-verifier';
 import { readDeadLetters } from '../support/dead-letters.js';
 import { topicEndOffset } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';

@@ -21,7 +21,7 @@ import {
   type Finding,
   type LeafEvent,
   type TrailCheck,
-} from '../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 import { CSV_HEADER, csvRecord } from '../../services/exporter/src/domain/csv-format.js';
 import {
   rawPublicKey,

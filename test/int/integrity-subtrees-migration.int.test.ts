@@ -9,7 +9,7 @@ import {
   TreeStoreDamagedError,
 } from '@audit/shared/integrity';
 import { migratePostgres } from '@audit/shared/migrations';
-import { verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
+import { verifyInclusion } from '@audit-trail/integrity-verifier';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres, migrationsUpTo } from '../support/postgres.js';
 

@@ -4,7 +4,7 @@ import { auditEventCodec, type AuditEventRecord, topics } from '@audit/shared/co
 import { frontierRoot, integrityStore, leafHashOf, rootOf } from '@audit/shared/integrity';
 import { DurableProducer } from '@audit/shared/platform';
 import { sampleRecord } from '@audit/shared/test-support';
-import { verifyConsistency, verifyInclusion } from '../../packages/integrity-verifier/src/index.js';
+import { verifyConsistency, verifyInclusion } from '@audit-trail/integrity-verifier';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { freshPostgres } from '../support/postgres.js';

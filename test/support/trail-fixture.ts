@@ -12,7 +12,7 @@ import {
   type ListedCheckpoint,
   type TrailCheck,
   type WindowProof,
-} from '../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 
 export const ORIGIN = 'audit.example.test/tenants/acme';
 export const key = { name: 'audit.example.test-1', privateKey: generateKeyPairSync('ed25519').privateKey };

@@ -23,8 +23,8 @@ function hashOf(text: string, start: number, end: number): number {
  * The window's event ids, each with a number (its leaf's place), as a Map of them would hold them: `set` on an id
  * already there changes its number and keeps its place in the order. Ids are looked up where they lie in a longer
  * text (`find`): a block of rows from a worker thread brings its ids as one string, and slicing each out to look
- * it up in a Map cost the trail check's thread more than anything else it does per row (docs/benchmarks.md
- * "bench:integrity"). An open-addressing table of typed arrays, which the collector does not walk.
+ * it up in a Map cost the trail check's thread more than anything else it does per row
+ * (docs/benchmarks/journal.md "bench:integrity"). An open-addressing table of typed arrays, which the collector does not walk.
  */
 export class IdIndex {
   private readonly ids: string[] = [];

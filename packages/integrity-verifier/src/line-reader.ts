@@ -34,7 +34,7 @@ export async function* lineBlocks(
  * A file's bytes in blocks of whole lines, as lineBlocks gives a stream's of `size`-byte chunks, read straight into
  * buffers of their own, each at least `size` bytes: `spare` ones (of blocks whoever took them is done with) where
  * there are, new ones else. Reading into a buffer used before neither copies the bytes once more nor faults in new
- * memory, both of which a large export paid for each block (docs/benchmarks.md "bench:integrity").
+ * memory, both of which a large export paid for each block (docs/benchmarks/journal.md "bench:integrity").
  */
 export async function* fileBlocks(path: string, size: number, spare: ArrayBuffer[]): AsyncGenerator<Buffer> {
   const take = (least: number): Buffer => {
@@ -84,7 +84,7 @@ function joined(chunks: Uint8Array[], length: number): Buffer {
 /**
  * Calls `each` with every line of a block (lineBlocks) that is not blank, as readline gives them: a line ends at
  * `\n`, `\r\n` or a lone `\r`. Read by hand: readline costs more per line than the rest of a line's check but
- * JSON.parse (docs/benchmarks.md "bench:integrity").
+ * JSON.parse (docs/benchmarks/journal.md "bench:integrity").
  */
 export function eachLine(block: Uint8Array, each: (line: string) => void): void {
   const bytes = asBuffer(block);

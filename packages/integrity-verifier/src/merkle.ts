@@ -8,7 +8,8 @@ const NODE_PREFIX = 0x01;
 // A proof, a tree or a verifier folds hundreds of thousands of nodes, so each hash's allocations count more than
 // the hashing: crypto.hash (Node 20.12 and later) makes no Hash object, and its digest as 'binary' (latin1) text,
 // turned back into bytes, lands in Node's pooled buffers rather than in an ArrayBuffer of its own (three times faster
-// than createHash here, and far less for the garbage collector; docs/benchmarks.md "bench:integrity").
+// than createHash here, and far less for the garbage collector; docs/benchmarks/journal.md
+// "bench:integrity").
 export const sha256: (data: Uint8Array) => Uint8Array =
   typeof crypto.hash === 'function'
     ? (data) => Buffer.from(crypto.hash('sha256', data, 'binary'), 'binary')

@@ -212,7 +212,7 @@ function* checking(input: TrailCheckInput) {
   let newest = -Infinity;
   // The leaf of the row before. Exports list a window's events newest first, and leaves are in about the order
   // of time: the slot next to the last row's (either side), when it is the row's, is found without the index,
-  // whose lookups are a cache miss each (docs/benchmarks.md "bench:integrity").
+  // whose lookups are a cache miss each (docs/benchmarks/journal.md "bench:integrity").
   let last = -1;
   /** Whether slot `s` is the leaf of the id in `ids` from `start` to `end`, as the index would say. */
   const isSlotOf = (s: number, ids: string, start: number, end: number): boolean => {

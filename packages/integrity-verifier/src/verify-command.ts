@@ -140,10 +140,11 @@ function* windowProofs(paths: string[]): Iterable<WindowProof> {
 
 // The export is read in blocks of this many bytes of whole lines: a worker thread's task, of about 8,000 rows. A
 // block is one read of the file, and while the window proof is checked this thread reads about one block between
-// two steps of that check: blocks of 1 MiB left the threads waiting for work (docs/benchmarks.md).
+// two steps of that check: blocks of 1 MiB left the threads waiting for work (docs/benchmarks/journal.md).
 const BLOCK = 4 << 20;
 // The size of an NDJSON export (or its gzip file) from which its rows are read on worker threads, one per core,
-// by default: below it starting them costs more than they save (docs/benchmarks.md "bench:integrity").
+// by default: below it starting them costs more than they save (docs/benchmarks/journal.md
+// "bench:integrity").
 const THREADS_FROM = 64 << 20;
 
 // os.availableParallelism is Node 18.14's; the package runs from 18.3 (package.json "engines").

@@ -19,7 +19,8 @@ import {
  * How often the projector inserts at most, by default (docs/architecture.md "Projection"): on one server an idle
  * flush may follow the previous one after 100 ms, so events are queryable soon; on a cluster every insert writes
  * a part of each table on every replica of a shard, with tens of ZooKeeper requests per part, so the projector
- * keeps to about one insert a second, ClickHouse's own guidance (measured: docs/benchmarks.md "bench:cluster").
+ * keeps to about one insert a second, ClickHouse's own guidance (measured: docs/benchmarks/journal.md
+ * "bench:cluster").
  */
 const flushDefaults = (cluster: string | undefined) =>
   cluster ? { flushMs: 1000, minIntervalMs: 1000 } : { flushMs: 500, minIntervalMs: 100 };

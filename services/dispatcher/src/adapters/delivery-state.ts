@@ -15,7 +15,8 @@ import type { ActiveEndpoint } from '../domain/endpoint-index.js';
 const MAX_ATTEMPTS_PER_WRITE = 1000;
 // How long a finished attempt may wait for others to share its write. The request is over by then (its lane slot
 // is free), so this delays only the bookkeeping after it; writes of about a hundred attempts instead of a few cut
-// the dispatcher's CPU per delivery by about a fifth and Postgres's by almost half (docs/benchmarks.md).
+// the dispatcher's CPU per delivery by about a fifth and Postgres's by almost half
+// (docs/benchmarks/journal.md).
 const ATTEMPT_LINGER_MS = 20;
 
 /**

@@ -1,7 +1,7 @@
 // Rows in COPY's binary format (the PostgreSQL manual, "COPY", "Binary Format"): a header, then per row its field
 // count and each field as its byte length and bytes (big-endian numbers), then a trailer. Postgres reads it without
 // parsing text: measured, half of what the text format of the same key rows cost it without their index, and 0.4-0.8
-// µs a row less with it (docs/benchmarks.md "Results (2026-11-28, 08:20-09:00)").
+// µs a row less with it (docs/benchmarks/journal.md "Results (2026-11-28, 08:20-09:00)").
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER_BYTES = SIGNATURE.length + 8;

@@ -21,7 +21,8 @@ const TILE_LEAF_BYTES = 32 + 16 + 8;
 /**
  * The order to write a tree's new event-id keys in: by their ids' first bits, as many as the keys need to be told
  * apart, by counting. Inserted in the key's order, each key lands beside the one before in the index, whose pages
- * are then at hand: measured, about 1 µs a leaf less for Postgres than in leaf order (docs/benchmarks.md).
+ * are then at hand: measured, about 1 µs a leaf less for Postgres than in leaf order
+ * (docs/benchmarks/journal.md).
  */
 export function keyOrder(ids: Uint8Array, count: number): Uint32Array {
   const order = new Uint32Array(count);

@@ -5,7 +5,7 @@ import {
   signedNoteText,
   verifierKeyText,
   type Checkpoint,
-} from '../../../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 
 /** An Ed25519 signing key, by the name its signatures carry (docs/integrity.md "Checkpoints"). */
 export interface CheckpointKey {

@@ -8,7 +8,7 @@ import {
   verifyCheckpoint,
   type Checkpoint,
   type VerifierKey,
-} from '../../../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 import { signCheckpoint, verifierKeyOf, type CheckpointKey } from './checkpoint-signer.js';
 
 const newKey = (name: string): CheckpointKey => ({

@@ -20,4 +20,4 @@ export {
   type Checkpoint,
   type LeafEvent,
   type VerifierKey,
-} from '../../../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';

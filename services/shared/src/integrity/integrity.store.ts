@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { integrityKeysRepository } from './integrity-keys.repository.js';
 import { leafTilesRepository, TREE_OF_TENANT } from './leaf-tiles.repository.js';
 import { laterInWindow, windowLeaves, type Leaf, type TimeWindow, type WindowLeaf } from './window-leaves.js';
-import { rootOf } from '../../../../packages/integrity-verifier/src/index.js';
+import { rootOf } from '@audit-trail/integrity-verifier';
 import {
   consistencyRanges,
   coverRanges,

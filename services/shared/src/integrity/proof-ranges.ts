@@ -1,4 +1,4 @@
-import { hashChildren } from '../../../../packages/integrity-verifier/src/index.js';
+import { hashChildren } from '@audit-trail/integrity-verifier';
 
 /**
  * A tree's store keeps the hashes of the complete subtrees of every fourth level (docs/integrity.md "The tree

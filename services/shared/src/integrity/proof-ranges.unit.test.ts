@@ -7,7 +7,7 @@ import {
   rootOfLeaves,
   verifyConsistency,
   verifyInclusion,
-} from '../../../../packages/integrity-verifier/src/index.js';
+} from '@audit-trail/integrity-verifier';
 import {
   consistencyRanges,
   coverRanges,

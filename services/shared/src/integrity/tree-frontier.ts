@@ -1,4 +1,4 @@
-import { EMPTY_ROOT, hashChildren } from '../../../../packages/integrity-verifier/src/index.js';
+import { EMPTY_ROOT, hashChildren } from '@audit-trail/integrity-verifier';
 import { hashOfSubtrees, subtreesOf, type Subtree } from './proof-ranges.js';
 
 /**

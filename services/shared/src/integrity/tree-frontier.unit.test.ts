@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashLeaf, rootOf } from '../../../../packages/integrity-verifier/src/index.js';
+import { hashLeaf, rootOf } from '@audit-trail/integrity-verifier';
 import { appendLeaves, EMPTY_FRONTIER, frontierRoot, type Frontier } from './tree-frontier.js';
 import { subtreesOf } from './proof-ranges.js';
 

@@ -1,7 +1,8 @@
-// The services sign with, and receivers install, one implementation: the publishable package's. It is imported
-// from its TypeScript source, as every workspace is (tsx, no build step), so the services never run a stale build.
+// The services sign with, and receivers install, one implementation: the publishable package's. It is imported by
+// its name and resolved to its TypeScript source (tsconfig.json's `paths`: tsx, tsc and vitest), so the services
+// never run a stale build; the image runs the package's JavaScript compiled with the services.
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { SIGNATURE_HEADER, signWebhook } from '../../../../packages/webhook-verifier/src/index.js';
+import { SIGNATURE_HEADER, signWebhook } from '@audit-trail/webhook-verifier';
 import { signStandardWebhook, STANDARD_WEBHOOK_HEADERS } from './standard-webhooks.js';
 
 export {
@@ -9,7 +10,7 @@ export {
   signWebhook,
   verifyWebhookSignature,
   type VerifyOptions,
-} from '../../../../packages/webhook-verifier/src/index.js';
+} from '@audit-trail/webhook-verifier';
 
 /** A secret as the services hold it: its text, or a KeyObject of its UTF-8 bytes (`signingKey`). */
 export type WebhookSecret = string | KeyObject;
@@ -50,7 +51,7 @@ export function liveSecrets<S extends WebhookSecret>(
 /**
  * A secret as a sender keeps it: a KeyObject of its UTF-8 bytes. Node imports a raw HMAC key anew on every call,
  * which cost several times the HMAC of a 1 KB payload (measured: 17-25 µs a signature with the text, 3 µs with
- * the KeyObject; docs/benchmarks.md "bench:webhooks").
+ * the KeyObject; docs/benchmarks/journal.md "bench:webhooks").
  */
 export function signingKey(secret: string): KeyObject {
   return createSecretKey(Buffer.from(secret, 'utf8'));

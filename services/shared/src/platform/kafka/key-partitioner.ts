@@ -7,7 +7,8 @@ const MAX_KEYS = 10_000;
 /**
  * kafkajs's default partitioner (murmur2 on the key, as Java clients do: one tenant maps to the same partition from
  * any producer), remembering each string key's partition per topic. A batch carries one tenant's key on every
- * record, and hashing it afresh for each cost ingest about 8 % of its CPU (docs/benchmarks.md, bench:ingest).
+ * record, and hashing it afresh for each cost ingest about 8 % of its CPU (docs/benchmarks/journal.md,
+ * bench:ingest).
  * A keyed record's partition depends only on its key and the topic's partition count, so a changed count starts
  * the topic's memory over.
  */

@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { BenchResult, BenchRow, ChartPoint } from '../../scripts/bench-page/bench-result.js';
+
+/** Where every bench writes its latest result; `npm run docs:benchmarks` makes docs/benchmarks.md from them. */
+export const RESULTS_DIR = join(import.meta.dirname, '..', 'results');
+
+const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+
+function commit(): string {
+  const head = git('rev-parse', '--short', 'HEAD');
+  return git('status', '--porcelain', '--untracked-files=no') === '' ? head : `${head} with changes`;
+}
+
+function machine(): string {
+  const model = cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
+  return `${availableParallelism()} cores (${model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}`;
+}
+
+const load = () => Math.round(loadavg()[0]! * 100) / 100;
+
+/**
+ * A bench's result as it runs: each row is printed when it is known and kept; `save` writes them with the run's
+ * machine, commit, times and load to `bench/results/<bench>.json`.
+ */
+export function benchResults(bench: string) {
+  const started = new Date().toISOString();
+  const loadAtStart = load();
+  const rows: BenchRow[] = [];
+  const charts: Record<string, ChartPoint[]> = {};
+  return {
+    row(measure: string, result: string, goal?: { text: string; met: boolean }) {
+      rows.push({ measure, result, ...(goal ? { goal: goal.text, met: goal.met } : {}) });
+      console.log(
+        `${measure}: ${result}${goal ? `  (goal ${goal.text}: ${goal.met ? 'met' : 'MISSED'})` : ''}`,
+      );
+    },
+    /** One bar group of a chart the results page draws (`scripts/bench-page/charts.ts` names the charts). */
+    point(chart: string, label: string, values: Record<string, number>) {
+      (charts[chart] ??= []).push({ label, values });
+    },
+    rows: () => rows,
+    save(notes: string[] = []) {
+      const result: BenchResult = {
+        bench,
+        command: `npm run bench:${bench}`,
+        machine: machine(),
+        node: process.version,
+        commit: commit(),
+        started,
+        finished: new Date().toISOString(),
+        load: { start: loadAtStart, end: load() },
+        rows,
+        charts,
+        notes,
+      };
+      mkdirSync(RESULTS_DIR, { recursive: true });
+      const file = join(RESULTS_DIR, `${bench}.json`);
+      writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+      console.log(`\n${rows.map((r) => `  ${r.measure}: ${r.result}`).join('\n')}\nwritten to ${file}`);
+    },
+  };
+}
+
+export type BenchResults = ReturnType<typeof benchResults>;
+
+/** A goal and whether the run met it, as a row records it. */
+export const goal = (text: string, met: boolean) => ({ text, met });
