@@ -26,6 +26,8 @@ const load = () => Math.round(loadavg()[0]! * 100) / 100;
  * machine, commit, times and load to `bench/results/<bench>.json`.
  */
 export function benchResults(bench: string) {
+  // The code measured is the code at the start: a commit made while the bench runs changes nothing it runs.
+  const measured = commit();
   const started = new Date().toISOString();
   const loadAtStart = load();
   const rows: BenchRow[] = [];
@@ -48,7 +50,7 @@ export function benchResults(bench: string) {
         command: `npm run bench:${bench}`,
         machine: machine(),
         node: process.version,
-        commit: commit(),
+        commit: measured,
         started,
         finished: new Date().toISOString(),
         load: { start: loadAtStart, end: load() },
