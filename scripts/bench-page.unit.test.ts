@@ -1,17 +1,21 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { barChartSvg } from './bench-page/charts.js';
-import { benchmarksPage, chartsDir, pagePath } from './bench-page/page.js';
+import { benchmarkFiles, chartsDir, detailsDir } from './bench-page/page.js';
 
 describe('docs/benchmarks.md', () => {
-  it('is what `npm run docs:benchmarks` writes from the benches’ results, charts included', async () => {
-    const { page, charts } = await benchmarksPage();
-    expect(await readFile(pagePath, 'utf8'), 'run `npm run docs:benchmarks`').toBe(page);
-    for (const [file, svg] of charts) {
-      expect(await readFile(join(chartsDir, file), 'utf8'), `run \`npm run docs:benchmarks\` (${file})`).toBe(
-        svg,
-      );
+  it('is, with its charts and pages of details, what `npm run docs:benchmarks` writes', async () => {
+    const files = await benchmarkFiles();
+    for (const [file, text] of files) {
+      expect(await readFile(file, 'utf8'), `run \`npm run docs:benchmarks\` (${file})`).toBe(text);
+    }
+    for (const dir of [chartsDir, detailsDir]) {
+      const present = (await readdir(dir).catch(() => [])).map((f) => join(dir, f));
+      expect(
+        present.filter((file) => !files.has(file)),
+        'run `npm run docs:benchmarks`',
+      ).toEqual([]);
     }
   });
 

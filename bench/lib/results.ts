@@ -32,18 +32,23 @@ export function benchResults(bench: string) {
   const loadAtStart = load();
   const rows: BenchRow[] = [];
   const charts: Record<string, ChartPoint[]> = {};
+  const record = (row: BenchRow) => {
+    rows.push(row);
+    const goal = row.goal ? `  (goal ${row.goal}: ${row.met ? 'met' : 'MISSED'})` : '';
+    console.log(`${row.measure}: ${row.result}${goal}`);
+  };
   return {
-    row(measure: string, result: string, goal?: { text: string; met: boolean }) {
-      rows.push({ measure, result, ...(goal ? { goal: goal.text, met: goal.met } : {}) });
-      console.log(
-        `${measure}: ${result}${goal ? `  (goal ${goal.text}: ${goal.met ? 'met' : 'MISSED'})` : ''}`,
-      );
+    row(measure: string, result: string, goal?: Goal) {
+      record({ measure, result, ...(goal ? { goal: goal.text, met: goal.met } : {}) });
+    },
+    /** A row of one case among many, which the results page leaves to the bench's page of details. */
+    detail(measure: string, result: string, goal?: Goal) {
+      record({ measure, result, ...(goal ? { goal: goal.text, met: goal.met } : {}), detail: true });
     },
     /** One bar group of a chart the results page draws (`scripts/bench-page/charts.ts` names the charts). */
     point(chart: string, label: string, values: Record<string, number>) {
       (charts[chart] ??= []).push({ label, values });
     },
-    rows: () => rows,
     save(notes: string[] = []) {
       const result: BenchResult = {
         bench,
@@ -68,5 +73,10 @@ export function benchResults(bench: string) {
 
 export type BenchResults = ReturnType<typeof benchResults>;
 
+interface Goal {
+  text: string;
+  met: boolean;
+}
+
 /** A goal and whether the run met it, as a row records it. */
-export const goal = (text: string, met: boolean) => ({ text, met });
+export const goal = (text: string, met: boolean): Goal => ({ text, met });

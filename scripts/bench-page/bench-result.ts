@@ -6,6 +6,8 @@ const benchRow = z.object({
   result: z.string().min(1),
   goal: z.string().optional(),
   met: z.boolean().optional(),
+  /** One of many cases: on the bench's page of details, while the results page shows what sums them up. */
+  detail: z.boolean().optional(),
 });
 
 /** One bar group of a chart: a label and its named values (one bar each). */

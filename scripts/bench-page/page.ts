@@ -1,13 +1,14 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import { benchResult, type BenchResult } from './bench-result.js';
+import { benchResult, type BenchResult, type BenchRow } from './bench-result.js';
 import { barChartSvg, chartTitles } from './charts.js';
 
 const root = join(import.meta.dirname, '..', '..');
 export const pagePath = join(root, 'docs', 'benchmarks.md');
-/** The charts' folder, under the page's own (which also holds the journal of earlier results). */
+/** The folders the generator owns, under the page's own (which also holds the journal of earlier results). */
 export const chartsDir = join(root, 'docs', 'benchmarks', 'charts');
+export const detailsDir = join(root, 'docs', 'benchmarks', 'details');
 const aboutDir = join(root, 'bench', 'about');
 const resultsDir = join(root, 'bench', 'results');
 /** Where a bench's text puts its latest result; what comes after it says what moved the numbers. */
@@ -32,9 +33,21 @@ async function latestResult(bench: string): Promise<BenchResult | undefined> {
 }
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
-const goalCell = (r: BenchResult['rows'][number]) =>
-  r.goal ? `${r.goal}: ${r.met ? 'met' : '**MISSED**'}` : '';
+const goalCell = (r: BenchRow) => (r.goal ? `${r.goal}: ${r.met ? 'met' : '**MISSED**'}` : '');
 const day = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+
+function table(rows: BenchRow[]): string[] {
+  return [
+    '| measure | result | goal |',
+    '| --- | --- | --- |',
+    ...rows.map((row) => `| ${cell(row.measure)} | ${cell(row.result)} | ${cell(goalCell(row))} |`),
+  ];
+}
+
+const ranOn = (r: BenchResult) => [
+  `${day(r.started)} to ${day(r.finished)} UTC on ${r.machine}; Node ${r.node}, commit \`${r.commit}\`; load`,
+  `average ${r.load.start} at the start, ${r.load.end} at the end.`,
+];
 
 function resultSection(r: BenchResult | undefined, bench: string): string[] {
   if (!r) {
@@ -45,15 +58,16 @@ function resultSection(r: BenchResult | undefined, bench: string): string[] {
       'are in [the journal](benchmarks/journal.md).',
     ];
   }
+  const details = r.rows.filter((row) => row.detail).length;
   return [
     '### Latest result',
     '',
-    `${day(r.started)} to ${day(r.finished)} UTC on ${r.machine}; Node ${r.node}, commit \`${r.commit}\`; load`,
-    `average ${r.load.start} at the start, ${r.load.end} at the end.`,
+    ...ranOn(r),
     '',
-    '| measure | result | goal |',
-    '| --- | --- | --- |',
-    ...r.rows.map((row) => `| ${cell(row.measure)} | ${cell(row.result)} | ${cell(goalCell(row))} |`),
+    ...table(r.rows.filter((row) => !row.detail)),
+    ...(details > 0
+      ? ['', `Each of the ${details} cases these rows sum up: [${bench}](benchmarks/details/${bench}.md).`]
+      : []),
     ...Object.keys(r.charts).flatMap((name) => [
       '',
       `![${chartTitles[name]?.title ?? name}](benchmarks/charts/${name}.svg)`,
@@ -61,6 +75,17 @@ function resultSection(r: BenchResult | undefined, bench: string): string[] {
     ...(r.notes.length > 0 ? ['', ...r.notes.map((n) => `- ${n}`)] : []),
   ];
 }
+
+/** A bench's page of details: every row of its latest result, the cases' own among them. */
+const detailsPage = (r: BenchResult) => [
+  `# \`npm run bench:${r.bench}\`: every measure`,
+  '',
+  `Generated with [the benchmarks page](../../benchmarks.md) from \`bench/results/${r.bench}.json\`.`,
+  ...ranOn(r),
+  '',
+  ...table(r.rows),
+  '',
+];
 
 async function benchSection(bench: string, r: BenchResult | undefined): Promise<string[]> {
   const about = await readFile(join(aboutDir, `${bench}.md`), 'utf8').catch(() => {
@@ -85,7 +110,7 @@ function overview(results: (readonly [string, BenchResult | undefined])[]): stri
     '| bench | goals met | latest run |',
     '| --- | --- | --- |',
     ...results.map(([bench, r]) => {
-      const goals = r?.rows.filter((row) => row.goal !== undefined) ?? [];
+      const goals = r?.rows.filter((row) => row.goal !== undefined && !row.detail) ?? [];
       const met = goals.filter((row) => row.met).length;
       const anchor = `npm-run-bench${bench}`;
       return `| [\`bench:${bench}\`](#${anchor}) | ${r ? `${met} of ${goals.length}` : '-'} | ${r ? day(r.started) : 'not yet'} |`;
@@ -93,8 +118,30 @@ function overview(results: (readonly [string, BenchResult | undefined])[]): stri
   ];
 }
 
-/** The page and its charts (file name → SVG), as `npm run docs:benchmarks` writes them. */
-export async function benchmarksPage(): Promise<{ page: string; charts: Map<string, string> }> {
+const intro = [
+  '# Benchmarks',
+  '',
+  'What each benchmark measures, how to run it, its goal and its latest result. Every bench measures its',
+  'baselines in the same run and states its results against them: figures move by ±20 % from run to run on a',
+  'machine where the engines, the services and the load all share the cores.',
+  '',
+  'This page is generated by `npm run docs:benchmarks` (`scripts/bench-page.ts`) from the result each bench',
+  'writes to `bench/results/<bench>.json` and from the text in `bench/about/<bench>.md`; do not edit it by hand.',
+  'A bench run rewrites its JSON file: commit it with the page and its charts. Earlier results are in git',
+  '(`git log -p bench/results/`), and those before 2026-11-29, with how each change was measured, in',
+  '[the journal](benchmarks/journal.md).',
+  '',
+];
+
+async function markdown(path: string, lines: string[]): Promise<string> {
+  return format(lines.join('\n'), { ...(await resolveConfig(path)), filepath: path });
+}
+
+/**
+ * Every file `npm run docs:benchmarks` writes (path → text): the page, its charts and the benches' pages of
+ * details. Those folders hold nothing else.
+ */
+export async function benchmarkFiles(): Promise<Map<string, string>> {
   const benches = await benchNames();
   const known = new Set(benches);
   for (const file of await readdir(resultsDir).catch(() => [])) {
@@ -102,28 +149,18 @@ export async function benchmarksPage(): Promise<{ page: string; charts: Map<stri
       throw new Error(`bench/results/${file}: no bench of that name`);
   }
   const results = await Promise.all(benches.map(async (b) => [b, await latestResult(b)] as const));
-  const charts = new Map<string, string>();
-  for (const [, r] of results) {
-    for (const [name, points] of Object.entries(r?.charts ?? {}))
-      charts.set(`${name}.svg`, await barChartSvg(name, points));
-  }
+  const files = new Map<string, string>();
   const sections = await Promise.all(results.map(([b, r]) => benchSection(b, r)));
-  const text = [
-    '# Benchmarks',
-    '',
-    'What each benchmark measures, how to run it, its goal and its latest result. Every bench measures its',
-    'baselines in the same run and states its results against them: figures move by ±20 % from run to run on a',
-    'machine where the engines, the services and the load all share the cores.',
-    '',
-    'This page is generated by `npm run docs:benchmarks` (`scripts/bench-page.ts`) from the result each bench',
-    'writes to `bench/results/<bench>.json` and from the text in `bench/about/<bench>.md`; do not edit it by hand.',
-    'A bench run rewrites its JSON file: commit it with the page and its charts. Earlier results are in git',
-    '(`git log -p bench/results/`), and those before 2026-11-29, with how each change was measured, in',
-    '[the journal](benchmarks/journal.md).',
-    '',
-    ...overview(results),
-    '',
-    ...sections.flat(),
-  ].join('\n');
-  return { page: await format(text, { ...(await resolveConfig(pagePath)), filepath: pagePath }), charts };
+  files.set(pagePath, await markdown(pagePath, [...intro, ...overview(results), '', ...sections.flat()]));
+  for (const [bench, r] of results) {
+    if (!r) continue;
+    for (const [name, points] of Object.entries(r.charts)) {
+      files.set(join(chartsDir, `${name}.svg`), await barChartSvg(name, points));
+    }
+    if (r.rows.some((row) => row.detail)) {
+      const path = join(detailsDir, `${bench}.md`);
+      files.set(path, await markdown(path, detailsPage(r)));
+    }
+  }
+  return files;
 }
