@@ -210,13 +210,14 @@ async function pipelineRun(p: Pipeline, tag: string, trees: boolean) {
     .map(([name, s]) => `${name} ${us(s, EVENTS)}`)
     .join(', ');
   const allUs = (cpu.total * 1e6) / EVENTS;
-  results.row(
+  // Each run among the details; the comparison of the rounds sums them up.
+  results.detail(
     `pipeline ${tag}`,
     `${fmt(EVENTS)} events: ${fmt(EVENTS / seconds)} ev/s ingest→queryable (acks at ${fmt(EVENTS / ((acked - t0) / 1000))} ev/s); CPU µs/event ${each}; all ${fmt(allUs, 1)} (every core busy at ${fmt((CORES * 1e6) / allUs)} ev/s); machine ${fmt(cpu.machine.busy)} % busy, other work ${fmt(cpu.machine.rest)} %; ${writes}`,
   );
   if (leaved && tree) {
     const behind = (leaved.last - visible.last) / 1000;
-    results.row(
+    results.detail(
       `pipeline ${tag} trees`,
       `every event a leaf ${fmt(Math.abs(behind), 1)} s ${behind >= 0 ? 'after' : 'before'} the last was queryable; ${fmt(tree.checkpoints)} checkpoints signed, covering ${fmt(tree.signed)} of the ${fmt(tree.leaves)} leaves by then`,
     );
@@ -420,7 +421,7 @@ async function measureVerifier() {
   row("baseline: each row's leaf from its bytes (rowLeafOfBytes)", 'leafFromBytes');
   row('baseline: JSON.parse of the lines alone', 'parse');
   row("baseline: reading the file's lines alone (the command's reader)", 'readLines');
-  results.row('verifier: the machine during each round', machine.join('; '));
+  results.detail('verifier: the machine during each round', machine.join('; '));
 }
 
 let cleaned: Promise<void> | undefined;

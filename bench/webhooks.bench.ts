@@ -64,11 +64,8 @@ const UNLIMITED = '100000000';
 const names = uniqueNames('benchwh');
 const results = benchResults('webhooks');
 const notes: string[] = [];
-/** A measure's setting and load, printed under its row and kept as a note: the "other work" tells a quiet run. */
-const detail = (measure: string, line: string) => {
-  notes.push(`${measure}: ${line}`);
-  console.log(`  ${line}`);
-};
+/** A measure's run and the machine's load meanwhile, among the details: the "other work" tells a quiet run. */
+const detail = (measure: string, line: string) => results.detail(`${measure}: the run`, line);
 /** Every rate on one chart, the baselines' requests counted as deliveries: the same signed payload, POSTed alike. */
 const ratePoint = (measure: string, perS: number) =>
   results.point('webhook-rate', measure, { 'deliveries/s': Math.round(perS) });

@@ -44,10 +44,14 @@ function table(rows: BenchRow[]): string[] {
   ];
 }
 
-const ranOn = (r: BenchResult) => [
-  `${day(r.started)} to ${day(r.finished)} UTC on ${r.machine}; Node ${r.node}, commit \`${r.commit}\`; load`,
-  `average ${r.load.start} at the start, ${r.load.end} at the end.`,
-];
+/** When and where: one line, however long the machine's description. */
+const ranOn = (r: BenchResult) => {
+  const [start, end] = [day(r.started), day(r.finished)];
+  const when = start.slice(0, 10) === end.slice(0, 10) ? `${start}-${end.slice(11)}` : `${start} to ${end}`;
+  return [
+    `Ran ${when} UTC on ${r.machine}; Node ${r.node}; commit \`${r.commit}\`; load average ${r.load.start} → ${r.load.end}.`,
+  ];
+};
 
 function resultSection(r: BenchResult | undefined, bench: string): string[] {
   if (!r) {
@@ -66,7 +70,10 @@ function resultSection(r: BenchResult | undefined, bench: string): string[] {
     '',
     ...table(r.rows.filter((row) => !row.detail)),
     ...(details > 0
-      ? ['', `Each of the ${details} cases these rows sum up: [${bench}](benchmarks/details/${bench}.md).`]
+      ? [
+          '',
+          `Every case and run, ${details} rows more: [${bench} in detail](benchmarks/details/${bench}.md).`,
+        ]
       : []),
     ...Object.keys(r.charts).flatMap((name) => [
       '',
