@@ -53,6 +53,8 @@ const ranOn = (r: BenchResult) => {
   ];
 };
 
+const notes = (r: BenchResult) => r.notes.map((n) => `- ${n}`);
+
 function resultSection(r: BenchResult | undefined, bench: string): string[] {
   if (!r) {
     return [
@@ -79,7 +81,8 @@ function resultSection(r: BenchResult | undefined, bench: string): string[] {
       '',
       `![${chartTitles[name]?.title ?? name}](benchmarks/charts/${name}.svg)`,
     ]),
-    ...(r.notes.length > 0 ? ['', ...r.notes.map((n) => `- ${n}`)] : []),
+    // How the run was set up: beside every case where the bench has a page of details, else here.
+    ...(r.notes.length > 0 && details === 0 ? ['', ...notes(r)] : []),
   ];
 }
 
@@ -91,6 +94,7 @@ const detailsPage = (r: BenchResult) => [
   ...ranOn(r),
   '',
   ...table(r.rows),
+  ...(r.notes.length > 0 ? ['', ...notes(r)] : []),
   '',
 ];
 
