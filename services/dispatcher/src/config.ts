@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { WEBHOOK_RETRY_TIERS } from '@audit/shared/contract';
 import {
-  kafkaEnv,
-  kafkaSettings,
-  listenersEnv,
-  loggingEnv,
+  kafkaPart,
+  listenerParts,
+  loggingPart,
   positiveInt,
-  postgresEnv,
-  listenerSettings,
+  postgresPart,
   serviceConfig,
 } from '@audit/shared/platform';
 import { webhookEnv, webhookSettings } from '@audit/shared/webhooks';
@@ -16,12 +14,9 @@ import { parseDurations } from './domain/durations.js';
 /** The environment variables the dispatcher reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'dispatcher',
+  [kafkaPart, postgresPart, loggingPart, listenerParts.dispatcher],
   {
-    ...kafkaEnv,
-    ...postgresEnv,
-    ...loggingEnv,
     ...webhookEnv,
-    ...listenersEnv.dispatcher,
     DISPATCHER_GROUP_ID: z.string().min(1).default('audit-dispatcher').meta({
       description:
         "consumer group of the audit topic (`…-retries` for the retry tiers); a new group starts at the topic's end",
@@ -111,10 +106,6 @@ export const { envSchema, loadConfig } = serviceConfig(
     }),
   },
   (e) => ({
-    kafka: kafkaSettings(e),
-    databaseUrl: e.DATABASE_URL,
-    logLevel: e.LOG_LEVEL,
-    ...listenerSettings(e, 'DISPATCHER'),
     groupId: e.DISPATCHER_GROUP_ID,
     sessionTimeoutMs: e.DISPATCHER_SESSION_TIMEOUT_MS,
     webhooks: webhookSettings(e),

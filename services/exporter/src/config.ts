@@ -1,29 +1,22 @@
 import { z } from 'zod';
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import {
-  clickhouseEnv,
-  clickhouseSettings,
-  kafkaEnv,
-  kafkaSettings,
-  listenersEnv,
-  loggingEnv,
+  clickhousePart,
+  kafkaPart,
+  listenerParts,
+  loggingPart,
   positiveInt,
-  postgresEnv,
+  postgresPart,
   projectorGroupEnv,
-  listenerSettings,
   serviceConfig,
 } from '@audit/shared/platform';
 
 /** The environment variables the exporter reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'exporter',
+  [kafkaPart, clickhousePart, postgresPart, loggingPart, listenerParts.exporter],
   {
-    ...kafkaEnv,
-    ...clickhouseEnv,
-    ...postgresEnv,
-    ...loggingEnv,
     ...exportStorageEnv,
-    ...listenersEnv.exporter,
     // A job waits for this group's progress (docs/exports.md "Window").
     ...projectorGroupEnv,
     EXPORTER_GROUP_ID: z
@@ -76,12 +69,7 @@ export const { envSchema, loadConfig } = serviceConfig(
       .meta({ description: 'consumer group session timeout (at least 6000)' }),
   },
   (e, ctx) => ({
-    kafka: kafkaSettings(e),
-    clickhouse: clickhouseSettings(e),
-    databaseUrl: e.DATABASE_URL,
-    logLevel: e.LOG_LEVEL,
     storage: exportStorageSettings(e, ctx),
-    ...listenerSettings(e, 'EXPORTER'),
     groupId: e.EXPORTER_GROUP_ID,
     projectorGroupId: e.PROJECTOR_GROUP_ID,
     concurrency: e.EXPORTER_CONCURRENCY,

@@ -2,17 +2,14 @@ import { z } from 'zod';
 import { apiKeyEnv } from '@audit/shared/api-keys';
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import {
-  clickhouseEnv,
-  clickhouseSettings,
-  kafkaEnv,
-  kafkaSettings,
-  listenersEnv,
-  loggingEnv,
+  clickhousePart,
+  kafkaPart,
+  listenerParts,
+  loggingPart,
   port,
   positiveInt,
-  postgresEnv,
+  postgresPart,
   secret,
-  listenerSettings,
   serviceConfig,
 } from '@audit/shared/platform';
 import { cidrList, webhookEnv, webhookSettings } from '@audit/shared/webhooks';
@@ -20,14 +17,10 @@ import { cidrList, webhookEnv, webhookSettings } from '@audit/shared/webhooks';
 /** The environment variables the gateway reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'gateway',
+  [clickhousePart, kafkaPart, postgresPart, loggingPart, listenerParts.gateway],
   {
-    ...clickhouseEnv,
-    ...kafkaEnv,
-    ...postgresEnv,
-    ...loggingEnv,
     ...webhookEnv,
     ...exportStorageEnv,
-    ...listenersEnv.gateway,
     // Metrics are unauthenticated and describe the whole deployment: never on the public listener.
     GATEWAY_METRICS_HOST: z
       .string()
@@ -104,11 +97,6 @@ export const { envSchema, loadConfig } = serviceConfig(
       }),
   },
   (e, ctx) => ({
-    clickhouse: clickhouseSettings(e),
-    kafka: kafkaSettings(e),
-    databaseUrl: e.DATABASE_URL,
-    logLevel: e.LOG_LEVEL,
-    ...listenerSettings(e, 'GATEWAY'),
     metrics: { host: e.GATEWAY_METRICS_HOST, port: e.GATEWAY_METRICS_PORT },
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,

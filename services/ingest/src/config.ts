@@ -1,21 +1,17 @@
 import {
-  kafkaEnv,
-  kafkaSettings,
-  listenersEnv,
-  loggingEnv,
+  kafkaPart,
+  listenerParts,
+  loggingPart,
   positiveInt,
   secret,
-  listenerSettings,
   serviceConfig,
 } from '@audit/shared/platform';
 
 /** The environment variables ingest reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'ingest',
+  [kafkaPart, loggingPart, listenerParts.ingest],
   {
-    ...kafkaEnv,
-    ...loggingEnv,
-    ...listenersEnv.ingest,
     INGEST_TOKEN: secret(16).meta({
       description: 'bearer token: at least 16 printable ASCII characters, no spaces',
       defaultText: 'required (`npm start` generates one)',
@@ -30,9 +26,6 @@ export const { envSchema, loadConfig } = serviceConfig(
     }),
   },
   (e) => ({
-    kafka: kafkaSettings(e),
-    logLevel: e.LOG_LEVEL,
-    ...listenerSettings(e, 'INGEST'),
     token: e.INGEST_TOKEN,
     maxBytes: e.INGEST_MAX_BYTES,
     publishTimeoutMs: e.INGEST_PUBLISH_TIMEOUT_MS,

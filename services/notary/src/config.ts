@@ -1,19 +1,11 @@
 import { integrityEnv, integritySettings } from '@audit/shared/integrity';
-import {
-  listenerSettings,
-  listenersEnv,
-  loggingEnv,
-  positiveInt,
-  postgresEnv,
-  serviceConfig,
-} from '@audit/shared/platform';
+import { listenerParts, loggingPart, positiveInt, postgresPart, serviceConfig } from '@audit/shared/platform';
 
 /** The environment variables the notary reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'notary',
+  [postgresPart, loggingPart, listenerParts.notary],
   {
-    ...postgresEnv,
-    ...loggingEnv,
     ...integrityEnv,
     INTEGRITY_CHECKPOINT_INTERVAL_MS: positiveInt(60_000).meta({
       description:
@@ -25,12 +17,8 @@ export const { envSchema, loadConfig } = serviceConfig(
         "a tenant's new leaves wait for a checkpoint until this many wait (or `INTEGRITY_CHECKPOINT_INTERVAL_MS` at " +
         'most)',
     }),
-    ...listenersEnv.notary,
   },
   (e) => ({
-    databaseUrl: e.DATABASE_URL,
-    logLevel: e.LOG_LEVEL,
-    ...listenerSettings(e, 'NOTARY'),
     integrity: integritySettings(e),
     checkpoints: { intervalMs: e.INTEGRITY_CHECKPOINT_INTERVAL_MS, every: e.INTEGRITY_CHECKPOINT_EVERY },
   }),

@@ -4,13 +4,11 @@ import { schemasDirEnv } from '@audit/shared/contract';
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import { integrityEnv, integritySettings } from '@audit/shared/integrity';
 import {
-  clickhouseEnv,
-  clickhouseSettings,
-  kafkaEnv,
-  kafkaSettings,
-  listenersEnv,
-  loggingEnv,
-  postgresEnv,
+  clickhousePart,
+  kafkaPart,
+  listenerParts,
+  loggingPart,
+  postgresPart,
   projectorGroupEnv,
   serviceConfig,
 } from '@audit/shared/platform';
@@ -21,11 +19,8 @@ import {
  */
 export const { envSchema, loadConfig } = serviceConfig(
   'ops',
+  [kafkaPart, clickhousePart, postgresPart, loggingPart],
   {
-    ...kafkaEnv,
-    ...clickhouseEnv,
-    ...postgresEnv,
-    ...loggingEnv,
     // `migrate` prepares the export store (the bucket) the services are given.
     ...exportStorageEnv,
     // `integrity keys` writes new keys' private halves where the notary reads them.
@@ -39,22 +34,18 @@ export const { envSchema, loadConfig } = serviceConfig(
       .optional()
       .meta({ description: 'the actor recorded in key audit events', defaultText: '`operator:<OS user>`' }),
     // Where `status` finds the services: the same variables and defaults the services listen by.
-    ...listenersEnv.gateway,
-    ...listenersEnv.ingest,
-    ...listenersEnv.projector,
-    ...listenersEnv.dispatcher,
-    ...listenersEnv.exporter,
-    ...listenersEnv.notary,
+    ...listenerParts.gateway.env,
+    ...listenerParts.ingest.env,
+    ...listenerParts.projector.env,
+    ...listenerParts.dispatcher.env,
+    ...listenerParts.exporter.env,
+    ...listenerParts.notary.env,
     // The projectors' group: `replay projection` waits for its members, and names the replay's group after it.
     ...projectorGroupEnv,
     // As the projector's: `dlq show` and `replay webhooks` decode with the contract versions the projector has.
     ...schemasDirEnv,
   },
   (e, ctx) => ({
-    kafka: kafkaSettings(e),
-    clickhouse: clickhouseSettings(e),
-    databaseUrl: e.DATABASE_URL,
-    logLevel: e.LOG_LEVEL,
     exportStorage: exportStorageSettings(e, ctx),
     integrity: integritySettings(e),
     apiKeyPepper: e.API_KEY_PEPPER,
@@ -63,12 +54,12 @@ export const { envSchema, loadConfig } = serviceConfig(
     projectorGroupId: e.PROJECTOR_GROUP_ID,
     schemasDir: e.SCHEMAS_DIR,
     services: {
-      gateway: { host: e.GATEWAY_HOST, port: e.GATEWAY_PORT },
-      ingest: { host: e.INGEST_HOST, port: e.INGEST_PORT },
-      projector: { host: e.PROJECTOR_HOST, port: e.PROJECTOR_PORT },
-      dispatcher: { host: e.DISPATCHER_HOST, port: e.DISPATCHER_PORT },
-      exporter: { host: e.EXPORTER_HOST, port: e.EXPORTER_PORT },
-      notary: { host: e.NOTARY_HOST, port: e.NOTARY_PORT },
+      gateway: listenerParts.gateway.settings(e),
+      ingest: listenerParts.ingest.settings(e),
+      projector: listenerParts.projector.settings(e),
+      dispatcher: listenerParts.dispatcher.settings(e),
+      exporter: listenerParts.exporter.settings(e),
+      notary: listenerParts.notary.settings(e),
     },
   }),
 );

@@ -2,16 +2,13 @@ import { z } from 'zod';
 import { schemasDirEnv } from '@audit/shared/contract';
 import {
   booleanFlag,
-  clickhouseEnv,
-  clickhouseSettings,
-  kafkaEnv,
-  kafkaSettings,
-  listenersEnv,
-  loggingEnv,
+  clickhousePart,
+  kafkaPart,
+  listenerParts,
+  loggingPart,
   positiveInt,
-  postgresEnv,
+  postgresPart,
   projectorGroupEnv,
-  listenerSettings,
   serviceConfig,
 } from '@audit/shared/platform';
 
@@ -31,11 +28,9 @@ const flushDefaultText = (setting: 'flushMs' | 'minIntervalMs') =>
 /** The environment variables the projector reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'projector',
+  // Postgres holds the trees, and the audit topic's generations once it has grown (docs/topic-growth.md).
+  [kafkaPart, clickhousePart, loggingPart, postgresPart, listenerParts.projector],
   {
-    ...kafkaEnv,
-    ...clickhouseEnv,
-    ...loggingEnv,
-    ...postgresEnv,
     PROJECTOR_TREES: booleanFlag(true).meta({
       description:
         "append each event to its tenant's Merkle tree in Postgres, in the write that stores it " +
@@ -52,7 +47,6 @@ export const { envSchema, loadConfig } = serviceConfig(
           "a partition without a tree position begins at this group's committed offset (the notary's, before " +
           "migration 0021), else at the topic's oldest record",
       }),
-    ...listenersEnv.projector,
     ...projectorGroupEnv,
     PROJECTOR_BATCH_SIZE: positiveInt(10_000).meta({ description: 'flush once this many records wait' }),
     // Their defaults depend on CLICKHOUSE_CLUSTER (flushDefaults).
@@ -87,13 +81,7 @@ export const { envSchema, loadConfig } = serviceConfig(
     ...schemasDirEnv,
   },
   (e) => ({
-    kafka: kafkaSettings(e),
-    clickhouse: clickhouseSettings(e),
-    logLevel: e.LOG_LEVEL,
-    // The trees, and the audit topic's generations once it has grown (docs/topic-growth.md).
-    databaseUrl: e.DATABASE_URL,
     trees: e.PROJECTOR_TREES ? { notaryGroupId: e.PROJECTOR_TREES_NOTARY_GROUP_ID } : null,
-    ...listenerSettings(e, 'PROJECTOR'),
     groupId: e.PROJECTOR_GROUP_ID,
     batchSize: e.PROJECTOR_BATCH_SIZE,
     flushMs: e.PROJECTOR_FLUSH_MS ?? flushDefaults(e.CLICKHOUSE_CLUSTER).flushMs,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { logLevel, port, positiveInt } from './env.js';
+import { configPart } from './service-config.js';
 
 // Defaults match infra/local/stack.sh, so a fresh checkout needs no configuration.
 export const kafkaEnv = {
@@ -99,30 +100,39 @@ export function clickhouseSettings(e: z.output<z.ZodObject<typeof clickhouseEnv>
 
 const HEALTH = 'the health endpoints and `/metrics`';
 
-/** Where a service listens: `<NAME>_HOST` and `<NAME>_PORT`. */
-function listenerEnv<N extends string>(name: N, defaultPort: number, what: string) {
+/** Where a service listens: `<NAME>_HOST` and `<NAME>_PORT`, made its `host` and `port`. */
+function listenerPart<N extends string>(name: N, defaultPort: number, what: string) {
   const host = z
     .string()
     .min(1)
     .default('127.0.0.1')
     .meta({ description: `host of ${what}` });
   const portOf = port(defaultPort).meta({ description: `port of ${what}` });
-  return { [`${name}_HOST`]: host, [`${name}_PORT`]: portOf } as Record<`${N}_HOST`, typeof host> &
+  const env = { [`${name}_HOST`]: host, [`${name}_PORT`]: portOf } as Record<`${N}_HOST`, typeof host> &
     Record<`${N}_PORT`, typeof portOf>;
+  return configPart(env, (e) => {
+    const values = e as Record<string, unknown> as Record<`${N}_HOST`, string> & Record<`${N}_PORT`, number>;
+    return { host: values[`${name}_HOST`], port: values[`${name}_PORT`] };
+  });
 }
 
 /**
  * Each service's listener, with the same defaults for the service, which listens there, and for `ops status`,
  * which looks for it there.
  */
-export const listenersEnv = {
-  gateway: listenerEnv('GATEWAY', 8080, 'the public API listener'),
-  ingest: listenerEnv('INGEST', 8081, 'the internal ingest listener (loopback by default), also `/metrics`'),
-  projector: listenerEnv('PROJECTOR', 8082, HEALTH),
-  dispatcher: listenerEnv('DISPATCHER', 8083, HEALTH),
-  exporter: listenerEnv('EXPORTER', 8084, HEALTH),
-  notary: listenerEnv('NOTARY', 8085, HEALTH),
+export const listenerParts = {
+  gateway: listenerPart('GATEWAY', 8080, 'the public API listener'),
+  ingest: listenerPart('INGEST', 8081, 'the internal ingest listener (loopback by default), also `/metrics`'),
+  projector: listenerPart('PROJECTOR', 8082, HEALTH),
+  dispatcher: listenerPart('DISPATCHER', 8083, HEALTH),
+  exporter: listenerPart('EXPORTER', 8084, HEALTH),
+  notary: listenerPart('NOTARY', 8085, HEALTH),
 };
+
+export const kafkaPart = configPart(kafkaEnv, (e) => ({ kafka: kafkaSettings(e) }));
+export const clickhousePart = configPart(clickhouseEnv, (e) => ({ clickhouse: clickhouseSettings(e) }));
+export const postgresPart = configPart(postgresEnv, (e) => ({ databaseUrl: e.DATABASE_URL }));
+export const loggingPart = configPart(loggingEnv, (e) => ({ logLevel: e.LOG_LEVEL }));
 
 /** The projector's consumer group: the projector's own, what an export job waits for, what `ops` reads. */
 export const projectorGroupEnv = {
