@@ -1,20 +1,13 @@
 import { z } from 'zod';
 import { WEBHOOK_RETRY_TIERS } from '@audit/shared/contract';
-import {
-  kafkaPart,
-  listenerParts,
-  loggingPart,
-  positiveInt,
-  postgresPart,
-  serviceConfig,
-} from '@audit/shared/platform';
+import { positiveInt, serviceConfig } from '@audit/shared/platform';
 import { webhookEnv, webhookSettings } from '@audit/shared/webhooks';
 import { parseDurations } from './domain/durations.js';
 
 /** The environment variables the dispatcher reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'dispatcher',
-  [kafkaPart, postgresPart, loggingPart, listenerParts.dispatcher],
+  ['kafka', 'postgres'],
   {
     ...webhookEnv,
     DISPATCHER_GROUP_ID: z.string().min(1).default('audit-dispatcher').meta({

@@ -1,20 +1,11 @@
 import { z } from 'zod';
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
-import {
-  clickhousePart,
-  kafkaPart,
-  listenerParts,
-  loggingPart,
-  positiveInt,
-  postgresPart,
-  projectorGroupEnv,
-  serviceConfig,
-} from '@audit/shared/platform';
+import { positiveInt, projectorGroupEnv, serviceConfig } from '@audit/shared/platform';
 
 /** The environment variables the exporter reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'exporter',
-  [kafkaPart, clickhousePart, postgresPart, loggingPart, listenerParts.exporter],
+  ['kafka', 'clickhouse', 'postgres'],
   {
     ...exportStorageEnv,
     // A job waits for this group's progress (docs/exports.md "Window").

@@ -1,23 +1,13 @@
 import { z } from 'zod';
 import { apiKeyEnv } from '@audit/shared/api-keys';
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
-import {
-  clickhousePart,
-  kafkaPart,
-  listenerParts,
-  loggingPart,
-  port,
-  positiveInt,
-  postgresPart,
-  secret,
-  serviceConfig,
-} from '@audit/shared/platform';
+import { port, positiveInt, secret, serviceConfig } from '@audit/shared/platform';
 import { cidrList, webhookEnv, webhookSettings } from '@audit/shared/webhooks';
 
 /** The environment variables the gateway reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'gateway',
-  [clickhousePart, kafkaPart, postgresPart, loggingPart, listenerParts.gateway],
+  ['clickhouse', 'kafka', 'postgres'],
   {
     ...webhookEnv,
     ...exportStorageEnv,

@@ -1,16 +1,9 @@
-import {
-  kafkaPart,
-  listenerParts,
-  loggingPart,
-  positiveInt,
-  secret,
-  serviceConfig,
-} from '@audit/shared/platform';
+import { positiveInt, secret, serviceConfig } from '@audit/shared/platform';
 
 /** The environment variables ingest reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'ingest',
-  [kafkaPart, loggingPart, listenerParts.ingest],
+  ['kafka'],
   {
     INGEST_TOKEN: secret(16).meta({
       description: 'bearer token: at least 16 printable ASCII characters, no spaces',

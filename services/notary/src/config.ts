@@ -1,10 +1,10 @@
 import { integrityEnv, integritySettings } from '@audit/shared/integrity';
-import { listenerParts, loggingPart, positiveInt, postgresPart, serviceConfig } from '@audit/shared/platform';
+import { positiveInt, serviceConfig } from '@audit/shared/platform';
 
 /** The environment variables the notary reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
   'notary',
-  [postgresPart, loggingPart, listenerParts.notary],
+  ['postgres'],
   {
     ...integrityEnv,
     INTEGRITY_CHECKPOINT_INTERVAL_MS: positiveInt(60_000).meta({

@@ -3,15 +3,7 @@ import { optionalPepperEnv } from '@audit/shared/api-keys';
 import { schemasDirEnv } from '@audit/shared/contract';
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import { integrityEnv, integritySettings } from '@audit/shared/integrity';
-import {
-  clickhousePart,
-  kafkaPart,
-  listenerParts,
-  loggingPart,
-  postgresPart,
-  projectorGroupEnv,
-  serviceConfig,
-} from '@audit/shared/platform';
+import { listenerParts, projectorGroupEnv, serviceConfig } from '@audit/shared/platform';
 
 /**
  * The environment variables the ops CLI reads, each described for docs/configuration.md; those it shares with a
@@ -19,7 +11,7 @@ import {
  */
 export const { envSchema, loadConfig } = serviceConfig(
   'ops',
-  [kafkaPart, clickhousePart, postgresPart, loggingPart],
+  ['kafka', 'clickhouse', 'postgres'],
   {
     // `migrate` prepares the export store (the bucket) the services are given.
     ...exportStorageEnv,

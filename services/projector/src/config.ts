@@ -1,16 +1,6 @@
 import { z } from 'zod';
 import { schemasDirEnv } from '@audit/shared/contract';
-import {
-  booleanFlag,
-  clickhousePart,
-  kafkaPart,
-  listenerParts,
-  loggingPart,
-  positiveInt,
-  postgresPart,
-  projectorGroupEnv,
-  serviceConfig,
-} from '@audit/shared/platform';
+import { booleanFlag, positiveInt, projectorGroupEnv, serviceConfig } from '@audit/shared/platform';
 
 /**
  * How often the projector inserts at most, by default (docs/architecture.md "Projection"): on one server an idle
@@ -29,7 +19,7 @@ const flushDefaultText = (setting: 'flushMs' | 'minIntervalMs') =>
 export const { envSchema, loadConfig } = serviceConfig(
   'projector',
   // Postgres holds the trees, and the audit topic's generations once it has grown (docs/topic-growth.md).
-  [kafkaPart, clickhousePart, loggingPart, postgresPart, listenerParts.projector],
+  ['kafka', 'clickhouse', 'postgres'],
   {
     PROJECTOR_TREES: booleanFlag(true).meta({
       description:

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { logLevel, port, positiveInt } from './env.js';
-import { configPart } from './service-config.js';
+import { configPart } from './config-part.js';
 
 // Defaults match infra/local/stack.sh, so a fresh checkout needs no configuration.
 export const kafkaEnv = {
@@ -116,6 +116,16 @@ function listenerPart<N extends string>(name: N, defaultPort: number, what: stri
   });
 }
 
+/** The components a deployable may read the variables of, each with the settings made of them. */
+export const componentParts = {
+  kafka: configPart(kafkaEnv, (e) => ({ kafka: kafkaSettings(e) })),
+  clickhouse: configPart(clickhouseEnv, (e) => ({ clickhouse: clickhouseSettings(e) })),
+  postgres: configPart(postgresEnv, (e) => ({ databaseUrl: e.DATABASE_URL })),
+};
+
+/** Every deployable logs. */
+export const loggingPart = configPart(loggingEnv, (e) => ({ logLevel: e.LOG_LEVEL }));
+
 /**
  * Each service's listener, with the same defaults for the service, which listens there, and for `ops status`,
  * which looks for it there.
@@ -128,11 +138,6 @@ export const listenerParts = {
   exporter: listenerPart('EXPORTER', 8084, HEALTH),
   notary: listenerPart('NOTARY', 8085, HEALTH),
 };
-
-export const kafkaPart = configPart(kafkaEnv, (e) => ({ kafka: kafkaSettings(e) }));
-export const clickhousePart = configPart(clickhouseEnv, (e) => ({ clickhouse: clickhouseSettings(e) }));
-export const postgresPart = configPart(postgresEnv, (e) => ({ databaseUrl: e.DATABASE_URL }));
-export const loggingPart = configPart(loggingEnv, (e) => ({ logLevel: e.LOG_LEVEL }));
 
 /** The projector's consumer group: the projector's own, what an export job waits for, what `ops` reads. */
 export const projectorGroupEnv = {
