@@ -48,41 +48,35 @@ function table(rows: BenchRow[]): string[] {
 const ranOn = (r: BenchResult) => {
   const [start, end] = [day(r.started), day(r.finished)];
   const when = start.slice(0, 10) === end.slice(0, 10) ? `${start}-${end.slice(11)}` : `${start} to ${end}`;
-  return [
-    `Ran ${when} UTC on ${r.machine}; Node ${r.node}; commit \`${r.commit}\`; load average ${r.load.start} → ${r.load.end}.`,
-  ];
+  return `ran ${when} UTC on ${r.machine}; Node ${r.node}; commit \`${r.commit}\`; load average ${r.load.start} → ${r.load.end}.`;
 };
 
-const notes = (r: BenchResult) => r.notes.map((n) => `- ${n}`);
+/** A bench's page of details holds its cases' rows and its notes on how it ran: the results page sums them up. */
+const hasDetails = (r: BenchResult) => r.notes.length > 0 || r.rows.some((row) => row.detail);
 
 function resultSection(r: BenchResult | undefined, bench: string): string[] {
   if (!r) {
     return [
-      '### Latest result',
-      '',
-      `Not run since the benches write their results as JSON: run \`npm run bench:${bench}\`. Its earlier results`,
-      'are in [the journal](benchmarks/journal.md).',
+      `**Latest result**: not run since the benches write their results as JSON: run \`npm run bench:${bench}\`.`,
+      'Its earlier results are in [the journal](benchmarks/journal.md).',
     ];
   }
   const details = r.rows.filter((row) => row.detail).length;
+  const more = [
+    details > 0 ? `every case and run (${details} rows more)` : '',
+    r.notes.length > 0 ? 'how it ran' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return [
-    '### Latest result',
-    '',
-    ...ranOn(r),
+    `**Latest result**: ${ranOn(r)}`,
     '',
     ...table(r.rows.filter((row) => !row.detail)),
-    ...(details > 0
-      ? [
-          '',
-          `Every case and run, ${details} rows more: [${bench} in detail](benchmarks/details/${bench}.md).`,
-        ]
-      : []),
+    ...(hasDetails(r) ? ['', `In detail, ${more}: [${bench}](benchmarks/details/${bench}.md).`] : []),
     ...Object.keys(r.charts).flatMap((name) => [
       '',
       `![${chartTitles[name]?.title ?? name}](benchmarks/charts/${name}.svg)`,
     ]),
-    // How the run was set up: beside every case where the bench has a page of details, else here.
-    ...(r.notes.length > 0 && details === 0 ? ['', ...notes(r)] : []),
   ];
 }
 
@@ -90,11 +84,10 @@ function resultSection(r: BenchResult | undefined, bench: string): string[] {
 const detailsPage = (r: BenchResult) => [
   `# \`npm run bench:${r.bench}\`: every measure`,
   '',
-  `Generated with [the benchmarks page](../../benchmarks.md) from \`bench/results/${r.bench}.json\`.`,
-  ...ranOn(r),
+  `Generated with [the benchmarks page](../../benchmarks.md) from \`bench/results/${r.bench}.json\`; ${ranOn(r)}`,
   '',
   ...table(r.rows),
-  ...(r.notes.length > 0 ? ['', ...notes(r)] : []),
+  ...(r.notes.length > 0 ? ['', ...r.notes.map((n) => `- ${n}`)] : []),
   '',
 ];
 
@@ -122,9 +115,10 @@ function overview(results: (readonly [string, BenchResult | undefined])[]): stri
     '| --- | --- | --- |',
     ...results.map(([bench, r]) => {
       const goals = r?.rows.filter((row) => row.goal !== undefined && !row.detail) ?? [];
-      const met = goals.filter((row) => row.met).length;
+      const met =
+        goals.length > 0 ? `${goals.filter((row) => row.met).length} of ${goals.length}` : 'no goal';
       const anchor = `npm-run-bench${bench}`;
-      return `| [\`bench:${bench}\`](#${anchor}) | ${r ? `${met} of ${goals.length}` : '-'} | ${r ? day(r.started) : 'not yet'} |`;
+      return `| [\`bench:${bench}\`](#${anchor}) | ${r ? met : '-'} | ${r ? day(r.started) : 'not yet'} |`;
     }),
   ];
 }
@@ -168,7 +162,7 @@ export async function benchmarkFiles(): Promise<Map<string, string>> {
     for (const [name, points] of Object.entries(r.charts)) {
       files.set(join(chartsDir, `${name}.svg`), await barChartSvg(name, points));
     }
-    if (r.rows.some((row) => row.detail)) {
+    if (hasDetails(r)) {
       const path = join(detailsDir, `${bench}.md`);
       files.set(path, await markdown(path, detailsPage(r)));
     }

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import type { Logger } from '@audit/shared/platform';
+import type { OpsConfig } from './config.js';
 
 export const OPTIONS = {
   json: { type: 'boolean', default: false },
@@ -34,6 +36,17 @@ export type CliValues = ReturnType<
 
 /** Prints the JSON form with --json, the human one otherwise. */
 export type Print = (json: unknown, human: string) => void;
+
+/** What a command is run with: its settings, a logger for problems, and where its output and notes go. */
+export interface CliContext {
+  config: OpsConfig;
+  logger: Logger;
+  print: Print;
+  /** Progress on stderr, in place: never part of the output. */
+  progress: (done: number, total: number) => void;
+  /** A line on stderr for the operator: never part of the output. */
+  note: (text: string) => void;
+}
 
 /** Refuses options the command does not take (a stray one could otherwise widen what it acts on). */
 export function onlyOptions(

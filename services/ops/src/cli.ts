@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createClickHouse, createLogger, schemaWriter, type Env } from '@audit/shared/platform';
-import { OPTIONS, onlyOptions, type Print } from './cli-values.js';
+import { OPTIONS, onlyOptions, type CliContext, type Print } from './cli-values.js';
 import { backfillFilterIndex } from './commands/backfill.command.js';
 import { CliError } from './commands/cli-error.js';
 import { dlqCli } from './commands/dlq.cli.js';
@@ -62,6 +62,7 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
     // Results are the command's output; only problems are logged (to stderr).
     const logger = createLogger('ops', config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
     const print: Print = (json, human) => io.out(values.json ? JSON.stringify(json) : human);
+    const cli: CliContext = { config, logger, print, progress: progressTo(io), note: (text) => io.err(text) };
     switch (command as Exclude<HelpTopic, 'main'>) {
       case 'migrate': {
         const r = await migrateCommand(config, logger);
@@ -72,10 +73,10 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         return 0;
       }
       case 'keys':
-        await keysCli(sub, values, config, logger, print);
+        await keysCli(sub, values, cli);
         return 0;
       case 'dlq':
-        await dlqCli(sub, values, config, logger, print, progressTo(io));
+        await dlqCli(sub, values, cli);
         return 0;
       case 'backfill': {
         if (sub !== 'filter-index')
@@ -102,15 +103,15 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         return 0;
       }
       case 'exports':
-        await exportsCli(sub, values, config, logger, print, (text) => io.err(text));
+        await exportsCli(sub, values, cli);
         return 0;
       case 'integrity':
-        return await integrityCli(sub, action, values, config, logger, print);
+        return await integrityCli(sub, action, values, cli);
       case 'replay':
-        await replayCli(sub, values, config, logger, print, progressTo(io), (text) => io.err(text));
+        await replayCli(sub, values, cli);
         return 0;
       case 'topics':
-        await topicsCli(sub, values, config, logger, print, (text) => io.err(text));
+        await topicsCli(sub, values, cli);
         return 0;
       case 'lag': {
         const report = await withKafka(config, logger, ({ kafka, topics }) =>

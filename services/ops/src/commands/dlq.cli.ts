@@ -1,6 +1,4 @@
-import type { Logger } from '@audit/shared/platform';
-import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
-import type { OpsConfig } from '../config.js';
+import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withOperationsContext } from '../contexts.js';
 import { parseDlqRequest } from '../domain/dlq-request.js';
 import { HELP } from '../help.js';
@@ -39,10 +37,7 @@ function listText(result: Awaited<ReturnType<typeof dlqList>>): string {
 export async function dlqCli(
   sub: string | undefined,
   values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
-  progress: (read: number, total: number) => void,
+  { config, logger, print, progress }: CliContext,
 ) {
   if (sub !== 'list' && sub !== 'show' && sub !== 'redrive') {
     throw new CliError(`unknown dlq command: ${sub ?? '(none)'}\n\n${HELP.dlq}`, 2);

@@ -1,9 +1,6 @@
 import { formatTimestamp } from '@audit/shared/contract';
 import { type ExportJob } from '@audit/shared/export-jobs';
-import { type Logger } from '@audit/shared/platform';
-import type { CliValues, Print } from '../cli-values.js';
-import { onlyOptions } from '../cli-values.js';
-import type { OpsConfig } from '../config.js';
+import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
 import { HELP } from '../help.js';
 import { CliError } from './cli-error.js';
@@ -42,10 +39,7 @@ function limitOf(values: CliValues): number {
 export async function exportsCli(
   sub: string | undefined,
   values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
-  note: (text: string) => void,
+  { config, logger, print, note }: CliContext,
 ) {
   const allowed = { list: ['tenant', 'status', 'limit'], show: ['id', 'wait'], cancel: ['id'] } as const;
   if (sub !== 'list' && sub !== 'show' && sub !== 'cancel') {

@@ -1,8 +1,7 @@
 import { formatTimestamp, TENANT_ID_PATTERN } from '@audit/shared/contract';
 import { TreeStoreDamagedError } from '@audit/shared/integrity';
-import { createClickHouse, type Logger } from '@audit/shared/platform';
-import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
-import type { OpsConfig } from '../config.js';
+import { createClickHouse } from '@audit/shared/platform';
+import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
 import { HELP } from '../help.js';
 import { formatTable } from '../output.js';
@@ -24,12 +23,7 @@ const findingLine = (f: VerifyReport['findings'][number]) =>
     : `${f.kind} ${f.event_id}${'leaf_index' in f ? ` (leaf ${f.leaf_index})` : ''}`;
 
 /** `ops integrity verify --tenant T` (docs/integrity.md "Verify"); exit 1 when anything is found. */
-async function verifyCli(
-  values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
-): Promise<number> {
+async function verifyCli(values: CliValues, { config, logger, print }: CliContext): Promise<number> {
   const stray = onlyOptions(values, 'integrity verify', ['tenant']);
   if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
   if (!values.tenant || !TENANT_ID_PATTERN.test(values.tenant))
@@ -64,11 +58,10 @@ export async function integrityCli(
   sub: string | undefined,
   action: string | undefined,
   values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
+  cli: CliContext,
 ): Promise<number> {
-  if (sub === 'verify') return verifyCli(values, config, logger, print);
+  if (sub === 'verify') return verifyCli(values, cli);
+  const { config, logger, print } = cli;
   if (sub !== 'keys')
     throw new CliError(`unknown integrity command: ${sub ?? '(none)'}\n\n${HELP.integrity}`, 2);
   const allowed = { create: ['name', 'if-none'], rotate: ['name'], list: [] } as const;

@@ -1,19 +1,15 @@
-import type { Logger } from '@audit/shared/platform';
-import type { OpsConfig } from '../config.js';
 import { withKeysContext, withPool } from '../contexts.js';
 import { parseKeyRequest } from '../domain/key-request.js';
 import { HELP } from '../help.js';
 import { formatKeyLine, formatMinted } from '../output.js';
-import type { CliValues, Print } from '../cli-values.js';
+import type { CliContext, CliValues } from '../cli-values.js';
 import { CliError } from './cli-error.js';
 import { checkPrefix, keysCommands } from './keys.command.js';
 
 export async function keysCli(
   sub: string | undefined,
   values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
+  { config, logger, print }: CliContext,
 ) {
   switch (sub) {
     case 'create': {

@@ -1,8 +1,7 @@
 import { generationTopicStates } from '@audit/shared/audit-topic';
-import { clusterGuard, createClickHouse, schemaWriter, type Logger } from '@audit/shared/platform';
+import { clusterGuard, createClickHouse, schemaWriter } from '@audit/shared/platform';
 import { projectionStateStore } from '@audit/shared/projection';
-import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
-import type { OpsConfig } from '../config.js';
+import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { operatorOf, withKafka, withOperationsContext } from '../contexts.js';
 import { parseReplayProjection, parseReplayWebhooks } from '../domain/replay-request.js';
 import { HELP } from '../help.js';
@@ -12,15 +11,8 @@ import { replayWebhooks } from './replay-webhooks.command.js';
 
 const COPY_TIMEOUT_MS = 6 * 3600 * 1000;
 
-export async function replayCli(
-  sub: string | undefined,
-  values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
-  progress: (read: number, total: number) => void,
-  note: (text: string) => void,
-) {
+export async function replayCli(sub: string | undefined, values: CliValues, cli: CliContext) {
+  const { config, logger, print, progress } = cli;
   if (sub !== 'webhooks' && sub !== 'projection')
     throw new CliError(`unknown replay command: ${sub ?? '(none)'}\n\n${HELP.replay}`, 2);
   const stray = onlyOptions(
@@ -31,7 +23,7 @@ export async function replayCli(
       : ['tenant', 'endpoint', 'since', 'until', 'dry-run'],
   );
   if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
-  if (sub === 'projection') return replayProjectionCli(values, config, logger, print, progress, note);
+  if (sub === 'projection') return replayProjectionCli(values, cli);
   const parsed = parseReplayWebhooks(values, Date.now());
   if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
   const result = await withOperationsContext(config, logger, progress, (ctx) =>
@@ -44,14 +36,7 @@ export async function replayCli(
   );
 }
 
-async function replayProjectionCli(
-  values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
-  progress: (done: number, total: number) => void,
-  note: (text: string) => void,
-) {
+async function replayProjectionCli(values: CliValues, { config, logger, print, progress, note }: CliContext) {
   const parsed = parseReplayProjection(values, Date.now());
   if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
   const r = parsed.request;

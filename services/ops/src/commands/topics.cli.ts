@@ -1,8 +1,7 @@
 import { generationsRepository, generationTopicStates } from '@audit/shared/audit-topic';
-import { createClickHouse, kafkaSettled, type Logger } from '@audit/shared/platform';
+import { createClickHouse, kafkaSettled } from '@audit/shared/platform';
 import { projectionStateStore } from '@audit/shared/projection';
-import { onlyOptions, type CliValues, type Print } from '../cli-values.js';
-import type { OpsConfig } from '../config.js';
+import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withKafka, withPool } from '../contexts.js';
 import { HELP } from '../help.js';
 import { formatTable } from '../output.js';
@@ -12,10 +11,7 @@ import { growAuditTopic } from './topics-grow.command.js';
 export async function topicsCli(
   sub: string | undefined,
   values: CliValues,
-  config: OpsConfig,
-  logger: Logger,
-  print: Print,
-  note: (text: string) => void,
+  { config, logger, print, note }: CliContext,
 ) {
   if (sub !== 'list' && sub !== 'grow')
     throw new CliError(`unknown topics command: ${sub ?? '(none)'}\n\n${HELP.topics}`, 2);
