@@ -128,7 +128,7 @@ function rates(results: BenchResults, single: Side, cluster: Side) {
   );
   results.row(
     'ingest → queryable, ev/s',
-    `${sides(fmt(single.queryablePerS), fmt(cluster.queryablePerS))} (cluster ${fmt(ratio)} % of single)`,
+    `${sides(fmt(single.queryablePerS), fmt(cluster.queryablePerS))} (cluster ${fmt(ratio, 1)} % of single)`,
     goal(`cluster ≥ ${RATIO_GOAL} % of single`, ratio >= RATIO_GOAL),
   );
   rate('ingest acknowledged, ev/s', (side) => side.acknowledgedPerS);

@@ -85,7 +85,7 @@ interface ExporterRun {
 
 type Baseline = (BaselineRun & { file: FileRows }) | { missing: string };
 
-const results = benchResults('export');
+const results = benchResults('export', ['BENCH_EXPORT_EVENTS', 'BENCH_EXPORT_FORMATS']);
 
 /** The rows of an export file (the same reader for the exporter's and the baseline's). */
 function readRows(format: ExportJobFormat, path: string): Promise<FileRows> {

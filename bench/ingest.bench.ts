@@ -233,7 +233,7 @@ async function main() {
   const projectorRate = (BASELINE_EVENTS - n0) / ((performance.now() - t0) / 1000);
   results.row(
     'projector catch-up (decode, validate, dedupe, insert)',
-    `${fmt(projectorRate)} ev/s = ${fmt((100 * projectorRate) / slower)} % of the slower baseline`,
+    `${fmt(projectorRate)} ev/s = ${fmt((100 * projectorRate) / slower, 1)} % of the slower baseline`,
     goal('≥ 70 % of the slower baseline', projectorRate >= 0.7 * slower),
   );
   ratePoint('projector catch-up', projectorRate);
@@ -302,7 +302,7 @@ async function main() {
   const ratio = slowest / without.rate;
   results.row(
     'filter index cost, 1000 per request',
-    `with ${withIndex.map((r) => fmt(r.rate)).join(' and ')} ev/s, without ${fmt(without.rate)} ev/s: ${fmt(100 * ratio)} %`,
+    `with ${withIndex.map((r) => fmt(r.rate)).join(' and ')} ev/s, without ${fmt(without.rate)} ev/s: ${fmt(100 * ratio, 1)} %`,
     goal('≥ 85 %, and ≥ 25,000 ev/s with it', ratio >= 0.85 && slowest >= 25_000),
   );
   results.row(

@@ -74,7 +74,7 @@ const services: ServiceProcess[] = [];
 const scratch: string[] = [];
 const databases: { drop(): Promise<void> }[] = [];
 const pools: pg.Pool[] = [];
-const results = benchResults('integrity');
+const results = benchResults('integrity', ['BENCH_INTEGRITY_PARTS', 'BENCH_INTEGRITY_EVENTS']);
 const notes: string[] = [];
 /** What a part set up, printed as it starts and kept with the results. */
 const note = (line: string) => {

@@ -203,7 +203,7 @@ async function main() {
     const ratio = (100 * replay) / catchUp;
     results.row(
       'replay (ops replay projection)',
-      `${fmt(replay)} events/s = ${fmt(ratio)} % of catch-up; ${fmt(result.records_replayed!)} records, ${fmt(result.duration_ms! / 1000, 1)} s in all, writes held ${fmt(result.writes_held_ms!)} ms`,
+      `${fmt(replay)} events/s = ${fmt(ratio, 1)} % of catch-up; ${fmt(result.records_replayed!)} records, ${fmt(result.duration_ms! / 1000, 1)} s in all, writes held ${fmt(result.writes_held_ms!)} ms`,
       goal(`≥ ${GOAL_RATIO} % of the catch-up`, ratio >= GOAL_RATIO),
     );
     results.row(

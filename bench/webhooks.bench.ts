@@ -330,7 +330,7 @@ async function run({ receiver, gateway, ingest, dispatcher, db, databaseUrl }: P
     const share = (100 * rate) / base;
     results.row(
       label,
-      `${fmt(rate)} deliveries/s = ${fmt(share)} % of the baseline at ${inFlight} in flight; ${fmt((cpu * 1e6) / measured)} µs CPU/delivery (+ Postgres ${fmt((pgCpu * 1e6) / measured)} µs)`,
+      `${fmt(rate)} deliveries/s = ${fmt(share, 1)} % of the baseline at ${inFlight} in flight; ${fmt((cpu * 1e6) / measured)} µs CPU/delivery (+ Postgres ${fmt((pgCpu * 1e6) / measured)} µs)`,
       goal(`≥ ${fmt(GOAL_RATE)}/s and ≥ ${GOAL_RATIO} %`, rate >= GOAL_RATE && share >= GOAL_RATIO),
     );
     ratePoint(label, rate);

@@ -9,9 +9,19 @@ export const RESULTS_DIR = join(import.meta.dirname, '..', 'results');
 
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
 
+/** HEAD, and whether the code differs from it; what the benches and the page generator write does not count. */
 function commit(): string {
   const head = git('rev-parse', '--short', 'HEAD');
-  return git('status', '--porcelain', '--untracked-files=no') === '' ? head : `${head} with changes`;
+  const changed = git(
+    'status',
+    '--porcelain',
+    '--untracked-files=no',
+    '--',
+    '.',
+    ':!bench/results',
+    ':!docs',
+  );
+  return changed === '' ? head : `${head} with changes`;
 }
 
 function machine(): string {
@@ -23,9 +33,16 @@ const load = () => Math.round(loadavg()[0]! * 100) / 100;
 
 /**
  * A bench's result as it runs: each row is printed when it is known and kept; `save` writes them with the run's
- * machine, commit, times and load to `bench/results/<bench>.json`.
+ * machine, commit, times and load to `bench/results/<bench>.json`, with every `BENCH_*` variable the run was given.
+ * A run narrowed by one of the variables named in `narrowedBy` (fewer parts, formats or events) is printed but not
+ * saved: the latest result is a whole run's.
  */
-export function benchResults(bench: string) {
+export function benchResults(bench: string, narrowedBy: string[] = []) {
+  const given = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_'))
+    .map(([name, value]) => `${name}=${value}`)
+    .sort();
+  const narrowed = given.filter((setting) => narrowedBy.includes(setting.split('=')[0]!));
   // The code measured is the code at the start: a commit made while the bench runs changes nothing it runs.
   const measured = commit();
   const started = new Date().toISOString();
@@ -50,6 +67,10 @@ export function benchResults(bench: string) {
       (charts[chart] ??= []).push({ label, values });
     },
     save(notes: string[] = []) {
+      if (narrowed.length > 0) {
+        console.log(`\na run narrowed by ${narrowed.join(', ')}: not saved as the latest result`);
+        return;
+      }
       const result: BenchResult = {
         bench,
         command: `npm run bench:${bench}`,
@@ -61,7 +82,7 @@ export function benchResults(bench: string) {
         load: { start: loadAtStart, end: load() },
         rows,
         charts,
-        notes,
+        notes: given.length > 0 ? [...notes, `run with ${given.join(', ')}`] : notes,
       };
       mkdirSync(RESULTS_DIR, { recursive: true });
       const file = join(RESULTS_DIR, `${bench}.json`);

@@ -95,12 +95,13 @@ async function benchSection(bench: string, r: BenchResult | undefined): Promise<
   const about = await readFile(join(aboutDir, `${bench}.md`), 'utf8').catch(() => {
     throw new Error(`bench/about/${bench}.md is missing: every bench says what it measures there`);
   });
-  const [before, after = ''] = about.split(RESULT_MARK);
-  if (!about.includes(RESULT_MARK)) throw new Error(`bench/about/${bench}.md has no ${RESULT_MARK}`);
+  const [before = '', after, ...more] = about.split(RESULT_MARK);
+  if (after === undefined || more.length > 0)
+    throw new Error(`bench/about/${bench}.md needs one ${RESULT_MARK}`);
   return [
     `## \`npm run bench:${bench}\``,
     '',
-    before!.trim(),
+    before.trim(),
     '',
     ...resultSection(r, bench),
     '',
@@ -160,7 +161,9 @@ export async function benchmarkFiles(): Promise<Map<string, string>> {
   for (const [bench, r] of results) {
     if (!r) continue;
     for (const [name, points] of Object.entries(r.charts)) {
-      files.set(join(chartsDir, `${name}.svg`), await barChartSvg(name, points));
+      const path = join(chartsDir, `${name}.svg`);
+      if (files.has(path)) throw new Error(`two benches draw the chart ${name}`);
+      files.set(path, await barChartSvg(name, points));
     }
     if (hasDetails(r)) {
       const path = join(detailsDir, `${bench}.md`);

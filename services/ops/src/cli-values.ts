@@ -42,7 +42,7 @@ export interface CliContext {
   config: OpsConfig;
   logger: Logger;
   print: Print;
-  /** Progress on stderr, in place: never part of the output. */
+  /** Progress on stderr, a line at most once a second: never part of the output. */
   progress: (done: number, total: number) => void;
   /** A line on stderr for the operator: never part of the output. */
   note: (text: string) => void;
