@@ -60,7 +60,8 @@ if [ "$components" = local ]; then
   if command -v setsid >/dev/null; then group=(setsid); fi
   # It notes how long it took itself: the run waits for it only once the others have ended.
   ${group[@]+"${group[@]}"} bash -c 'bash scripts/test-containers.sh "$1"; status=$?
-    echo "$SECONDS" >"$1/containers.seconds"; exit "$status"' _ "$results" >"$results/containers.log" 2>&1 </dev/null &
+    echo "$SECONDS" >"$1/containers.seconds"; echo "$status" >"$1/containers.status"; exit "$status"' _ "$results" \
+    >"$results/containers.log" 2>&1 </dev/null &
   containers=$!
   trap '[ -z "$containers" ] || kill -TERM -- "-$containers" 2>/dev/null || kill -TERM "$containers" 2>/dev/null || true' EXIT
 fi
@@ -76,6 +77,8 @@ tier "the cluster: Kafka, ClickHouse and Postgres replicated, ClickHouse sharded
 if [ -n "$containers" ]; then
   status=0
   wait "$containers" || status=$?
+  # The tier's own word where it gave one: bash's wait answered 127 once for a tier that had ended long before.
+  if [ -s "$results/containers.status" ]; then status=$(cat "$results/containers.status"); fi
   containers=
   ended "$containers_name" "$results/containers.log" "$status" \
     "$(cat "$results/containers.seconds" 2>/dev/null || echo $((SECONDS - containers_started)))"
