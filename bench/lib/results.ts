@@ -49,19 +49,21 @@ export function benchResults(bench: string, narrowedBy: string[] = []) {
   const loadAtStart = load();
   const rows: BenchRow[] = [];
   const charts: Record<string, ChartPoint[]> = {};
-  const record = (row: BenchRow) => {
-    rows.push(row);
-    const goal = row.goal ? `  (goal ${row.goal}: ${row.met ? 'met' : 'MISSED'})` : '';
-    console.log(`${row.measure}: ${row.result}${goal}`);
+  const record = (detail: boolean) => (measure: string, result: string, goal?: Goal) => {
+    rows.push({
+      measure,
+      result,
+      ...(goal ? { goal: goal.text, met: goal.met } : {}),
+      ...(detail ? { detail } : {}),
+    });
+    console.log(
+      `${measure}: ${result}${goal ? `  (goal ${goal.text}: ${goal.met ? 'met' : 'MISSED'})` : ''}`,
+    );
   };
   return {
-    row(measure: string, result: string, goal?: Goal) {
-      record({ measure, result, ...(goal ? { goal: goal.text, met: goal.met } : {}) });
-    },
+    row: record(false),
     /** A row of one case among many, which the results page leaves to the bench's page of details. */
-    detail(measure: string, result: string, goal?: Goal) {
-      record({ measure, result, ...(goal ? { goal: goal.text, met: goal.met } : {}), detail: true });
-    },
+    detail: record(true),
     /** One bar group of a chart the results page draws (`scripts/bench-page/charts.ts` names the charts). */
     point(chart: string, label: string, values: Record<string, number>) {
       (charts[chart] ??= []).push({ label, values });
