@@ -68,11 +68,11 @@ function resultSection(r: BenchResult | undefined, bench: string): string[] {
   ]
     .filter(Boolean)
     .join(', ');
+  const inDetail = hasDetails(r) ? ` In detail, ${more}: [${bench}](benchmarks/details/${bench}.md).` : '';
   return [
-    `**Latest result**: ${ranOn(r)}`,
+    `**Latest result**: ${ranOn(r)}${inDetail}`,
     '',
     ...table(r.rows.filter((row) => !row.detail)),
-    ...(hasDetails(r) ? ['', `In detail, ${more}: [${bench}](benchmarks/details/${bench}.md).`] : []),
     ...Object.keys(r.charts).flatMap((name) => [
       '',
       `![${chartTitles[name]?.title ?? name}](benchmarks/charts/${name}.svg)`,

@@ -37,30 +37,32 @@ export const listQuerySchema = z
   })
   .superRefine(checkWindow);
 
-export interface ListQuery {
-  filters: EventFilters;
+/** A page's request: its filters, its size and where it continues. */
+export interface PagedQuery<Filters> {
+  filters: Filters;
   limit: number;
   cursor?: string;
 }
 
-/** Query string of the list: unknown, repeated or invalid parameters are all reported (422), never ignored. */
-export function parseListQuery(
+export type ListQuery = PagedQuery<EventFilters>;
+
+/** A paged query string: unknown, repeated or invalid parameters are all reported (422), never ignored. */
+export function parsePagedQuery<Data extends { limit?: number; cursor?: string }, Filters>(
+  schema: z.ZodType<Data>,
   query: Record<string, unknown>,
-): { ok: true; query: ListQuery } | { ok: false; errors: FieldError[] } {
+  filtersOf: (data: Data) => Filters,
+): { ok: true; query: PagedQuery<Filters> } | { ok: false; errors: FieldError[] } {
   const repeated = repeatedParams(query);
   if (repeated.length > 0) return { ok: false, errors: repeated };
-  const parsed = listQuerySchema.safeParse(query);
+  const parsed = schema.safeParse(query);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error, '(query)') };
-  const { limit, cursor } = parsed.data;
-  return {
-    ok: true,
-    query: {
-      filters: givenFilters(parsed.data),
-      limit: limit ?? DEFAULT_LIMIT,
-      ...(cursor ? { cursor } : {}),
-    },
-  };
+  const { limit = DEFAULT_LIMIT, cursor } = parsed.data;
+  return { ok: true, query: { filters: filtersOf(parsed.data), limit, ...(cursor ? { cursor } : {}) } };
 }
+
+/** Query string of the list. */
+export const parseListQuery = (query: Record<string, unknown>) =>
+  parsePagedQuery(listQuerySchema, query, givenFilters);
 
 export const EXPORT_FORMATS = ['json', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

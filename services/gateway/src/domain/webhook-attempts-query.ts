@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from '@audit/shared/contract';
-import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
 import { FILTERS, checkWindow } from '@audit/shared/projection';
 import { type AttemptFilters } from '@audit/shared/webhooks';
-import { DEFAULT_LIMIT, MAX_LIMIT, cursorParam, limitParam, repeatedParams } from './list-query.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, cursorParam, limitParam, parsePagedQuery } from './list-query.js';
 
 export const ATTEMPT_OUTCOMES = ['succeeded', 'failed'] as const;
 
@@ -36,26 +35,15 @@ export const webhookAttemptsQuerySchema = z
   })
   .superRefine(checkWindow);
 
-export interface WebhookAttemptsQuery {
-  filters: AttemptFilters;
-  limit: number;
-  cursor?: string;
-}
-
-/** Query string of an endpoint's attempts: unknown, repeated or invalid parameters are all reported (422). */
-export function parseWebhookAttemptsQuery(
-  query: Record<string, unknown>,
-): { ok: true; query: WebhookAttemptsQuery } | { ok: false; errors: FieldError[] } {
-  const repeated = repeatedParams(query);
-  if (repeated.length > 0) return { ok: false, errors: repeated };
-  const parsed = webhookAttemptsQuerySchema.safeParse(query);
-  if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error, '(query)') };
-  const { event_id, outcome, since, until, limit = DEFAULT_LIMIT, cursor } = parsed.data;
-  const filters: AttemptFilters = {
-    ...(event_id === undefined ? {} : { eventId: event_id }),
-    ...(outcome === undefined ? {} : { succeeded: outcome === 'succeeded' }),
-    ...(since === undefined ? {} : { since }),
-    ...(until === undefined ? {} : { until }),
-  };
-  return { ok: true, query: { filters, limit, ...(cursor ? { cursor } : {}) } };
-}
+/** Query string of an endpoint's attempts. */
+export const parseWebhookAttemptsQuery = (query: Record<string, unknown>) =>
+  parsePagedQuery(
+    webhookAttemptsQuerySchema,
+    query,
+    ({ event_id, outcome, since, until }): AttemptFilters => ({
+      ...(event_id === undefined ? {} : { eventId: event_id }),
+      ...(outcome === undefined ? {} : { succeeded: outcome === 'succeeded' }),
+      ...(since === undefined ? {} : { since }),
+      ...(until === undefined ? {} : { until }),
+    }),
+  );

@@ -1,13 +1,7 @@
-import { AppError } from '@audit/shared/platform';
+import { errorKind } from '@audit/shared/platform';
 
 /** An inactive endpoint is sent nothing: no test send, no replay (docs/webhooks.md). */
-export class EndpointInactiveError extends AppError {
-  readonly status = 409;
-  readonly code = 'endpoint_inactive';
-}
+export class EndpointInactiveError extends errorKind(409, 'endpoint_inactive') {}
 
 /** One replay per endpoint at a time (docs/webhooks.md "Replays"). */
-export class ReplayInProgressError extends AppError {
-  readonly status = 409;
-  readonly code = 'replay_in_progress';
-}
+export class ReplayInProgressError extends errorKind(409, 'replay_in_progress') {}

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type AuditPublisher } from '@audit/shared/audit-topic';
 import { type Clock } from '@audit/shared/contract';
 import { exportFileName, type ExportFiles } from '@audit/shared/export-jobs';
-import { AppError } from '@audit/shared/platform';
+import { AppError, errorKind } from '@audit/shared/platform';
 import type { ExportJobStore } from '../adapters/export-job-store.js';
 import { byteRange, rangeApplies } from '../domain/byte-range.js';
 import { exportDownloadAuditEvent } from '../domain/export-event.js';
@@ -46,10 +46,7 @@ export interface ExportDownloadOptions {
   clock: Clock;
 }
 
-class ExportNotReadyError extends AppError {
-  readonly status = 409;
-  readonly code = 'export_not_ready';
-}
+class ExportNotReadyError extends errorKind(409, 'export_not_ready') {}
 
 class ExportExpiredError extends AppError {
   readonly status = 410;

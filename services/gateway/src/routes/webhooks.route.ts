@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AuditPublisher } from '@audit/shared/audit-topic';
 import { formatTimestamp } from '@audit/shared/contract';
-import { AppError, ForbiddenError, NotFoundError, ValidationError } from '@audit/shared/platform';
+import { errorKind, ForbiddenError, NotFoundError, ValidationError } from '@audit/shared/platform';
 import {
   checkTarget,
   parseWebhookUrl,
@@ -149,10 +149,7 @@ export interface WebhookRoutesOptions {
   auditTimeoutMs: number;
 }
 
-class EndpointLimitError extends AppError {
-  readonly status = 409;
-  readonly code = 'limit_reached';
-}
+class EndpointLimitError extends errorKind(409, 'limit_reached') {}
 
 const noSuchEndpoint = () => new NotFoundError('No webhook endpoint with this id.');
 /** How long a webhook target's name may take to resolve while its creator waits. */

@@ -16,6 +16,14 @@ export abstract class AppError extends Error {
   }
 }
 
+/** The base of an error that is only its status and code; the message is given where it is thrown. */
+export function errorKind<Status extends number, Code extends string>(status: Status, code: Code) {
+  return class extends AppError {
+    readonly status = status;
+    readonly code = code;
+  };
+}
+
 export class ValidationError extends AppError {
   readonly status = 422;
   readonly code = 'invalid_request';
@@ -36,15 +44,9 @@ export class UnauthorizedError extends AppError {
   }
 }
 
-export class ForbiddenError extends AppError {
-  readonly status = 403;
-  readonly code = 'forbidden';
-}
+export class ForbiddenError extends errorKind(403, 'forbidden') {}
 
-export class NotFoundError extends AppError {
-  readonly status = 404;
-  readonly code = 'not_found';
-}
+export class NotFoundError extends errorKind(404, 'not_found') {}
 
 /** A path that exists, asked with a method it does not have: `Allow` lists the ones it has. */
 export class MethodNotAllowedError extends AppError {
@@ -81,15 +83,9 @@ export class RateLimitedError extends AppError {
 }
 
 /** The body cannot be parsed at all (as opposed to parsed but invalid: ValidationError). */
-export class MalformedBodyError extends AppError {
-  readonly status = 400;
-  readonly code = 'malformed_body';
-}
+export class MalformedBodyError extends errorKind(400, 'malformed_body') {}
 
-export class PayloadTooLargeError extends AppError {
-  readonly status = 413;
-  readonly code = 'payload_too_large';
-}
+export class PayloadTooLargeError extends errorKind(413, 'payload_too_large') {}
 
 /** A dependency (Kafka, ClickHouse, Postgres) cannot serve the request right now; the client may retry. */
 export class DependencyUnavailableError extends AppError {

@@ -1,45 +1,17 @@
 import { formatTimestamp } from '../time.js';
+import type { AuditEventRecord } from './audit-event.js';
+
+/** The fields that keep their type from the audit topic's record to the public API: text. */
+type TextFields = Omit<AuditEventRecord, 'timestamp' | 'phi_involved' | 'success' | 'ingested_at'>;
 
 /** An audit_events row as ClickHouse returns it in JSON (64-bit integers as strings). */
-export interface EventRow {
-  event_id: string;
-  ts: string;
-  tenant_id: string;
-  action: string;
-  user_id: string;
-  user_role: string;
-  resource_type: string;
-  resource_id: string;
-  fields_accessed: string;
-  phi_involved: number;
-  source_ip: string;
-  user_agent: string;
-  justification: string;
-  success: number;
-  details: string;
-}
+export type EventRow = TextFields & { ts: string; phi_involved: number; success: number };
 
 export const EVENT_COLUMNS =
   'event_id, ts, tenant_id, action, user_id, user_role, resource_type, resource_id, fields_accessed, phi_involved, source_ip, user_agent, justification, success, details';
 
 /** The audit event as the public API returns it, and as export files hold it (docs/exports.md "Files"). */
-export interface AuditEventView {
-  event_id: string;
-  timestamp: string;
-  action: string;
-  user_id: string;
-  user_role: string;
-  resource_type: string;
-  resource_id: string;
-  fields_accessed: string;
-  phi_involved: boolean;
-  tenant_id: string;
-  source_ip: string;
-  user_agent: string;
-  justification: string;
-  success: boolean;
-  details: string;
-}
+export type AuditEventView = TextFields & { timestamp: string; phi_involved: boolean; success: boolean };
 
 /** A stored row as the public API returns it. */
 export function toAuditEventView(row: EventRow): AuditEventView {
