@@ -80,11 +80,14 @@ describe('Postgres standby promotion', () => {
     const lost = (await Promise.all(burst.map((k) => api(k, 'GET', '/audit/events?limit=1')))).filter(
       (r) => r.status === 401,
     ).length;
-    // Rate limits: the new primary holds the buckets, and counts each request.
-    const second = await fetch(`${process.env.GATEWAY_URL}/api/v2/public/audit/events?limit=1`, {
-      headers: { authorization: `Bearer ${fresh}` },
+    // Rate limits: the new primary holds the buckets, and counts each request. The other gateway may still be
+    // getting its pool back (HAProxy's 503, as above): the request is asked until a gateway serves it.
+    const second = await waitFor('a second request served', async () => {
+      const res = await fetch(`${process.env.GATEWAY_URL}/api/v2/public/audit/events?limit=1`, {
+        headers: { authorization: `Bearer ${fresh}` },
+      });
+      return res.status === 200 ? res : undefined;
     });
-    expect(second.status).toBe(200);
     const remaining = second.headers.get('ratelimit-remaining');
     expect(remaining).not.toBeNull();
     expect(Number(remaining)).toBeLessThan(1000);
