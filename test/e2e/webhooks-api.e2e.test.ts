@@ -190,6 +190,16 @@ describe('disable and delete', () => {
     expect(mine.length).toBeGreaterThan(0);
     expect(theirs).toEqual([]);
   });
+
+  it("shows a reader without webhooks:write each URL without its query, the receiver's token", async () => {
+    const url = 'http://127.0.0.1:9999/hooks/in?token=s3cr3t-receiver-token&x=1';
+    const { endpoint } = await created(writer, { url });
+    const [asReader, asWriter] = [await listed(readOnly), await listed(writer)].map((all) =>
+      all.find((e) => e.id === endpoint.id),
+    );
+    expect(asReader?.url).toBe('http://127.0.0.1:9999/hooks/in?REDACTED');
+    expect(asWriter?.url).toBe(url);
+  });
 });
 
 describe('PATCH /audit/webhooks/{id}', () => {

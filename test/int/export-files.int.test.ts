@@ -1,10 +1,16 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filesystemExportFiles, s3ExportFiles, type ExportFiles } from '@audit/shared/export-jobs';
+import {
+  exportFileName,
+  filesystemExportFiles,
+  s3ExportFiles,
+  type ExportFiles,
+} from '@audit/shared/export-jobs';
 import { uniqueNames } from '../support/names.js';
 import {
   createTestBucket,
@@ -48,6 +54,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await dropTestBucket(names);
   rmSync(exportDir(names), { recursive: true, force: true });
+});
+
+describe('export files in a directory', () => {
+  it("are their owner's only, as the directory made for them", async () => {
+    const jobId = randomUUID();
+    await (await write(stores[0]![1], jobId, Buffer.from('{}\n'))).publish();
+    const dir = exportDir(names);
+    expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
+    expect((statSync(join(dir, exportFileName(jobId, 'ndjson'))).mode & 0o777).toString(8)).toBe('600');
+  });
 });
 
 describe.each(stores)('export files in %s', (kind, store) => {

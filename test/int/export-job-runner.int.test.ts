@@ -197,6 +197,34 @@ describe('an export job, run by the exporter against the real stack', () => {
     expect(await files.size(due.jobId, 'ndjson')).toBeNull();
   });
 
+  it('fails a job with a fixed message per code, the cause in the log only', async () => {
+    const job = request('ndjson');
+    await jobs.insert(pool, job);
+    // An internal failure: ClickHouse refuses the read, naming our database and table in its exception.
+    const missing = `${names.database}_missing_table`;
+    await runJob({ ...deps, tables: async () => ({ ...(await deps.tables()), events: missing }) }, job);
+    const failed = (await jobs.find(pool, job.jobId))!;
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'export_failed',
+        message: "The export failed; the operator has the cause under the job's id.",
+      },
+    });
+    const res = await gw.get(`/audit/exports/${job.jobId}`, await gw.mint(names.tenant, 'audit:export'));
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).not.toContain(missing);
+    expect(res.text).not.toContain('Exception');
+    await waitFor('its failure in the trail', async () => {
+      const events = (await pageThrough(gw.get, 'action=audit.export&limit=1000', reader)) as unknown as {
+        resource_id: string;
+        details: string;
+      }[];
+      const ended = events.find((e) => e.resource_id === job.jobId && e.details.includes('failed'));
+      return ended && !ended.details.includes(missing);
+    });
+  });
+
   it('writes the audit.export event of each ended job into the tenant trail', async () => {
     await waitFor('completion events', async () => {
       const events = await pageThrough(gw.get, 'action=audit.export&limit=1000', reader);

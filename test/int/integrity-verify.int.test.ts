@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSigningKey, rootOf, signCheckpoint } from '@audit/shared/integrity';
+import { rawPublicKey, readSigningKey, rootOf, signCheckpoint, verifierKeyOf } from '@audit/shared/integrity';
 import { ingest, makeEvent } from '../support/events.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
@@ -63,7 +64,13 @@ afterAll(async () => {
 describe('ops integrity verify', () => {
   it('finds nothing wrong when nothing was touched (the negative control)', async () => {
     const { code, report } = await verify();
-    expect(report).toMatchObject({ ok: true, rows: 12, leaves: 12, findings: [] });
+    expect(report).toMatchObject({
+      ok: true,
+      rows: 12,
+      leaves: 12,
+      keys: { source: 'key directory', trusted: 1 },
+      findings: [],
+    });
     expect(report.checkpoints).toBeGreaterThanOrEqual(1);
     expect(code).toBe(0);
   });
@@ -91,6 +98,92 @@ describe('ops integrity verify', () => {
       ]),
     );
     expect(report.findings).toHaveLength(5);
+  });
+
+  it('catches a key row added to the database and the checkpoint it signed, against the pinned keys', async () => {
+    const { rows } = await db.query<{ tree_size: string; note: string; key_name: string; root_hash: Buffer }>(
+      `SELECT tree_size, note, key_name, root_hash FROM integrity_checkpoints WHERE tenant_id = $1
+       ORDER BY tree_size DESC LIMIT 1`,
+      [tenant],
+    );
+    const real = rows[0]!;
+    // Someone with the database's credentials: a "retired" key of their own, and the checkpoint signed again with
+    // it over the same tree (as they would over a tree they rewrote).
+    const forged = { name: 'forged.example-1', privateKey: generateKeyPairSync('ed25519').privateKey };
+    const note = signCheckpoint(
+      {
+        origin: `${LOG}/tenants/${tenant}`,
+        size: Number(real.tree_size),
+        root: real.root_hash,
+        time: Date.now(),
+      },
+      forged,
+    );
+    await db.query(
+      `INSERT INTO integrity_keys (name, public_key, verifier_key, status, created_by, retired_at)
+       VALUES ($1, $2, $3, 'retired', 'operator:someone', now())`,
+      [forged.name, Buffer.from(rawPublicKey(forged.privateKey)), verifierKeyOf(forged)],
+    );
+    const setNote = (text: string, key: string) =>
+      db.query(
+        'UPDATE integrity_checkpoints SET note = $3, key_name = $4 WHERE tenant_id = $1 AND tree_size = $2',
+        [tenant, real.tree_size, text, key],
+      );
+    await setNote(note, forged.name);
+    try {
+      const keysFile = join(keyDir, 'pinned-keys.txt');
+      writeFileSync(
+        keysFile,
+        `${(await ops(['integrity', 'keys', 'list', '--json'])).json<{ verifier_key: string; name: string }[]>().find((k) => k.name !== forged.name)!.verifier_key}\n`,
+      );
+      const expected = [
+        { kind: 'key', name: forged.name, problem: 'stored, but not in the key directory' },
+        { kind: 'checkpoint', tree_size: Number(real.tree_size), problem: 'signed by no known key' },
+      ];
+      const pinned = await verify();
+      expect(pinned.code).toBe(1);
+      expect(pinned.report.findings).toEqual(expect.arrayContaining(expected));
+      const fromFile = await ops(['integrity', 'verify', '--tenant', tenant, '--keys', keysFile, '--json']);
+      expect(fromFile.json<Report>().findings).toEqual(
+        expect.arrayContaining([{ ...expected[0], problem: 'stored, but not in the file' }, expected[1]]),
+      );
+      // With only the database's word, the forgery passes: said loudly.
+      const empty = mkdtempSync(join(tmpdir(), 'no-keys-'));
+      const unpinned = await ops(['integrity', 'verify', '--tenant', tenant, '--json'], {
+        INTEGRITY_KEY_DIR: empty,
+      });
+      rmSync(empty, { recursive: true });
+      expect(unpinned.json<Report>()).toMatchObject({ keys: { source: 'database', trusted: 2 } });
+      expect(unpinned.json<Report>().findings.filter((f) => f.kind === 'checkpoint')).toEqual([]);
+      expect(unpinned.err).toContain(
+        'WARNING: the checkpoints are checked against the keys the database holds',
+      );
+    } finally {
+      await setNote(real.note, real.key_name);
+      await db.query('DELETE FROM integrity_keys WHERE name = $1', [forged.name]);
+    }
+  });
+
+  it('names a stored key that is no verifier key instead of failing', async () => {
+    const name = 'malformed.example-1';
+    await db.query(
+      `INSERT INTO integrity_keys (name, public_key, verifier_key, status, created_by, retired_at)
+       VALUES ($1, $2, 'not a verifier key', 'retired', 'operator:someone', now())`,
+      [name, Buffer.alloc(32, 7)],
+    );
+    try {
+      for (const env of [{}, { INTEGRITY_KEY_DIR: join(keyDir, 'absent') }]) {
+        const res = await ops(['integrity', 'verify', '--tenant', tenant, '--json'], env);
+        expect(res.code, res.err).toBe(1);
+        expect(res.json<Report>().findings).toContainEqual({
+          kind: 'key',
+          name,
+          problem: 'its stored verifier key is malformed',
+        });
+      }
+    } finally {
+      await db.query('DELETE FROM integrity_keys WHERE name = $1', [name]);
+    }
   });
 
   it('names a checkpoint with a bad signature and one that forks from the tree', async () => {

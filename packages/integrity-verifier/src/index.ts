@@ -25,6 +25,7 @@ export {
   type NoteSignature,
   type VerifierKey,
 } from './checkpoint.js';
+export { verifierKeysOfText } from './input-shapes.js';
 export { rootOfLeaves, type ProvenLeaf } from './multiproof.js';
 export { hashBlock, type HashedBlock } from './row-hasher.js';
 export {

@@ -1,3 +1,4 @@
+import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
 import type { ListedCheckpoint, WindowProof } from './trail-check.js';
 
 // The shapes of the API's answers the verifier command reads from files: checked before use, so that a file of
@@ -47,4 +48,27 @@ export function verifierKeysOf(v: unknown): string[] | null {
   if (!isObject(v) || !Array.isArray(v.keys)) return null;
   const keys = v.keys.map((k) => (isObject(k) && typeof k.verifier_key === 'string' ? k.verifier_key : null));
   return keys.every((k) => k !== null) ? (keys as string[]) : null;
+}
+
+/**
+ * The verifier keys a keys file holds: GET /audit/integrity/keys's answer, or verifier keys one per line. What is
+ * wrong with it otherwise: not JSON, not that answer, or a line that is no verifier key.
+ */
+export function verifierKeysOfText(text: string): { keys: VerifierKey[] } | { problem: string } {
+  let lines: string[] | null;
+  if (text.trimStart().startsWith('{')) {
+    try {
+      lines = verifierKeysOf(JSON.parse(text));
+    } catch (err) {
+      return { problem: (err as Error).message };
+    }
+    if (!lines) return { problem: 'not an answer of GET /audit/integrity/keys' };
+  } else lines = text.split('\n').filter((l) => l.trim() !== '');
+  const keys: VerifierKey[] = [];
+  for (const line of lines) {
+    const key = parseVerifierKey(line.trim());
+    if (!key) return { problem: `not a verifier key: ${line}` };
+    keys.push(key);
+  }
+  return { keys };
 }

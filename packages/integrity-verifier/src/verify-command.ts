@@ -5,9 +5,9 @@ import { open, readFile, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
-import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
+import { type VerifierKey } from './checkpoint.js';
 import { csvHeaderProblem, csvRecords, isCsvHeader, rowOfCsv } from './csv-rows.js';
-import { isCheckpointPage, isWindowProof, verifierKeysOf } from './input-shapes.js';
+import { isCheckpointPage, isWindowProof, verifierKeysOfText } from './input-shapes.js';
 import { eachLine, fileBlocks, lineBlocks } from './line-reader.js';
 import { hashBlock } from './row-hasher.js';
 import { rowThreads } from './row-threads.js';
@@ -98,17 +98,9 @@ const parsedFile = (path: string, bytes: Buffer): unknown => parsedText(path, te
 const json = async (path: string): Promise<unknown> => parsedFile(path, await bytesOf(path));
 
 async function keysOf(path: string): Promise<VerifierKey[]> {
-  const bytes = await bytesOf(path);
-  const text = textOf(path, bytes);
-  const lines = text.trimStart().startsWith('{')
-    ? verifierKeysOf(parsedText(path, text))
-    : text.split('\n').filter((l) => l.trim() !== '');
-  if (!lines) throw new InputError(`${path}: not an answer of GET /audit/integrity/keys`);
-  return lines.map((line) => {
-    const key = parseVerifierKey(line.trim());
-    if (!key) throw new InputError(`${path}: not a verifier key: ${line}`);
-    return key;
-  });
+  const read = verifierKeysOfText(textOf(path, await bytesOf(path)));
+  if ('problem' in read) throw new InputError(`${path}: ${read.problem}`);
+  return read.keys;
 }
 
 /** A page of `what`, or unusable input. */
@@ -354,23 +346,65 @@ const describe = (f: Finding): string =>
       ? `row ${f.row}: ${f.problem}`
       : `${f.kind}: event ${f.event_id}${'leaf_index' in f ? ` (leaf ${f.leaf_index})` : ''}`;
 
+const OPTIONS = {
+  keys: { type: 'string' },
+  checkpoints: { type: 'string', multiple: true },
+  proof: { type: 'string', multiple: true },
+  export: { type: 'string' },
+  partial: { type: 'boolean', default: false },
+  truncated: { type: 'boolean', default: false },
+  origin: { type: 'string' },
+  threads: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+/**
+ * The command's arguments. A flag that takes several files takes every argument after it up to the next flag, as
+ * a shell's glob gives them (`--proof window-*.json`); any other argument without its flag is refused.
+ */
+function argsOf(argv: string[]) {
+  const { values, tokens } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    tokens: true,
+  });
+  // Rebuilt in the order given: pages are checked in turn.
+  const files = { checkpoints: [] as string[], proof: [] as string[] };
+  let last: string | undefined;
+  for (const token of tokens) {
+    if (token.kind === 'option') last = token.name;
+    if (token.kind === 'option-terminator') last = undefined;
+    if (last !== 'checkpoints' && last !== 'proof') {
+      if (token.kind === 'positional')
+        throw new InputError(`unexpected argument ${printable(token.value)}: each file follows its flag`);
+      continue;
+    }
+    const file =
+      token.kind === 'positional' ? token.value : token.kind === 'option' ? token.value : undefined;
+    if (file !== undefined) files[last].push(file);
+  }
+  return {
+    ...values,
+    checkpoints: values.checkpoints && files.checkpoints,
+    proof: values.proof && files.proof,
+  };
+}
+
+// Control characters (escape sequences among them), line and paragraph separators and bidirectional overrides:
+// text read from a file reaches the terminal only with these escaped, so that a hostile file cannot rewrite what
+// the reader sees.
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** The text with every character that could move the cursor or reorder what a terminal shows escaped. */
+export const printable = (text: string): string =>
+  text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** The verifier command: what `audit-trail-integrity` runs. Returns its exit status. */
 export async function verifyCommand(argv: string[], io: CommandIo): Promise<number> {
   try {
-    const { values } = parseArgs({
-      args: argv,
-      options: {
-        keys: { type: 'string' },
-        checkpoints: { type: 'string', multiple: true },
-        proof: { type: 'string', multiple: true },
-        export: { type: 'string' },
-        partial: { type: 'boolean', default: false },
-        truncated: { type: 'boolean', default: false },
-        origin: { type: 'string' },
-        threads: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    });
+    const values = argsOf(argv);
     if (!values.keys || !values.checkpoints || Boolean(values.proof) !== Boolean(values.export))
       throw new InputError('--keys and --checkpoints are needed, and --proof goes with --export');
     const threads = values.threads === undefined ? undefined : Number(values.threads);
@@ -403,7 +437,7 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
         `${result.checkpoints} checkpoints verified, ${result.links} links between them consistent; ` +
           `${result.rows} rows against ${result.leaves} leaves\n`,
       );
-      for (const f of result.findings) io.out(`${describe(f)}\n`);
+      for (const f of result.findings) io.out(`${printable(describe(f))}\n`);
       io.out(result.ok ? 'verified\n' : `NOT VERIFIED: ${result.findings.length} findings\n`);
     }
     return result.ok ? 0 : 1;
@@ -411,7 +445,7 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
     const usage =
       err instanceof InputError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     if (!usage) throw err;
-    io.err(`${(err as Error).message}\n${USAGE}\n`);
+    io.err(`${printable((err as Error).message)}\n${USAGE}\n`);
     return 2;
   }
 }

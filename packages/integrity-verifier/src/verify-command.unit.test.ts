@@ -223,6 +223,43 @@ describe('audit-trail-integrity', () => {
     expect(result.out).toContain('NOT VERIFIED: 3 findings\n');
   });
 
+  it('takes every file a shell glob gives after a flag, and refuses an argument without one', async () => {
+    const ndjson = file('globbed.ndjson', `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const globbed = await command(
+      ...base,
+      '--proof',
+      proofOfLeaves([0, 1]),
+      proofOfLeaves([2]),
+      '--export',
+      ndjson,
+    );
+    expect(globbed).toMatchObject({ code: 0, out: expect.stringContaining('verified\n') });
+    const stray = await command(
+      ...base,
+      '--proof',
+      proofOfLeaves([0, 1, 2]),
+      '--export',
+      ndjson,
+      'more.json',
+    );
+    expect(stray).toMatchObject({ code: 2, err: expect.stringContaining('unexpected argument more.json') });
+  });
+
+  it('prints what a hostile file holds with its control characters escaped', async () => {
+    const hostile = { ...rows[0]!, event_id: '\u001b[2J\u202eevil' };
+    const ndjson = file(
+      'hostile.ndjson',
+      `${[hostile, rows[1], rows[2]].map((r) => JSON.stringify(r)).join('\n')}\n`,
+    );
+    const result = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', ndjson);
+    expect(result.code).toBe(1);
+    expect([...result.out].filter((c) => c === '\u001b' || c === '\u202e')).toEqual([]);
+    expect(result.out).toContain('\\u001b[2J\\u202eevil');
+    const named = await command('--keys', keys, '--checkpoints', file('\u001b[31m.json', '{'));
+    expect(named.code).toBe(2);
+    expect(named.err.includes('\u001b')).toBe(false);
+  });
+
   it('reads a pretty-printed JSON export, whatever the order of its fields', async () => {
     const pretty = file('pretty.json', JSON.stringify({ truncated: false, count: 3, events: rows }, null, 2));
     const result = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', pretty);

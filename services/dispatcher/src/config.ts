@@ -77,6 +77,11 @@ export const { envSchema, loadConfig } = serviceConfig(
       .min(0)
       .default(15_000)
       .meta({ description: 'how long after its window\'s end a replay begins (docs/webhooks.md "Replays")' }),
+    WEBHOOK_REPLAY_SLICE_MS: positiveInt(10_000).meta({
+      description:
+        'how long a dispatcher runs one replay before it takes the next in turn, tenants served in turn ' +
+        '(docs/webhooks.md "Fair share")',
+    }),
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000).meta({ description: 'one attempt, connect to last byte read' }),
     WEBHOOK_AUTO_DISABLE_AFTER: positiveInt(10).meta({
       description: 'consecutive terminal failures that make an endpoint inactive',
@@ -107,6 +112,7 @@ export const { envSchema, loadConfig } = serviceConfig(
     attemptRetentionDays: e.WEBHOOK_ATTEMPT_RETENTION_DAYS,
     replayPerSecond: e.WEBHOOK_REPLAY_RATE,
     replaySettleMs: e.WEBHOOK_REPLAY_SETTLE_MS,
+    replaySliceMs: e.WEBHOOK_REPLAY_SLICE_MS,
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     autoDisableAfter: e.WEBHOOK_AUTO_DISABLE_AFTER,
     endpointReloadMs: e.WEBHOOK_ENDPOINT_RELOAD_MS,

@@ -139,6 +139,7 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
     firstRetryTopic: retryTopics[0]!,
     perSecond: config.replayPerSecond,
     settleMs: config.replaySettleMs,
+    sliceMs: config.replaySliceMs,
     clock: systemClock,
     logger: logger.child({ component: 'replays' }),
   });

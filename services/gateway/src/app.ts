@@ -32,7 +32,7 @@ export interface GatewayAppOptions
     Omit<PublicApiAuthOptions, 'meter'>,
     WebhookRoutesOptions,
     Pick<WebhookTestOptions, 'testSender'>,
-    Pick<WebhookReplayOptions, 'replayMaxDays'>,
+    Pick<WebhookReplayOptions, 'replayLimits'>,
     ExportJobRoutesOptions,
     IntegrityRoutesOptions,
     Pick<ExportDownloadOptions, 'exportFiles'>,

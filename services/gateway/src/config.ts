@@ -44,6 +44,11 @@ export const { envSchema, loadConfig } = serviceConfig(
     WEBHOOK_REPLAY_MAX_DAYS: positiveInt(31).meta({
       description: 'the longest window an endpoint\'s owner may replay at once (docs/webhooks.md "Replays")',
     }),
+    WEBHOOK_REPLAYS_PER_TENANT: positiveInt(4).meta({
+      description:
+        'replays a tenant may have queued or running, over all its endpoints; one more gets 429 ' +
+        '`concurrent_replays` (docs/webhooks.md "Fair share")',
+    }),
     // Each export holds up to two reads of rows: their number bounds the memory exports take.
     EXPORT_CONCURRENCY: positiveInt(4).meta({
       description: 'exports one gateway process runs at once; one more gets 429 with `Retry-After`',
@@ -104,7 +109,7 @@ export const { envSchema, loadConfig } = serviceConfig(
     },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     webhooks: { ...webhookSettings(e), testTimeoutMs: e.WEBHOOK_TEST_TIMEOUT_MS },
-    replayMaxDays: e.WEBHOOK_REPLAY_MAX_DAYS,
+    replayLimits: { maxDays: e.WEBHOOK_REPLAY_MAX_DAYS, perTenant: e.WEBHOOK_REPLAYS_PER_TENANT },
   }),
 );
 

@@ -65,7 +65,9 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
       env: config.apiKeyEnv,
       findKey: directoryFirst(directory, keys.find),
     },
-    cachedKey: keys.cached,
+    // A throttled address may still use a key that exists: looked up as any key (one query per prefix per TTL at
+    // most, so revocation still applies within 5 s), but only for a prefix known without asking Postgres.
+    knownKey: async (prefix) => (keys.seen(prefix) || directory.exists(prefix) ? keys.find(prefix) : null),
     events: eventsReader(
       clickhouse,
       liveTables(projectionStateStore(clickhouse), filterIndexState(clickhouse)),
@@ -80,7 +82,7 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     // Bounded as the audit events: a job whose record Kafka does not take in time is answered 503 and rolled back.
     exportJobRequests: exportJobRequests(producer, topics.exportJobs.name, config.auditTimeoutMs),
     exportJobLimits: config.exportJobLimits,
-    replayMaxDays: config.replayMaxDays,
+    replayLimits: config.replayLimits,
     exportFiles: exportFiles(config.exportStorage),
     webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
     targets,

@@ -28,6 +28,7 @@ export const OPTIONS = {
   name: { type: 'string' },
   'if-none': { type: 'boolean', default: false },
   partitions: { type: 'string' },
+  keys: { type: 'string' },
 } as const;
 
 export type CliValues = ReturnType<

@@ -101,13 +101,15 @@ the audit topic. The endpoint must be the tenant's and active.
 Export jobs: docs/exports.md.
 `,
   integrity: `Usage: ops integrity keys <create|list|rotate> [options] [--json]
-       ops integrity verify --tenant T [--json]
+       ops integrity verify --tenant T [--keys FILE] [--json]
 
-  integrity verify --tenant T
+  integrity verify --tenant T [--keys FILE]
                            every stored row of the tenant against its tree's leaves (naming each altered,
                            missing or forged event), then every checkpoint against the leaves and the keys
                            (naming each with a bad signature, another origin, or a root that forks); exit 1
-                           when anything is found
+                           when anything is found. The keys are those of FILE (GET /audit/integrity/keys's
+                           answer, or verifier keys one per line), else INTEGRITY_KEY_DIR's; a stored key
+                           neither holds is named. With neither, the database's own, with a warning
 
   integrity keys create [--name N] [--if-none]
                            makes the first signing key and makes it active; --if-none does nothing when a key

@@ -4,6 +4,7 @@ import { sleep, type TopicRecord } from '@audit/shared/platform';
 import {
   jobHeaders,
   replayJob,
+  tenantEvent,
   type DeliveryJob,
   type ReplayProgress,
   type ReplayTarget,
@@ -32,7 +33,8 @@ export function replayTaker(deps: {
   const started = deps.clock();
   let sentSinceStart = 0;
   const step = Math.max(1, Math.min(SEND_CHUNK, Math.ceil(deps.perSecond / 10)));
-  // Records examined since the progress last moved, and the last of them.
+  // The tenant's records read since the progress last moved: other tenants' records of the partition are read
+  // too, and never counted (their volume is none of this tenant's business).
   let examined = 0;
   const handedOn = (upTo: TopicRecord, deliveries: number) => {
     progress.deliveriesQueued += deliveries;
@@ -57,8 +59,9 @@ export function replayTaker(deps: {
     let jobs: DeliveryJob[] = [];
     for (const record of records) {
       deps.check();
-      examined += 1;
-      const job = replayJob(deps.codec, record, deps.target, deps.clock());
+      const event = tenantEvent(deps.codec, record, deps.target);
+      if (event) examined += 1;
+      const job = replayJob(event, record, deps.target, deps.clock());
       if (job) jobs.push(job);
       if (jobs.length === step) {
         await send(jobs, record, heartbeat);

@@ -13,14 +13,14 @@ let now = 0;
 const clock = () => (now += 10_000);
 const target = { endpointId: 'wh_1', tenantId: 'tenant-a', filter: ['phi.'], since: 0, until: INGESTED + 1 };
 
-function records(actions: string[]): TopicRecord[] {
+function records(actions: string[], tenantOf = (_i: number) => target.tenantId): TopicRecord[] {
   return actions.map((action, i) => ({
     topic: 'audit',
     partition: 0,
     offset: String(100 + i),
     timestamp: INGESTED,
     key: null,
-    value: codec.encode(sampleRecord({ action, ingested_at: INGESTED })),
+    value: codec.encode(sampleRecord({ action, ingested_at: INGESTED, tenant_id: tenantOf(i) })),
     headers: {},
   }));
 }
@@ -64,6 +64,17 @@ describe('a replay taking records', () => {
     ]);
     // The records after the last part, which match nothing, are handed on too.
     expect(progress).toMatchObject({ recordsRead: 4, deliveriesQueued: 2, nextOffset: 104n });
+  });
+
+  it("reads past other tenants' records of the partition without counting them", async () => {
+    const producer = { send: async () => [] };
+    const progress = newProgress();
+    const tenantOf = (i: number) => (i % 2 === 0 ? target.tenantId : 'tenant-b');
+    await taker(producer, progress)(
+      records(['phi.read', 'phi.read', 'admin.x', 'phi.read'], tenantOf),
+      async () => {},
+    );
+    expect(progress).toMatchObject({ recordsRead: 2, deliveriesQueued: 1, nextOffset: 104n });
   });
 
   it('sends nothing once its lease says stop', async () => {

@@ -32,6 +32,8 @@ export interface ReplayRunnerDeps {
   perSecond: number;
   /** How long after its window's end a replay may begin (docs/webhooks.md "Replays"). */
   settleMs: number;
+  /** How long a replay runs before its holder lets go of it and takes the next in turn ("Fair share"). */
+  sliceMs: number;
   clock: Clock;
   logger: Logger;
 }
@@ -52,11 +54,16 @@ async function tenantPartition(deps: ReplayRunnerDeps, topic: string, tenantId: 
   });
 }
 
+/** The holder's slice of a replay is over: it lets go, and the next in turn is taken ("Fair share"). */
+class SliceOverError extends Error {
+  override name = 'SliceOverError';
+}
+
 /**
- * Runs the replays endpoints' owners ask for (docs/webhooks.md "Replays"), one at a time per process: the
- * tenant's partition of each generation of the audit topic over the window, oldest first, every matching event
- * written since the endpoint's creation handed on as a replayed delivery, paced, with its progress recorded as it
- * goes.
+ * Runs the replays endpoints' owners ask for (docs/webhooks.md "Replays"), one at a time per process, a slice of
+ * time each in turn: the tenant's partition of each generation of the audit topic over the window clipped to the
+ * endpoint's creation, oldest first, every matching event handed on as a replayed delivery, paced, with its
+ * progress recorded as it goes.
  */
 export function replayRunner(deps: ReplayRunnerDeps) {
   let stopping = false;
@@ -86,6 +93,18 @@ export function replayRunner(deps: ReplayRunnerDeps) {
     const resumed = held.nextOffset !== null && held.endOffset !== null && held.partition !== null;
     const first = resumed ? generations.indexOf(held.topic ?? deps.auditTopic) : 0;
     if (first < 0) throw new Error(`the audit topic has no generation ${held.topic}`);
+    // Nothing written before the endpoint existed is sent ("Matching"), so nothing before it is read either.
+    const target = {
+      endpointId: endpoint.id,
+      tenantId: held.tenantId,
+      filter: endpoint.event_filter,
+      since: Math.max(held.since, endpoint.created_at.getTime()),
+      until: held.until,
+    };
+    if (target.since >= target.until) {
+      await replays.finish(deps.pool, held, 'succeeded', null);
+      return;
+    }
     const progress: ReplayProgress = {
       recordsRead: held.recordsRead,
       deliveriesQueued: held.deliveriesQueued,
@@ -98,22 +117,22 @@ export function replayRunner(deps: ReplayRunnerDeps) {
       if (resumed && topic === generations[first])
         return { topic, partition: held.partition!, from: held.nextOffset!, to: held.endOffset! };
       const partition = await tenantPartition(deps, topic, held.tenantId);
-      const range = (await replayRanges(deps.admin, topic, held.since, held.until, [partition]))[0];
+      const range = (await replayRanges(deps.admin, topic, target.since, target.until, [partition]))[0];
       if (!range) throw new Error(`${topic} has no partition ${partition}`);
       return range;
     };
     const lease = replayLease({ ...deps, held, progress, stopping: () => stopping, logger: log });
+    // A slice ends only once it got further, so that a replay whose reads are slow still moves on.
+    const sliceEnds = deps.clock() + deps.sliceMs;
+    let sliceFrom: bigint | null | undefined;
+    const check = () => {
+      lease.check();
+      sliceFrom ??= progress.nextOffset;
+      if (deps.clock() >= sliceEnds && progress.nextOffset !== sliceFrom) throw new SliceOverError();
+    };
     try {
       await lease.begin();
-      // What the endpoint would have been sent: only events written since it was created, as "Matching" says.
-      const target = {
-        endpointId: endpoint.id,
-        tenantId: held.tenantId,
-        filter: endpoint.event_filter,
-        since: Math.max(held.since, endpoint.created_at.getTime()),
-        until: held.until,
-      };
-      const take = replayTaker({ ...deps, target, progress, check: lease.check });
+      const take = replayTaker({ ...deps, target, progress, check });
       for (const topic of generations.slice(first)) {
         const range = await rangeOf(topic);
         Object.assign(progress, {
@@ -131,8 +150,11 @@ export function replayRunner(deps: ReplayRunnerDeps) {
     } catch (err) {
       await lease.end();
       if (err instanceof LostReplayError) return;
-      // Stopping: the next dispatcher to look goes on from where this one got, without waiting for the lease.
-      if (err instanceof StoppingError) return replays.release(deps.pool, held, progress);
+      // Stopping, or the slice is over: the next dispatcher to look goes on from where this one got, without
+      // waiting for the lease.
+      if (err instanceof StoppingError || err instanceof SliceOverError) {
+        return replays.release(deps.pool, held, progress);
+      }
       throw err;
     }
   }

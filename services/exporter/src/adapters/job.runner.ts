@@ -54,12 +54,28 @@ class LostJobError extends Error {
   override name = 'LostJobError';
 }
 
-/** A failure's code for the job's `error.code`. */
-function errorCode(err: unknown): string {
+/**
+ * What the API and the trail say of a failed attempt: a fixed message per code (docs/exports.md "Jobs"). The
+ * cause (a ClickHouse exception, an address, a path) is the exporter's log's, under the job's id: it tells a tenant
+ * nothing it can act on, and tells anyone who reads the trail how we are built.
+ */
+const FAILURES = {
+  projection_lagging:
+    'The projector did not store the audit topic in time (an operator can see its lag); ask for the job again.',
+  window_changed: "The window's rows changed while they were read (a replay of the projection); ask again.",
+  export_failed: "The export failed; the operator has the cause under the job's id.",
+} as const;
+
+/** A failure's `error` of the job. */
+function failureOf(err: unknown): { code: keyof typeof FAILURES; message: string } {
   const name = (err as Error).name;
-  if (name === 'ProjectionLagError') return 'projection_lagging';
-  if (name === 'WindowChangedError') return 'window_changed';
-  return 'export_failed';
+  const code =
+    name === 'ProjectionLagError'
+      ? 'projection_lagging'
+      : name === 'WindowChangedError'
+        ? 'window_changed'
+        : 'export_failed';
+  return { code, message: FAILURES[code] };
 }
 
 class WindowChangedError extends Error {
@@ -100,7 +116,7 @@ export async function runJob(deps: JobRunnerDeps, request: ExportJobRequest): Pr
       return;
     } catch (err) {
       if (err instanceof LostJobError) return dropUnlessOwned(deps, request);
-      const error = { code: errorCode(err), message: (err as Error).message };
+      const error = failureOf(err);
       const last = attempt >= deps.settings.maxAttempts;
       log.warn({ attempt, last, code: error.code, err: loggableError(err) }, 'export job attempt failed');
       if (last) {

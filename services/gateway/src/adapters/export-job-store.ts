@@ -4,7 +4,7 @@ import {
   type ExportJob,
   type ExportJobRequest,
 } from '@audit/shared/export-jobs';
-import { inTransaction } from '@audit/shared/platform';
+import { inTransaction, lockTenant } from '@audit/shared/platform';
 
 /** Announces an accepted job (its audit event, its request record); the job commits only after it resolved. */
 export type AnnounceJob = (job: ExportJobRequest) => Promise<void>;
@@ -19,7 +19,7 @@ export function exportJobStore(pool: pg.Pool) {
      */
     create(job: ExportJobRequest, inFlight: number, announce: AnnounceJob): Promise<boolean> {
       return inTransaction(pool, async (db) => {
-        await repo.lockTenant(db, job.tenantId);
+        await lockTenant(db, 'exportJobs', job.tenantId);
         if ((await repo.countInFlight(db, job.tenantId)) >= inFlight) return false;
         await repo.insert(db, job);
         await announce(job);

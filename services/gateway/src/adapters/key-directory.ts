@@ -132,6 +132,8 @@ export function keyDirectory(opts: KeyDirectoryOptions) {
     start(): void {
       void listen();
     },
+    /** True only when the prefix is known to exist, without waiting for anything. */
+    exists: (prefix: string): boolean => prefixes?.has(prefix) ?? false,
     /** False only when the prefix certainly does not exist; true means look it up. */
     async mayExist(prefix: string): Promise<boolean> {
       if (prefixes === null || prefixes.has(prefix)) return true;

@@ -55,11 +55,8 @@ export function cachedKeyStore(db: Pick<pg.Pool, 'query'>, options: KeyStoreOpti
       }
       return inFlight;
     },
-    /** The key if a lookup of it is held and still fresh; never a query. */
-    cached(prefix: string): StoredApiKey | null {
-      const known = keys.get(prefix);
-      return known && now() - known.at < options.ttlMs ? known.key : null;
-    },
+    /** Whether this gateway has found the key since it last changed, however long ago: never a query. */
+    seen: (prefix: string): boolean => keys.has(prefix),
     /** The key changed (revoked, created): the next request looks it up again. */
     forget(prefix: string): void {
       changes += 1;

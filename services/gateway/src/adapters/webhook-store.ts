@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { inTransaction } from '@audit/shared/platform';
+import { inTransaction, lockTenant } from '@audit/shared/platform';
 import {
   EndpointIdTakenError,
   deliveryAttemptsRepository as attemptsRepo,
@@ -50,7 +50,7 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
     /** The new endpoint and its secret, or null when the tenant has reached its endpoint cap. */
     create(tenantId: string, input: CreateWebhook, audit: AuditChange) {
       return inTransaction(pool, async (db) => {
-        await repo.lockTenant(db, tenantId);
+        await lockTenant(db, 'webhookEndpoints', tenantId);
         if ((await repo.countForTenant(db, tenantId)) >= MAX_ENDPOINTS_PER_TENANT) return null;
         const secret = newSecret();
         for (let attempt = 1; ; attempt++) {
@@ -160,33 +160,40 @@ export function webhookStore(pool: pg.Pool, box: SecretBox) {
     /**
      * A replay of the endpoint's events ingested in the window, queued with its audit event in one transaction
      * (docs/webhooks.md "Replays"); `inactive` for an inactive endpoint, `inProgress` when one is queued or
-     * running.
+     * running, `tooMany` when the tenant has `perTenant` queued or running (the tenant's lock makes the count
+     * exact under concurrent requests).
      */
     startReplay(
       tenantId: string,
       id: string,
       window: { since: number; until: number },
-      requestedBy: string,
+      { requestedBy, perTenant }: { requestedBy: string; perTenant: number },
       audit: (endpoint: WebhookEndpointRecord, replay: WebhookReplay) => Promise<void>,
     ) {
-      return inTransaction(
-        pool,
-        async (db): Promise<Owned<{ replay: WebhookReplay } | { inactive: true } | { inProgress: true }>> => {
-          const found = await owned(db, tenantId, id);
-          if (!found.found) return found;
-          if (!found.value.active) return { found: true, value: { inactive: true } };
-          const replay = await replaysRepo.insert(db, {
-            id: randomUUID(),
-            endpointId: id,
-            tenantId,
-            ...window,
-            requestedBy,
-          });
-          if (!replay) return { found: true, value: { inProgress: true } };
-          await audit(found.value, replay);
-          return { found: true, value: { replay } };
-        },
-      );
+      type Started =
+        { replay: WebhookReplay } | { inactive: true } | { inProgress: true } | { tooMany: true };
+      return inTransaction(pool, async (db): Promise<Owned<Started>> => {
+        await lockTenant(db, 'webhookReplays', tenantId);
+        const found = await owned(db, tenantId, id);
+        if (!found.found) return found;
+        if (!found.value.active) return { found: true, value: { inactive: true } };
+        if ((await replaysRepo.countActive(db, tenantId)) >= perTenant) {
+          // The endpoint's own replay under way is the more precise answer.
+          const latest = await replaysRepo.latest(db, id);
+          const busy = latest?.status === 'queued' || latest?.status === 'running';
+          return { found: true, value: busy ? { inProgress: true } : { tooMany: true } };
+        }
+        const replay = await replaysRepo.insert(db, {
+          id: randomUUID(),
+          endpointId: id,
+          tenantId,
+          ...window,
+          requestedBy,
+        });
+        if (!replay) return { found: true, value: { inProgress: true } };
+        await audit(found.value, replay);
+        return { found: true, value: { replay } };
+      });
     },
 
     /** The endpoint's newest replay (null before its first). A read: nothing is locked. */

@@ -51,8 +51,11 @@ export interface PublicApiAuthOptions {
   limits: RateLimits;
   /** Failed authentications each client address may make (docs/api-keys.md "Failed authentication"). */
   authFailures: AuthThrottleOptions;
-  /** A key if held in memory right now, never a query: all a throttled address's key is checked against. */
-  cachedKey?: (prefix: string) => StoredApiKey | null;
+  /**
+   * A key whose prefix this gateway knows exists (held in memory, or in the key directory), else null without a
+   * query: all a throttled address's key is checked against.
+   */
+  knownKey?: (prefix: string) => Promise<StoredApiKey | null>;
   meter: PublicApiMeter;
 }
 
@@ -111,17 +114,18 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
   app.decorateRequest('clientIp', '');
 
   /**
-   * A throttled address is answered 429 unless its key is one held in memory, checked at no cost: a bad
-   * neighbour behind the same address must not lock out a client whose key is valid.
+   * A throttled address is answered 429 unless its key is one whose prefix the gateway knows exists: a bad
+   * neighbour behind the same address must not lock out a client whose key is valid, used a moment or a month
+   * ago; an unknown prefix costs no query.
    */
   async function authenticateOrThrottle(authorization: string | undefined, ip: string): Promise<Principal> {
     const retryAfterS = throttle.retryAfterS(ip);
     if (retryAfterS !== null) {
-      const cachedOnly = {
+      const knownOnly = {
         ...opts.auth,
-        findKey: async (prefix: string) => opts.cachedKey?.(prefix) ?? null,
+        findKey: async (prefix: string) => (await opts.knownKey?.(prefix)) ?? null,
       };
-      const known = await authenticate(authorization, ip, cachedOnly);
+      const known = await authenticate(authorization, ip, knownOnly).catch(unavailable('postgres'));
       if (known) return known;
       opts.meter.rateLimited('failed_auth');
       await hold();

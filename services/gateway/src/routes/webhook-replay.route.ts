@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type AuditPublisher } from '@audit/shared/audit-topic';
 import { type Clock } from '@audit/shared/contract';
-import { NotFoundError, ValidationError } from '@audit/shared/platform';
+import { NotFoundError, RateLimitedError, ValidationError } from '@audit/shared/platform';
 import type { WebhookStore } from '../adapters/webhook-store.js';
 import { webhookAuditEvent } from '../domain/webhook-audit-event.js';
 import { EndpointInactiveError, ReplayInProgressError } from '../domain/webhook-errors.js';
@@ -22,7 +22,7 @@ export const replayWebhookRoute: ApiRoute = {
   tags: ['Webhooks'],
   summary: "Send the endpoint again the tenant's events ingested in a window.",
   description:
-    'Every event ingested in `[since, until)` that the endpoint\'s filter matches is delivered again, with the same `id` and body bytes as its first delivery, marked as a replay; paced by a dispatcher, which records its progress (docs/webhooks.md, "Replays"). One replay per endpoint at a time; the window ends by now and spans at most `WEBHOOK_REPLAY_MAX_DAYS` (default 31). Written to the trail as `admin.webhook.replay`.',
+    'Every event ingested in `[since, until)` that the endpoint\'s filter matches is delivered again, with the same `id` and body bytes as its first delivery, marked as a replay; paced by a dispatcher, which records its progress (docs/webhooks.md, "Replays"). One replay per endpoint at a time, and at most `WEBHOOK_REPLAYS_PER_TENANT` (default 4) queued or running per tenant: one more is 429 with scope `concurrent_replays`. The window ends by now and spans at most `WEBHOOK_REPLAY_MAX_DAYS` (default 31); what lies before the endpoint was created is never read. Written to the trail as `admin.webhook.replay`.',
   requestParams: { path: webhookIdParam },
   requestBody: { required: true, ...json(replayBodySchema) },
   okStatus: 202,
@@ -61,10 +61,16 @@ export const getWebhookReplayRoute: ApiRoute = {
   ok: { description: 'The replay.', ...json(webhookReplaySchema) },
 };
 
+/** A tenant at its cap waits for one of its replays to end: the client is told to wait a minute. */
+const REPLAYS_RETRY_AFTER_S = 60;
+
 export interface WebhookReplayOptions {
   webhooks: Pick<WebhookStore, 'startReplay' | 'latestReplay'>;
-  /** The longest window a replay may cover, in days (WEBHOOK_REPLAY_MAX_DAYS). */
-  replayMaxDays: number;
+  /**
+   * The longest window a replay may cover, in days (WEBHOOK_REPLAY_MAX_DAYS), and the replays a tenant may have
+   * queued or running (WEBHOOK_REPLAYS_PER_TENANT).
+   */
+  replayLimits: { maxDays: number; perTenant: number };
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;
   clock: Clock;
@@ -77,7 +83,10 @@ export function webhookReplayRoute(app: FastifyInstance, opts: WebhookReplayOpti
   apiRoute<{ Params: { id: string } }>(app, replayWebhookRoute, async (request, reply) => {
     refuseUnknownQuery(request.query);
     const id = endpointIdOf(request.params.id);
-    const parsed = parseReplayRequest(request.body, { now: opts.clock(), maxDays: opts.replayMaxDays });
+    const parsed = parseReplayRequest(request.body, {
+      now: opts.clock(),
+      maxDays: opts.replayLimits.maxDays,
+    });
     if (!parsed.ok) throw new ValidationError('Invalid replay.', parsed.errors);
     const window = { since: parsed.since, until: parsed.until };
     const call = apiCallOf(request);
@@ -87,7 +96,7 @@ export function webhookReplayRoute(app: FastifyInstance, opts: WebhookReplayOpti
           call.principal.tenantId,
           id,
           window,
-          `api_key:${call.principal.prefix}`,
+          { requestedBy: `api_key:${call.principal.prefix}`, perTenant: opts.replayLimits.perTenant },
           (endpoint, replay) => audit(webhookAuditEvent(call, 'replay', endpoint, { replay })),
         )
         .catch(unavailable('postgres')),
@@ -97,6 +106,7 @@ export function webhookReplayRoute(app: FastifyInstance, opts: WebhookReplayOpti
         'This webhook endpoint is inactive: it is sent nothing, replays included.',
       );
     }
+    if ('tooMany' in started) throw new RateLimitedError('concurrent_replays', REPLAYS_RETRY_AFTER_S);
     if ('inProgress' in started) {
       throw new ReplayInProgressError(
         'This endpoint has a replay queued or running; ask again once it has ended.',

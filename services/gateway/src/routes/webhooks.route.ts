@@ -64,7 +64,8 @@ export const listWebhooksRoute: ApiRoute = {
   operationId: 'listWebhooks',
   tags: ['Webhooks'],
   summary: "The tenant's webhook endpoints, disabled ones included.",
-  description: 'Oldest first, with the delivery state of each.',
+  description:
+    "Oldest first, with the delivery state of each. To a key without `webhooks:write`, each `url` is shown without its query (`?REDACTED`) and credentials: receivers' tokens stay with those who may change the endpoints.",
   ok: {
     description: 'The endpoints.',
     ...json(webhookListSchema),
@@ -230,7 +231,9 @@ export function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions):
     refuseUnknownQuery(request.query);
     const endpoints = await opts.webhooks.list(request.principal!.tenantId).catch(unavailable('postgres'));
     const now = Date.now();
-    return webhookListSchema.parse({ endpoints: endpoints.map((e) => listedWebhookView(e, now)) });
+    // A reader of the trail is not always the endpoints' owner: receivers' tokens stay with those who may write.
+    const redact = !request.principal!.scopes.has('webhooks:write');
+    return webhookListSchema.parse({ endpoints: endpoints.map((e) => listedWebhookView(e, now, redact)) });
   });
 
   apiRoute<{ Params: { id: string } }>(app, updateWebhookRoute, async (request) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatTimestamp } from '@audit/shared/contract';
-import { type WebhookEndpointRecord } from '@audit/shared/webhooks';
+import { redactedUrl, type WebhookEndpointRecord } from '@audit/shared/webhooks';
 import { MAX_RATE_LIMIT_PER_SECOND } from '../domain/webhook-request.js';
 
 const time = z.string().meta({ description: 'UTC, millisecond precision, with a `+00:00` offset.' });
@@ -113,8 +113,10 @@ const overlapEnd = (r: WebhookEndpointRecord, now: number) =>
     ? ms(r.previous_secret_expires_at)
     : null;
 
-export const listedWebhookView = (r: WebhookEndpointRecord, now: number) => ({
+/** An endpoint as the list shows it; `redact`: to a key that may not change it (its URL without the query). */
+export const listedWebhookView = (r: WebhookEndpointRecord, now: number, redact: boolean) => ({
   ...webhookView(r),
+  ...(redact && { url: redactedUrl(r.url) }),
   consecutive_failures: r.consecutive_failures,
   last_delivery_at: r.last_delivery_at ? ms(r.last_delivery_at) : null,
   previous_secret_expires_at: overlapEnd(r, now),

@@ -29,7 +29,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     },
     exportJobRequests: { publish: async () => undefined },
     exportJobLimits: { inFlight: 3, maxWindowDays: 366 },
-    replayMaxDays: 31,
+    replayLimits: { maxDays: 31, perTenant: 4 },
     // No tenant has a tree: no checkpoint, no leaf, no key.
     integrity: {
       checkpoints: async () => [],

@@ -1,16 +1,30 @@
 import type pg from 'pg';
 import { EVENT_COLUMNS, toAuditEventView, type EventRow } from '@audit/shared/contract';
-import { integrityKeysRepository, leafEventOf, leafHashOf, parseVerifierKey } from '@audit/shared/integrity';
+import {
+  integrityKeysRepository,
+  leafEventOf,
+  leafHashOf,
+  parseVerifierKey,
+  type VerifierKey,
+} from '@audit/shared/integrity';
 import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import { projectionStateStore, projectionTables } from '@audit/shared/projection';
 import { checkCheckpoints, compareRows, type Finding, type RowHash } from '../domain/trail-audit.js';
 import { leafHashesInOrder, leavesByEventId } from './integrity-verify.leaves.js';
+
+/**
+ * Where the keys the checkpoints are checked against come from (docs/integrity.md "Verify"): a keys file given,
+ * the key directory's private halves, or, with neither, the database itself: whoever can write it can then add a
+ * key and sign what they like with it.
+ */
+export type KeySource = 'file' | 'key directory' | 'database';
 
 export interface VerifyReport {
   tenant: string;
   rows: number;
   leaves: number;
   checkpoints: number;
+  keys: { source: KeySource; trusted: number };
   findings: Finding[];
   ok: boolean;
 }
@@ -19,6 +33,29 @@ export interface VerifyContext {
   pool: pg.Pool;
   clickhouse: ClickHouseClient;
   logName: string;
+  /** The keys pinned outside Postgres (verifier keys), or null to take the database's word. */
+  pinned: { source: Exclude<KeySource, 'database'>; keys: readonly VerifierKey[] } | null;
+}
+
+const sameKey = (a: VerifierKey, b: VerifierKey) =>
+  a.name === b.name && Buffer.from(a.keyHash).equals(Buffer.from(b.keyHash));
+
+/**
+ * The keys checkpoints are checked against, and what is wrong with the stored ones: a stored key that is not a
+ * verifier key, and, where keys are pinned, a stored key none of them is (added by someone who can write the
+ * database, or pinned incompletely: either way its checkpoints are not trusted).
+ */
+async function trustedKeys(ctx: VerifyContext): Promise<{ keys: readonly VerifierKey[]; findings: Finding[] }> {
+  const findings: Finding[] = [];
+  const stored: VerifierKey[] = [];
+  for (const row of await integrityKeysRepository.list(ctx.pool)) {
+    const key = parseVerifierKey(row.verifier_key);
+    if (!key) findings.push({ kind: 'key', name: row.name, problem: 'its stored verifier key is malformed' });
+    else if (ctx.pinned && !ctx.pinned.keys.some((k) => sameKey(k, key)))
+      findings.push({ kind: 'key', name: row.name, problem: `stored, but not in the ${ctx.pinned.source}` });
+    else stored.push(key);
+  }
+  return { keys: ctx.pinned?.keys ?? stored, findings };
 }
 
 /** The tenant's stored rows, by event id, each as the leaf hash of the event the API would return. */
@@ -56,7 +93,8 @@ export async function verifyTenant(ctx: VerifyContext, tenant: string): Promise<
     leavesByEventId(ctx.pool, tenant),
   );
   for await (const f of compared) findings.push(f);
-  const keys = (await integrityKeysRepository.list(ctx.pool)).map((k) => parseVerifierKey(k.verifier_key)!);
+  const trusted = await trustedKeys(ctx);
+  findings.push(...trusted.findings);
   const { rows: notes } = await ctx.pool.query<{ tree_size: string; note: string }>(
     'SELECT tree_size, note FROM integrity_checkpoints WHERE tenant_id = $1 ORDER BY tree_size',
     [tenant],
@@ -64,9 +102,10 @@ export async function verifyTenant(ctx: VerifyContext, tenant: string): Promise<
   const checked = checkCheckpoints(
     leafHashesInOrder(ctx.pool, tenant, (n) => (leaves += n)),
     notes.map((n) => ({ tree_size: Number(n.tree_size), note: n.note })),
-    keys,
+    trusted.keys,
     `${ctx.logName}/tenants/${tenant}`,
   );
   for await (const f of checked) findings.push(f);
-  return { tenant, rows, leaves, checkpoints: notes.length, findings, ok: findings.length === 0 };
+  const keys = { source: ctx.pinned?.source ?? 'database', trusted: trusted.keys.length } as const;
+  return { tenant, rows, leaves, checkpoints: notes.length, keys, findings, ok: findings.length === 0 };
 }

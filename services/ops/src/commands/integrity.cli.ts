@@ -1,5 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { formatTimestamp, TENANT_ID_PATTERN } from '@audit/shared/contract';
-import { TreeStoreDamagedError } from '@audit/shared/integrity';
+import {
+  keyDirectoryVerifierKeys,
+  parseVerifierKey,
+  TreeStoreDamagedError,
+  verifierKeysOfText,
+} from '@audit/shared/integrity';
 import { createClickHouse } from '@audit/shared/platform';
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
@@ -7,7 +13,7 @@ import { HELP } from '../help.js';
 import { formatTable } from '../output.js';
 import { CliError } from './cli-error.js';
 import { checkKeyName, integrityKeysCommands, type KeyChange } from './integrity-keys.command.js';
-import { verifyTenant, type VerifyReport } from './integrity-verify.command.js';
+import { verifyTenant, type VerifyContext, type VerifyReport } from './integrity-verify.command.js';
 
 const changed = (c: KeyChange) =>
   [
@@ -20,19 +26,45 @@ const changed = (c: KeyChange) =>
 const findingLine = (f: VerifyReport['findings'][number]) =>
   f.kind === 'checkpoint'
     ? `checkpoint ${f.tree_size}: ${f.problem}`
-    : `${f.kind} ${f.event_id}${'leaf_index' in f ? ` (leaf ${f.leaf_index})` : ''}`;
+    : f.kind === 'key'
+      ? `key ${f.name}: ${f.problem}`
+      : `${f.kind} ${f.event_id}${'leaf_index' in f ? ` (leaf ${f.leaf_index})` : ''}`;
+
+const DATABASE_ONLY =
+  'WARNING: the checkpoints are checked against the keys the database holds, and nothing else: whoever can ' +
+  'write the database can add a key and sign what they like with it. Pin the keys with --keys FILE (GET ' +
+  "/audit/integrity/keys's answer kept apart, or verifier keys one per line) or INTEGRITY_KEY_DIR.";
+
+/** The keys pinned outside Postgres: the keys file given, else the key directory's, else none (null). */
+async function pinnedKeys(file: string | undefined, keyDir: string): Promise<VerifyContext['pinned']> {
+  if (file !== undefined) {
+    const text = await readFile(file, 'utf8').catch((err: unknown) => {
+      throw new CliError(`--keys: ${(err as Error).message}`, 2);
+    });
+    const read = verifierKeysOfText(text);
+    if ('problem' in read) throw new CliError(`--keys ${file}: ${read.problem}`, 2);
+    return { source: 'file', keys: read.keys };
+  }
+  const texts = await keyDirectoryVerifierKeys(keyDir).catch((err: unknown) => {
+    throw new CliError(`INTEGRITY_KEY_DIR ${keyDir}: ${(err as Error).message}`, 2);
+  });
+  const keys = texts.map((text) => parseVerifierKey(text)!);
+  return keys.length > 0 ? { source: 'key directory', keys } : null;
+}
 
 /** `ops integrity verify --tenant T` (docs/integrity.md "Verify"); exit 1 when anything is found. */
-async function verifyCli(values: CliValues, { config, logger, print }: CliContext): Promise<number> {
-  const stray = onlyOptions(values, 'integrity verify', ['tenant']);
+async function verifyCli(values: CliValues, { config, logger, print, note }: CliContext): Promise<number> {
+  const stray = onlyOptions(values, 'integrity verify', ['tenant', 'keys']);
   if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
   if (!values.tenant || !TENANT_ID_PATTERN.test(values.tenant))
     throw new CliError('--tenant must be a tenant id', 2);
   const tenant = values.tenant;
+  const pinned = await pinnedKeys(values.keys, config.integrity.keyDir);
+  if (!pinned) note(DATABASE_ONLY);
   const clickhouse = createClickHouse(config.clickhouse);
   try {
     const report = await withPool(config, logger, (pool) =>
-      verifyTenant({ pool, clickhouse, logName: config.integrity.logName }, tenant),
+      verifyTenant({ pool, clickhouse, logName: config.integrity.logName, pinned }, tenant),
     ).catch((err: unknown) => {
       // A damaged tree store is a failed verification (exit 1) with no report: the leaves cannot be compared.
       throw err instanceof TreeStoreDamagedError
@@ -42,7 +74,8 @@ async function verifyCli(values: CliValues, { config, logger, print }: CliContex
     print(
       report,
       [
-        `${report.tenant}: ${report.rows} rows, ${report.leaves} leaves, ${report.checkpoints} checkpoints`,
+        `${report.tenant}: ${report.rows} rows, ${report.leaves} leaves, ${report.checkpoints} checkpoints; ` +
+          `keys from the ${report.keys.source} (${report.keys.trusted})`,
         ...report.findings.map(findingLine),
         report.ok ? 'everything verifies' : `${report.findings.length} problem(s)`,
       ].join('\n'),

@@ -2,7 +2,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
 import { generationTopicStates } from '@audit/shared/audit-topic';
 import { type AuditEventRecord, type Codec, type Topics } from '@audit/shared/contract';
-import { jobHeaders, replayJob, replayRanges, webhooksRepository } from '@audit/shared/webhooks';
+import { jobHeaders, replayJob, replayRanges, tenantEvent, webhooksRepository } from '@audit/shared/webhooks';
 import { readRanges } from '../adapters/topic-reader.js';
 import type { ReplayWebhooksRequest } from '../domain/replay-request.js';
 import { CliError } from './cli-error.js';
@@ -58,7 +58,7 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
     until,
   };
   const jobs = records.flatMap((record) => {
-    const job = replayJob(ctx.codec, record, target, now);
+    const job = replayJob(tenantEvent(ctx.codec, record, target), record, target, now);
     return job ? [{ key: endpoint.id, value: job.body, headers: jobHeaders(job) }] : [];
   });
   if (!r['dry-run']) {

@@ -12,7 +12,8 @@ export type Finding =
   | { kind: 'altered'; event_id: string; leaf_index: number }
   | { kind: 'missing'; event_id: string; leaf_index: number }
   | { kind: 'forged'; event_id: string }
-  | { kind: 'checkpoint'; tree_size: number; problem: string };
+  | { kind: 'checkpoint'; tree_size: number; problem: string }
+  | { kind: 'key'; name: string; problem: string };
 
 /** A stored row's event id and the leaf hash of the event as the API returns it. */
 export interface RowHash {

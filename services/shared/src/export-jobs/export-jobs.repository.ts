@@ -14,9 +14,6 @@ import {
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
-// Namespaces the tenant lock of export jobs away from the webhooks' (class 7) and any other user of the database.
-const TENANT_LOCK_CLASS = 8;
-
 const COLUMNS = `id, tenant_id, format, filters, since_ms, until_ms, accepted_at, requested_by, status, attempts,
   started_at, finished_at, rows_written, bytes_written, rows_expected, manifest, error_code, error_message, expires_at`;
 
@@ -80,11 +77,6 @@ export type AttemptStart =
 
 /** Postgres access for export jobs (docs/exports.md "Jobs"). */
 export const exportJobsRepository = {
-  /** Serializes the tenant's job requests until the transaction ends: the in-flight limit is then exact. */
-  async lockTenant(db: Queryable, tenantId: string): Promise<void> {
-    await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_LOCK_CLASS, tenantId]);
-  },
-
   async countInFlight(db: Queryable, tenantId: string): Promise<number> {
     const { rows } = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM export_jobs WHERE tenant_id = $1 AND status IN ('queued', 'running')`,

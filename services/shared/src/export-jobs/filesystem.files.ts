@@ -6,6 +6,11 @@ import { finished } from 'node:stream/promises';
 import type { ExportJobFormat } from './export-job.js';
 import { exportFileName, type ExportFiles } from './export-files.js';
 
+// A tenant's events are PHI: the directory we make and every file in it are the service user's only, as the
+// signing keys are (docs/exports.md "Files").
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 /**
  * Export files in a local directory. A file is written as `<name>.<attempt>.partial` and renamed into place
  * when published: a rename within one directory is atomic, so a reader sees the whole file or none.
@@ -15,14 +20,14 @@ export function filesystemExportFiles(dir: string): ExportFiles {
   return {
     describe: () => `directory ${dir}`,
     prepare: async () => {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: DIR_MODE });
     },
     async create(jobId, format, attempt) {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: DIR_MODE });
       const final = path(jobId, format);
       const partial = `${final}.${attempt}.partial`;
       // flush: the bytes reach the disk before the file closes, so a crash after the rename finds them whole.
-      const stream = createWriteStream(partial, { flags: 'w', flush: true });
+      const stream = createWriteStream(partial, { flags: 'w', flush: true, mode: FILE_MODE });
       const closed = finished(stream).catch(() => undefined);
       return {
         stream,

@@ -16,6 +16,7 @@ export {
   leafHashOf,
   parseVerifierKey,
   rootOf,
+  verifierKeysOfText,
   verifyCheckpoint,
   type Checkpoint,
   type LeafEvent,

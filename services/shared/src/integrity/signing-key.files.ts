@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { verifierKeyOf } from './checkpoint-signer.js';
 import { SIGNING_KEY_NAME } from './integrity-env.js';
 
 /** Where the named key's private half is kept in the key directory. */
@@ -35,4 +36,24 @@ export async function readSigningKey(dir: string, name: string): Promise<KeyObje
 /** Removes a key file a change that did not happen wrote. */
 export async function removeSigningKey(dir: string, name: string): Promise<void> {
   await rm(signingKeyFile(dir, name), { force: true });
+}
+
+/**
+ * The verifier keys of every private half in the key directory: what a verification may trust without taking the
+ * database's word for it. None when the directory does not exist.
+ */
+export async function keyDirectoryVerifierKeys(dir: string): Promise<string[]> {
+  let files: string[];
+  try {
+    files = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const names = files.filter((f) => f.endsWith('.pem')).map((f) => f.slice(0, -'.pem'.length));
+  const keys = [];
+  for (const name of names.filter((n) => SIGNING_KEY_NAME.test(n)).sort()) {
+    keys.push(verifierKeyOf({ name, privateKey: (await readSigningKey(dir, name))! }));
+  }
+  return keys;
 }

@@ -67,6 +67,7 @@ const RATE_LIMITS = {
   failed_auth: 'Too many failed authentications from this address',
   concurrent_exports: 'Too many exports are running',
   concurrent_export_jobs: 'Too many export jobs are queued or running for this tenant',
+  concurrent_replays: 'Too many webhook replays are queued or running for this tenant',
 } as const;
 export type RateLimitScope = keyof typeof RATE_LIMITS;
 export const RATE_LIMIT_SCOPES = Object.keys(RATE_LIMITS) as [RateLimitScope, ...RateLimitScope[]];

@@ -35,6 +35,7 @@ export * from './metrics/metrics.registry.js';
 export * from './metrics/scrape-cache.js';
 export * from './net/cidr.js';
 export * from './node-flags.js';
+export * from './postgres/tenant-lock.js';
 export * from './postgres/transaction.js';
 export * from './recent-result.js';
 export * from './retry.js';

@@ -45,21 +45,29 @@ export async function replayRanges(
     }));
 }
 
+/** The audit event a record of the audit topic holds if it is the target tenant's, or null. */
+export function tenantEvent(
+  codec: Codec<AuditEventRecord>,
+  record: TopicRecord,
+  target: Pick<ReplayTarget, 'tenantId'>,
+): AuditEventRecord | null {
+  const event = decodeAuditRecord(codec, record.value);
+  return event?.tenant_id === target.tenantId ? event : null;
+}
+
 /**
- * The delivery a replay makes of one audit record, or null when it is not the target's (another tenant, outside
- * the window, not matching the filter, or not decodable): attempt 1, due at `now`, marked as a replay, with the
- * same payload bytes and event id as its first delivery, through the normal retry path.
+ * The delivery a replay makes of one of the tenant's events (`tenantEvent`), or null when there is none (no
+ * event, outside the window, not matching the filter): attempt 1, due at `now`, marked as a replay, with the same
+ * payload bytes and event id as its first delivery, through the normal retry path.
  */
 export function replayJob(
-  codec: Codec<AuditEventRecord>,
+  event: AuditEventRecord | null,
   record: TopicRecord,
   target: ReplayTarget,
   now: number,
 ): DeliveryJob | null {
-  const event = decodeAuditRecord(codec, record.value);
   if (
     !event ||
-    event.tenant_id !== target.tenantId ||
     event.ingested_at < target.since ||
     event.ingested_at >= target.until ||
     !matchesFilter(target.filter, event.action)

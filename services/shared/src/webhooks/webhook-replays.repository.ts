@@ -128,6 +128,15 @@ async function recordProgress(
 }
 
 export const webhookReplaysRepository = {
+  /** The tenant's replays queued or running, of all its endpoints. */
+  async countActive(db: Queryable, tenantId: string): Promise<number> {
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_replays WHERE tenant_id = $1 AND status IN ('queued', 'running')`,
+      [tenantId],
+    );
+    return rows[0]!.n;
+  },
+
   /** A new queued replay; null when the endpoint has one queued or running. */
   async insert(
     db: Queryable,
@@ -153,18 +162,24 @@ export const webhookReplaysRepository = {
   },
 
   /**
-   * Takes the oldest replay that is queued, or running under a lease that ran out, whose window ended more than
-   * `settleMs` ago (events acknowledged before its end are on the audit topic by then), and holds it for
-   * `leaseMs`: null when there is none. A taken-over replay keeps its progress; each take counts an attempt.
+   * Takes a replay that is queued, or running but not held (its lease ran out, or its holder let go at the end of
+   * a slice), whose window ended more than `settleMs` ago (events acknowledged before its end are on the audit
+   * topic by then), and holds it for `leaseMs`: null when there is none. Tenants are served in turn: the replay
+   * taken is that of the tenant whose replays were taken longest ago (never first), then the tenant's own least
+   * recently taken, then the oldest. A taken-over replay keeps its progress; each take counts an attempt.
    */
   async claim(db: Queryable, leaseMs: number, settleMs: number): Promise<HeldReplay | null> {
     const { rows } = await db.query<Row>(
       `UPDATE webhook_replays SET status = 'running', lease_token = $1, attempts = attempts + 1,
-         lease_until = now() + make_interval(secs => $2::float8 / 1000), started_at = coalesce(started_at, now())
-       WHERE id = (SELECT id FROM webhook_replays
-                   WHERE (status = 'queued' OR (status = 'running' AND lease_until < now()))
-                     AND until_ms + $3 < (extract(epoch FROM now()) * 1000)::bigint
-                   ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+         lease_until = now() + make_interval(secs => $2::float8 / 1000), started_at = coalesce(started_at, now()),
+         taken_at = clock_timestamp()
+       WHERE id = (SELECT r.id FROM webhook_replays r
+                   WHERE (r.status = 'queued' OR (r.status = 'running' AND r.lease_until < now()))
+                     AND r.until_ms + $3 < (extract(epoch FROM now()) * 1000)::bigint
+                   ORDER BY (SELECT max(t.taken_at) FROM webhook_replays t WHERE t.tenant_id = r.tenant_id)
+                              NULLS FIRST,
+                            r.taken_at NULLS FIRST, r.created_at
+                   LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
        RETURNING ${COLUMNS}`,
       [randomUUID(), leaseMs, settleMs],
     );

@@ -77,3 +77,12 @@ export function describeTarget(url: string): { target: string; url_sha256: strin
     url_sha256: createHash('sha256').update(url).digest('hex'),
   };
 }
+
+/**
+ * The URL as a reader who may not change the endpoint sees it: its query (where receivers' tokens usually are) and
+ * any credentials taken out, the rest as the trail's `target` shows it (docs/webhooks.md "Endpoint API").
+ */
+export function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}${parsed.search ? '?REDACTED' : ''}`;
+}

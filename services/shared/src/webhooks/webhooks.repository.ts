@@ -40,9 +40,6 @@ const COLUMNS =
   'id, tenant_id, url, event_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at, version, previous_secret_expires_at, rate_limit_per_second';
 const SECRETS = 'secret_sealed, previous_secret_sealed';
 
-// Namespaces our advisory locks (the first key of the two-key form) away from any other user of the database.
-const TENANT_LOCK_CLASS = 7;
-
 /** Postgres channel on which every endpoint change is announced (payload `id:change`), at commit. */
 export const ENDPOINT_CHANGES_CHANNEL = 'webhook_endpoints';
 
@@ -69,11 +66,6 @@ export class EndpointIdTakenError extends Error {
 
 /** Postgres access for webhook endpoints; the sealed secret is read only where a delivery is signed. */
 export const webhooksRepository = {
-  /** Serializes the tenant's endpoint changes until the transaction ends (the per-tenant cap is then exact). */
-  async lockTenant(db: Queryable, tenantId: string): Promise<void> {
-    await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_LOCK_CLASS, tenantId]);
-  },
-
   async countForTenant(db: Queryable, tenantId: string): Promise<number> {
     const { rows } = await db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1',
