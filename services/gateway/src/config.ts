@@ -60,6 +60,16 @@ export const { envSchema, loadConfig } = serviceConfig(
     EXPORT_JOB_MAX_WINDOW_DAYS: positiveInt(366).meta({
       description: 'the longest window (`until` − `since`) one export job may cover',
     }),
+    WINDOW_PROOF_MAX_HASHES: positiveInt(50_000).meta({
+      description:
+        'stored hashes one page of a window proof may read; a page of scattered leaves ends early ' +
+        '(docs/integrity.md "Window proofs")',
+    }),
+    INTEGRITY_STATEMENT_TIMEOUT_MS: positiveInt(10_000).meta({
+      description:
+        "Postgres's `statement_timeout` on the pool of the integrity API (proofs, checkpoints), apart from the " +
+        'pool authentication and rate limits use',
+    }),
     RATE_LIMIT_READ_PER_MIN: positiveInt(1000).meta({
       description: 'per-key token bucket of reads, shared by every gateway process',
     }),
@@ -108,6 +118,8 @@ export const { envSchema, loadConfig } = serviceConfig(
       holdMs: e.AUTH_THROTTLE_HOLD_MS,
     },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+    windowProofMaxHashes: e.WINDOW_PROOF_MAX_HASHES,
+    proofStatementTimeoutMs: e.INTEGRITY_STATEMENT_TIMEOUT_MS,
     webhooks: { ...webhookSettings(e), testTimeoutMs: e.WEBHOOK_TEST_TIMEOUT_MS },
     replayLimits: { maxDays: e.WEBHOOK_REPLAY_MAX_DAYS, perTenant: e.WEBHOOK_REPLAYS_PER_TENANT },
   }),

@@ -31,6 +31,15 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     connectionTimeoutMillis: 2000,
     query_timeout: 2000,
   });
+  // Proofs read many hashes: a pool of their own, with a server-side statement timeout, so that a costly proof
+  // never holds the connections authentication and rate limits need (docs/integrity.md "Window proofs").
+  const proofs = host.postgres({
+    connectionString: config.databaseUrl,
+    max: 4,
+    connectionTimeoutMillis: 2000,
+    statement_timeout: config.proofStatementTimeoutMs,
+    query_timeout: config.proofStatementTimeoutMs + 1000,
+  });
   const keys = cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 });
   const directory = keyDirectory({ databaseUrl: config.databaseUrl, logger, changed: keys.forget });
   host.onStop(() => directory.stop());
@@ -78,7 +87,8 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     auditTimeoutMs: config.auditTimeoutMs,
     exportConcurrency: config.exportConcurrency,
     exportJobs: exportJobStore(pool),
-    integrity: integrityStore(pool),
+    integrity: integrityStore(proofs),
+    windowProofMaxHashes: config.windowProofMaxHashes,
     // Bounded as the audit events: a job whose record Kafka does not take in time is answered 503 and rolled back.
     exportJobRequests: exportJobRequests(producer, topics.exportJobs.name, config.auditTimeoutMs),
     exportJobLimits: config.exportJobLimits,

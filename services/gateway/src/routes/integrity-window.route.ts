@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { formatTimestamp } from '@audit/shared/contract';
+import { proofPrefix } from '@audit/shared/integrity';
 import { NotFoundError, ValidationError } from '@audit/shared/platform';
 import { decodeWindowCursor, encodeWindowCursor } from '../domain/cursor.js';
 import { MAX_WINDOW_LEAVES, parseQuery, windowQuerySchema } from '../domain/integrity-query.js';
@@ -18,7 +19,7 @@ export const getWindowProofRoute: ApiRoute = {
   tags: ['Integrity'],
   summary: "The tenant's leaves of a window of event time, proven in one of its checkpoints.",
   description:
-    'Every leaf whose event time is in the window (`since` inclusive, `until` exclusive), in pages of up to 10,000, each with the hashes that make the checkpoint\'s root from its leaves: with an export of the same window, the checkpoints and the keys, the offline verifier names each altered, missing and forged row (docs/integrity.md "Window proofs"). 404 when no checkpoint has that size.',
+    'Every leaf whose event time is in the window (`since` inclusive, `until` exclusive), in pages of up to 10,000 (fewer where the leaves are so scattered that the page\'s proof would read more than `WINDOW_PROOF_MAX_HASHES` stored hashes, default 50,000), each with the hashes that make the checkpoint\'s root from its leaves: with an export of the same window, the checkpoints and the keys, the offline verifier names each altered, missing and forged row (docs/integrity.md "Window proofs"). 404 when no checkpoint has that size.',
   requestParams: { query: windowQuerySchema },
   ok: { description: 'One page.', ...json(windowProofSchema) },
 };
@@ -60,8 +61,14 @@ export function integrityWindowRoute(app: FastifyInstance, opts: IntegrityRoutes
     const size = checkpoint.tree_size;
     const window = { since, until };
     const rows = await opts.integrity.windowLeaves(tenant, window, size, after, limit + 1).catch(postgres);
-    const page = rows.slice(0, limit);
-    const hasMore = rows.length > limit;
+    // Scattered leaves need many stored hashes each: a page ends where its proof would read more than the bound.
+    const fits = proofPrefix(
+      rows.slice(0, limit).map((l) => l.leaf_index),
+      size,
+      opts.windowProofMaxHashes,
+    );
+    const page = rows.slice(0, fits);
+    const hasMore = rows.length > fits;
     const indices = page.map((l) => l.leaf_index).sort((a, b) => a - b);
     const [hashes, later] = await Promise.all([
       opts.integrity.windowProof(tenant, indices, size),

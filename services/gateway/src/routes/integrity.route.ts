@@ -79,6 +79,8 @@ export const getConsistencyProofRoute: ApiRoute = {
 export interface IntegrityRoutesOptions {
   integrity: IntegrityStore;
   cursorSecret: string;
+  /** The stored hashes one page of a window proof may read (WINDOW_PROOF_MAX_HASHES). */
+  windowProofMaxHashes: number;
 }
 
 // Missing, another tenant's, not a UUID, or not appended yet: one identical answer, so that ids cannot be probed.

@@ -46,6 +46,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     },
     exportFiles: { size: async () => null, read: async () => Readable.from([]) },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
+    windowProofMaxHashes: 50_000,
     clock: Date.now,
     readiness: {},
     startup: { done: true, waitingFor: null },

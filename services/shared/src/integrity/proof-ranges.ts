@@ -108,3 +108,35 @@ export function coverRanges(indices: readonly number[], size: number): LeafRange
   if (size > 0) walk(0, size);
   return out;
 }
+
+/**
+ * How many stored hashes a proof of the given leaves reads (`coverRanges`, then each complete subtree from the
+ * stored band at or below its level): the work of a page of a window proof, which a page is bounded by.
+ */
+export function storedHashReads(indices: readonly number[], size: number): number {
+  let reads = 0;
+  for (const range of coverRanges(indices, size))
+    for (const s of subtreesOf(range)) reads += 2 ** (s.level % STORED_LEVEL_STEP);
+  return reads;
+}
+
+/**
+ * How many of a page's leaves (in the page's order) a proof may cover within `maxReads` stored hashes: the
+ * longest prefix found by halving, at least one leaf (whose proof reads a few hashes per level).
+ */
+export function proofPrefix(pageIndices: readonly number[], size: number, maxReads: number): number {
+  const reads = (k: number) =>
+    storedHashReads(
+      pageIndices.slice(0, k).sort((a, b) => a - b),
+      size,
+    );
+  if (pageIndices.length === 0 || reads(pageIndices.length) <= maxReads) return pageIndices.length;
+  let fits = 1;
+  let over = pageIndices.length;
+  while (over - fits > 1) {
+    const mid = Math.floor((fits + over) / 2);
+    if (reads(mid) <= maxReads) fits = mid;
+    else over = mid;
+  }
+  return fits;
+}

@@ -15,6 +15,8 @@ import {
   proofOf,
   subtreesOf,
   type Subtree,
+  proofPrefix,
+  storedHashReads,
 } from './proof-ranges.js';
 
 const entries = (n: number) => Array.from({ length: n }, (_, i) => new TextEncoder().encode(`event ${i}`));
@@ -144,5 +146,37 @@ describe('window proofs', () => {
     ).toBeLessThanOrEqual(40);
     expect(() => coverRanges([3, 2], 8)).toThrow(RangeError);
     expect(() => coverRanges([8], 8)).toThrow(RangeError);
+  });
+});
+
+describe('the work of a page of a window proof', () => {
+  it('counts the stored hashes its subtrees are made from', () => {
+    // Leaf 0 of 16: its cover is the subtrees [1], [2,4), [4,8), [8,16), of levels 0 to 3, each made from the
+    // leaf band: 1 + 2 + 4 + 8 reads. Leaf 0 of 32 adds [16,32), of level 4: one stored hash.
+    expect(storedHashReads([0], 16)).toBe(15);
+    expect(storedHashReads([0], 32)).toBe(16);
+    expect(storedHashReads([], 16)).toBe(1);
+  });
+
+  it('takes the longest prefix of a page whose proof fits, at least one leaf', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3000 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 400 }),
+        (size, picks, maxReads) => {
+          const page = [...new Set(picks.map((p) => p % size))];
+          const k = proofPrefix(page, size, maxReads);
+          const reads = (n: number) =>
+            storedHashReads(
+              page.slice(0, n).sort((a, b) => a - b),
+              size,
+            );
+          expect(k).toBeGreaterThanOrEqual(1);
+          expect(k === 1 || reads(k) <= maxReads).toBe(true);
+          if (reads(page.length) <= maxReads) expect(k).toBe(page.length);
+        },
+      ),
+    );
   });
 });
