@@ -15,6 +15,16 @@ export interface ChangeContext {
   replay?: Pick<WebhookReplay, 'id' | 'since' | 'until'>;
 }
 
+/** Who acted on which endpoint, as the change's audit event and a test send's synthetic event both say it. */
+export const endpointActedOn = (call: ApiCall, endpoint: WebhookEndpointRecord) => ({
+  user_id: `api_key:${call.principal.prefix}`,
+  user_role: 'api_key',
+  resource_type: 'webhook_endpoint',
+  resource_id: endpoint.id,
+  phi_involved: false,
+  success: true,
+});
+
 /**
  * docs/contract.md "Webhooks": every change (and every test send) writes admin.webhook.*; never the secret, nor
  * the URL's query. Creation, update and rotation name the endpoint's version, which the dispatcher waits for
@@ -30,12 +40,7 @@ export function webhookAuditEvent(
   return {
     tenant_id: call.principal.tenantId,
     action: `admin.webhook.${change}`,
-    user_id: `api_key:${call.principal.prefix}`,
-    user_role: 'api_key',
-    resource_type: 'webhook_endpoint',
-    resource_id: endpoint.id,
-    phi_involved: false,
-    success: true,
+    ...endpointActedOn(call, endpoint),
     source_ip: call.clientIp,
     user_agent: call.userAgent.slice(0, 1024),
     details: { ...target, ...changeDetails(change, endpoint, context) },

@@ -1,5 +1,6 @@
 import { deliveryPayload, type WebhookEndpointRecord } from '@audit/shared/webhooks';
 import type { ApiCall } from './api-call.js';
+import { endpointActedOn } from './webhook-audit-event.js';
 
 const TEST_PAYLOAD_TYPE = 'webhook.test';
 const TEST_PAYLOAD_MESSAGE = 'A test delivery: no audit event behind it.';
@@ -15,12 +16,7 @@ export function testPayload(call: ApiCall, endpoint: WebhookEndpointRecord, id: 
     timestamp: now,
     tenant_id: endpoint.tenant_id,
     action: TEST_PAYLOAD_TYPE,
-    user_id: `api_key:${call.principal.prefix}`,
-    user_role: 'api_key',
-    resource_type: 'webhook_endpoint',
-    resource_id: endpoint.id,
-    phi_involved: false,
-    success: true,
+    ...endpointActedOn(call, endpoint),
     details: JSON.stringify({ message: TEST_PAYLOAD_MESSAGE }),
     fields_accessed: '[]',
     source_ip: '',

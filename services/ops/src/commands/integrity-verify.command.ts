@@ -45,7 +45,9 @@ const sameKey = (a: VerifierKey, b: VerifierKey) =>
  * verifier key, and, where keys are pinned, a stored key none of them is (added by someone who can write the
  * database, or pinned incompletely: either way its checkpoints are not trusted).
  */
-async function trustedKeys(ctx: VerifyContext): Promise<{ keys: readonly VerifierKey[]; findings: Finding[] }> {
+async function trustedKeys(
+  ctx: VerifyContext,
+): Promise<{ keys: readonly VerifierKey[]; findings: Finding[] }> {
   const findings: Finding[] = [];
   const stored: VerifierKey[] = [];
   for (const row of await integrityKeysRepository.list(ctx.pool)) {
