@@ -35,7 +35,7 @@ export interface GatewayAppOptions
     Pick<WebhookReplayOptions, 'replayLimits'>,
     ExportJobRoutesOptions,
     IntegrityRoutesOptions,
-    Pick<ExportDownloadOptions, 'exportFiles'>,
+    Pick<ExportDownloadOptions, 'exportFiles' | 'downloads' | 'minRate'>,
     Pick<ExportOptions, 'exportConcurrency'>,
     ServiceAppOptions {
   logger: Logger;

@@ -53,6 +53,24 @@ export const { envSchema, loadConfig } = serviceConfig(
     EXPORT_CONCURRENCY: positiveInt(4).meta({
       description: 'exports one gateway process runs at once; one more gets 429 with `Retry-After`',
     }),
+    EXPORT_DOWNLOADS: positiveInt(64).meta({
+      description:
+        'downloads of export files one gateway process serves at once (and the sockets of its S3 pool for them); ' +
+        'one more gets 429 `concurrent_downloads` (docs/exports.md "Downloads")',
+    }),
+    EXPORT_DOWNLOADS_PER_TENANT: positiveInt(16).meta({
+      description: "of them, a tenant's at once",
+    }),
+    EXPORT_DOWNLOADS_PER_KEY: positiveInt(4).meta({
+      description: "of them, an API key's at once",
+    }),
+    EXPORT_DOWNLOAD_MIN_BYTES_PER_S: positiveInt(16_384).meta({
+      description:
+        'the least a download must send a second, on average over each window; a slower one is ended',
+    }),
+    EXPORT_DOWNLOAD_RATE_WINDOW_MS: positiveInt(30_000).meta({
+      description: "the window over which a download's rate is measured",
+    }),
     EXPORT_JOBS_IN_FLIGHT: positiveInt(3).meta({
       description:
         'export jobs a tenant may have queued or running; one more gets 429 `concurrent_export_jobs` (docs/exports.md)',
@@ -111,6 +129,15 @@ export const { envSchema, loadConfig } = serviceConfig(
     exportConcurrency: e.EXPORT_CONCURRENCY,
     exportJobLimits: { inFlight: e.EXPORT_JOBS_IN_FLIGHT, maxWindowDays: e.EXPORT_JOB_MAX_WINDOW_DAYS },
     exportStorage: exportStorageSettings(e, ctx),
+    downloads: {
+      perKey: e.EXPORT_DOWNLOADS_PER_KEY,
+      perTenant: e.EXPORT_DOWNLOADS_PER_TENANT,
+      perProcess: e.EXPORT_DOWNLOADS,
+    },
+    downloadMinRate: {
+      bytesPerS: e.EXPORT_DOWNLOAD_MIN_BYTES_PER_S,
+      windowMs: e.EXPORT_DOWNLOAD_RATE_WINDOW_MS,
+    },
     limits: { readPerMinute: e.RATE_LIMIT_READ_PER_MIN, writePerMinute: e.RATE_LIMIT_WRITE_PER_MIN },
     authFailures: {
       burst: e.AUTH_FAILURE_BURST,

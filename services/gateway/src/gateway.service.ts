@@ -11,6 +11,7 @@ import { exportJobRequests } from './adapters/export-job-requests.js';
 import { exportJobStore } from './adapters/export-job-store.js';
 import { directoryFirst, keyDirectory } from './adapters/key-directory.js';
 import { cachedKeyStore } from './adapters/key-store.js';
+import { downloadSlots } from './domain/download-slots.js';
 import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { webhookStore } from './adapters/webhook-store.js';
 import { buildApp } from './app.js';
@@ -39,6 +40,12 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     connectionTimeoutMillis: 2000,
     statement_timeout: config.proofStatementTimeoutMs,
     query_timeout: config.proofStatementTimeoutMs + 1000,
+  });
+  // Downloads read through sockets of their own: slow readers can take them all, never the existence checks'.
+  const files = exportFiles(config.exportStorage);
+  const downloadFiles = exportFiles(config.exportStorage, {
+    sockets: config.downloads.perProcess,
+    requestTimeoutMs: 30_000,
   });
   const keys = cachedKeyStore(pool, { ttlMs: config.keyCacheTtlMs, maxKeys: 100_000, maxUnknown: 10_000 });
   const directory = keyDirectory({ databaseUrl: config.databaseUrl, logger, changed: keys.forget });
@@ -93,7 +100,9 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     exportJobRequests: exportJobRequests(producer, topics.exportJobs.name, config.auditTimeoutMs),
     exportJobLimits: config.exportJobLimits,
     replayLimits: config.replayLimits,
-    exportFiles: exportFiles(config.exportStorage),
+    exportFiles: { size: files.size, read: downloadFiles.read },
+    downloads: downloadSlots(config.downloads),
+    minRate: config.downloadMinRate,
     webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
     targets,
     testSender,

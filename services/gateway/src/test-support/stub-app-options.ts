@@ -3,6 +3,7 @@ import pino from 'pino';
 import { Registry } from '@audit/shared/platform';
 import { allowList, DEFAULT_WEBHOOK_PORTS } from '@audit/shared/webhooks';
 import type { GatewayAppOptions } from '../app.js';
+import { downloadSlots } from '../domain/download-slots.js';
 
 export const STUB_PEPPER = 'pepper-0123456789abcdef0123456789abcdef';
 
@@ -47,6 +48,8 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     exportFiles: { size: async () => null, read: async () => Readable.from([]) },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     windowProofMaxHashes: 50_000,
+    downloads: downloadSlots({ perKey: 4, perTenant: 16, perProcess: 64 }),
+    minRate: { bytesPerS: 1, windowMs: 3_600_000 },
     clock: Date.now,
     readiness: {},
     startup: { done: true, waitingFor: null },

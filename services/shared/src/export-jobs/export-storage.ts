@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { booleanFlag } from '../platform/config/env.js';
 import type { ExportFiles } from './export-files.js';
 import { filesystemExportFiles } from './filesystem.files.js';
-import { s3ExportFiles, type S3StorageSettings } from './s3.files.js';
+import { s3Client, s3ExportFiles, type S3StorageSettings, type SocketPool } from './s3.files.js';
 
 /** The export store's settings, for every service that writes, serves or prepares export files. */
 export const exportStorageEnv = {
@@ -118,6 +118,8 @@ export function exportStorageSettings(e: StorageEnv, ctx: z.RefinementCtx) {
 
 export type ExportStorageSettings = ReturnType<typeof exportStorageSettings>;
 
-/** The store the settings name. */
-export const exportFiles = (settings: ExportStorageSettings): ExportFiles =>
-  settings.kind === 's3' ? s3ExportFiles(settings) : filesystemExportFiles(settings.dir);
+/** The store the settings name; for S3, with a socket pool of its own when one is given. */
+export const exportFiles = (settings: ExportStorageSettings, pool?: SocketPool): ExportFiles =>
+  settings.kind === 's3'
+    ? s3ExportFiles(settings, s3Client(settings, pool))
+    : filesystemExportFiles(settings.dir);

@@ -33,7 +33,13 @@ export interface S3StorageSettings {
   partBytes: number;
 }
 
-export function s3Client(settings: S3StorageSettings): S3Client {
+/** A client's own sockets: at most `sockets` at once, each request ended after `requestTimeoutMs`. */
+export interface SocketPool {
+  sockets: number;
+  requestTimeoutMs: number;
+}
+
+export function s3Client(settings: S3StorageSettings, pool?: SocketPool): S3Client {
   return new S3Client({
     region: settings.region,
     endpoint: settings.endpoint,
@@ -44,7 +50,11 @@ export function s3Client(settings: S3StorageSettings): S3Client {
     // S3-compatible stores, and every part carries its Content-MD5 (s3-multipart.writer.ts).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: 5000, requestTimeout: 60_000 },
+    requestHandler: {
+      connectionTimeout: 5000,
+      requestTimeout: pool?.requestTimeoutMs ?? 60_000,
+      ...(pool && { httpAgent: { maxSockets: pool.sockets }, httpsAgent: { maxSockets: pool.sockets } }),
+    },
   });
 }
 

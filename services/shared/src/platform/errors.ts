@@ -68,6 +68,7 @@ const RATE_LIMITS = {
   concurrent_exports: 'Too many exports are running',
   concurrent_export_jobs: 'Too many export jobs are queued or running for this tenant',
   concurrent_replays: 'Too many webhook replays are queued or running for this tenant',
+  concurrent_downloads: 'Too many downloads are running for this API key, its tenant or this server',
 } as const;
 export type RateLimitScope = keyof typeof RATE_LIMITS;
 export const RATE_LIMIT_SCOPES = Object.keys(RATE_LIMITS) as [RateLimitScope, ...RateLimitScope[]];

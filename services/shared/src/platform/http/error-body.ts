@@ -27,7 +27,7 @@ export const rateLimitedBodySchema = errorBodySchema
   .extend({
     scope: z.enum(RATE_LIMIT_SCOPES).meta({
       description:
-        "What is exhausted: the key's read or write bucket, the client address's failed authentications, the exports one gateway process runs at once, the tenant's export jobs queued or running, or the tenant's webhook replays queued or running.",
+        "What is exhausted: the key's read or write bucket, the client address's failed authentications, the exports one gateway process runs at once, the tenant's export jobs queued or running, the tenant's webhook replays queued or running, or the downloads running for the key, its tenant or the gateway process.",
     }),
     retry_after_s: z
       .int()
