@@ -105,8 +105,8 @@ describe('webhook replays shared fairly between tenants', () => {
     const waitedMs = Date.now() - asked;
     const flood = await Promise.all(aIds.slice(0, PER_TENANT).map((id) => replayOf(aKey, id)));
     console.log(
-      `webhook replay fairness: B's replay of 3 ended ${waitedMs} ms after it was asked for; bound one slice ` +
-        `(${SLICE_MS} ms) and a poll (1000 ms), plus its own run; A's replays had handed on ` +
+      `webhook replay fairness: B's replay of 3 ended ${waitedMs} ms after it was asked for; bound: one slice ` +
+        `(${SLICE_MS} ms), A's next part and B's read from Kafka, plus its own run; A's replays had handed on ` +
         `${flood.map((r) => r.deliveries_queued).join(', ')} of ${LONG} each`,
     );
     expect(done.deliveries_queued).toBe(3);

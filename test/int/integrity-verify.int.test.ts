@@ -165,7 +165,8 @@ describe('ops integrity verify', () => {
   });
 
   it('names a stored key that is no verifier key instead of failing', async () => {
-    const name = 'malformed.example-1';
+    // A name of the writer's choosing, escape sequence included: printed escaped, never to the terminal raw.
+    const name = 'malformed\u001b[2J-1';
     await db.query(
       `INSERT INTO integrity_keys (name, public_key, verifier_key, status, created_by, retired_at)
        VALUES ($1, $2, 'not a verifier key', 'retired', 'operator:someone', now())`,
@@ -181,6 +182,9 @@ describe('ops integrity verify', () => {
           problem: 'its stored verifier key is malformed',
         });
       }
+      const text = await ops(['integrity', 'verify', '--tenant', tenant]);
+      expect(text.out).toContain('key malformed\\u001b[2J-1: its stored verifier key is malformed');
+      expect(text.out.includes('\u001b')).toBe(false);
     } finally {
       await db.query('DELETE FROM integrity_keys WHERE name = $1', [name]);
     }

@@ -37,4 +37,4 @@ export {
   type TrailChecker,
   type WindowProof,
 } from './trail-check.js';
-export { verifyCommand, type CommandIo } from './verify-command.js';
+export { printable, verifyCommand, type CommandIo } from './verify-command.js';

@@ -397,7 +397,10 @@ function argsOf(argv: string[]) {
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
 
-/** The text with every character that could move the cursor or reorder what a terminal shows escaped. */
+/**
+ * The text with every character that could move the cursor or reorder what a terminal shows escaped; JSON text
+ * stays JSON that means the same (JSON.stringify leaves C1 controls, separators and overrides as they are).
+ */
 export const printable = (text: string): string =>
   text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
@@ -431,7 +434,7 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
     } finally {
       await (await opening.catch(() => null))?.close();
     }
-    if (values.json) io.out(`${JSON.stringify(result)}\n`);
+    if (values.json) io.out(`${printable(JSON.stringify(result))}\n`);
     else {
       io.out(
         `${result.checkpoints} checkpoints verified, ${result.links} links between them consistent; ` +

@@ -255,6 +255,10 @@ describe('audit-trail-integrity', () => {
     expect(result.code).toBe(1);
     expect([...result.out].filter((c) => c === '\u001b' || c === '\u202e')).toEqual([]);
     expect(result.out).toContain('\\u001b[2J\\u202eevil');
+    const json = await command(...base, '--proof', proofOfLeaves([0, 1, 2]), '--export', ndjson, '--json');
+    expect(json.out.includes('\u202e')).toBe(false);
+    // Escaped, and still the same JSON: the hostile id comes back whole.
+    expect(JSON.stringify(JSON.parse(json.out))).toContain(JSON.stringify(hostile.event_id).slice(1, -1));
     const named = await command('--keys', keys, '--checkpoints', file('\u001b[31m.json', '{'));
     expect(named.code).toBe(2);
     expect(named.err.includes('\u001b')).toBe(false);

@@ -30,7 +30,8 @@ export function replayTaker(deps: {
   clock: Clock;
 }) {
   const { progress } = deps;
-  const started = deps.clock();
+  // The pace counts from the first record read, not from the read's setup (a consumer joining its group).
+  let started: number | undefined;
   let sentSinceStart = 0;
   const step = Math.max(1, Math.min(SEND_CHUNK, Math.ceil(deps.perSecond / 10)));
   // The tenant's records read since the progress last moved: other tenants' records of the partition are read
@@ -44,7 +45,7 @@ export function replayTaker(deps: {
   };
   const send = async (jobs: DeliveryJob[], upTo: TopicRecord, heartbeat: () => Promise<void>) => {
     // Paced: a replay of a busy month neither floods the retry tier nor the endpoint.
-    const wait = paceWaitMs(sentSinceStart + jobs.length, deps.clock() - started, deps.perSecond);
+    const wait = paceWaitMs(sentSinceStart + jobs.length, deps.clock() - started!, deps.perSecond);
     if (wait > 0) await sleep(wait);
     deps.check();
     await deps.producer.send({
@@ -56,6 +57,7 @@ export function replayTaker(deps: {
     await heartbeat();
   };
   return async (records: TopicRecord[], heartbeat: () => Promise<void>): Promise<void> => {
+    started ??= deps.clock();
     let jobs: DeliveryJob[] = [];
     for (const record of records) {
       deps.check();

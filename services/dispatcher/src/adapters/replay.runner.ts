@@ -122,13 +122,30 @@ export function replayRunner(deps: ReplayRunnerDeps) {
       return range;
     };
     const lease = replayLease({ ...deps, held, progress, stopping: () => stopping, logger: log });
-    // A slice ends only once it got further, so that a replay whose reads are slow still moves on.
-    const sliceEnds = deps.clock() + deps.sliceMs;
+    // Once its slice is over, the replay makes way for another waiting, if any (asked as the slice ends, and
+    // a slice later again while none waits), and only once it got further: a replay whose reads are slow still
+    // moves on.
+    let sliceEnds = deps.clock() + deps.sliceMs;
+    let makeWay = false;
+    let asking = false;
     let sliceFrom: bigint | null | undefined;
+    const askOthers = () => {
+      if (asking || makeWay || deps.clock() < sliceEnds) return;
+      asking = true;
+      replays
+        .othersWaiting(deps.pool, held.id, deps.settleMs)
+        .then((waiting) => {
+          makeWay = waiting;
+          if (!waiting) sliceEnds = deps.clock() + deps.sliceMs;
+        })
+        .catch(() => undefined)
+        .finally(() => (asking = false));
+    };
     const check = () => {
       lease.check();
       sliceFrom ??= progress.nextOffset;
-      if (deps.clock() >= sliceEnds && progress.nextOffset !== sliceFrom) throw new SliceOverError();
+      askOthers();
+      if (makeWay && progress.nextOffset !== sliceFrom) throw new SliceOverError();
     };
     try {
       await lease.begin();

@@ -143,6 +143,11 @@ export function exportDownloadRoute(app: FastifyInstance, opts: ExportDownloadOp
       release();
       throw err;
     }
+    // The client went away while the file was being opened: its places are back already, and nothing is sent.
+    if (reply.raw.destroyed) {
+      body.destroy();
+      return reply;
+    }
     // A client that stops reading, or reads too slowly, would hold its file, its slots and a socket of the store
     // for as long as it likes: a stalled download, and one below the least rate over a window, is ended.
     reply.raw.setTimeout(DOWNLOAD_STALL_MS, () => reply.raw.destroy());

@@ -38,7 +38,7 @@ export interface VerifyContext {
 }
 
 const sameKey = (a: VerifierKey, b: VerifierKey) =>
-  a.name === b.name && Buffer.from(a.keyHash).equals(Buffer.from(b.keyHash));
+  a.name === b.name && Buffer.from(a.publicKey).equals(Buffer.from(b.publicKey));
 
 /**
  * The keys checkpoints are checked against, and what is wrong with the stored ones: a stored key that is not a

@@ -3,6 +3,7 @@ import { formatTimestamp, TENANT_ID_PATTERN } from '@audit/shared/contract';
 import {
   keyDirectoryVerifierKeys,
   parseVerifierKey,
+  printable,
   TreeStoreDamagedError,
   verifierKeysOfText,
 } from '@audit/shared/integrity';
@@ -76,7 +77,9 @@ async function verifyCli(values: CliValues, { config, logger, print, note }: Cli
       [
         `${report.tenant}: ${report.rows} rows, ${report.leaves} leaves, ${report.checkpoints} checkpoints; ` +
           `keys from the ${report.keys.source} (${report.keys.trusted})`,
-        ...report.findings.map(findingLine),
+        // Findings name what the stores hold (event ids, key names): whoever wrote them is not to write to the
+        // operator's terminal.
+        ...report.findings.map((f) => printable(findingLine(f))),
         report.ok ? 'everything verifies' : `${report.findings.length} problem(s)`,
       ].join('\n'),
     );

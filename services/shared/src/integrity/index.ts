@@ -15,6 +15,7 @@ export {
   leafEventOf,
   leafHashOf,
   parseVerifierKey,
+  printable,
   rootOf,
   verifierKeysOfText,
   verifyCheckpoint,

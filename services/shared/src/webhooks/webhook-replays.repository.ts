@@ -186,6 +186,17 @@ export const webhookReplaysRepository = {
     return rows[0] ? { ...replayOf(rows[0]), leaseToken: rows[0].lease_token! } : null;
   },
 
+  /** Whether a replay other than this one could be taken now (as `claim` would take it). */
+  async othersWaiting(db: Queryable, id: string, settleMs: number): Promise<boolean> {
+    const { rows } = await db.query<{ waiting: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM webhook_replays
+         WHERE id <> $1 AND (status = 'queued' OR (status = 'running' AND lease_until < now()))
+           AND until_ms + $2 < (extract(epoch FROM now()) * 1000)::bigint) AS waiting`,
+      [id, settleMs],
+    );
+    return rows[0]!.waiting;
+  },
+
   /**
    * Records how far the replay got and extends its lease; false when it is no longer held (taken over after the
    * lease ran out, or deleted with its endpoint): its holder then stops. A replay that got further has been
