@@ -13,6 +13,7 @@ import { writeFile } from '../../services/exporter/src/adapters/file.writer.js';
 import { parquetFile } from '../../services/exporter/src/adapters/parquet.writer.js';
 import { windowReader, windowReads } from '../../services/exporter/src/adapters/window.reader.js';
 import { RowBinaryDecoder, rowGroups } from '../../services/exporter/src/domain/row-binary.decoder.js';
+import { readTurns } from '../../services/exporter/src/domain/read-turns.js';
 import { ROW_GROUP_ROWS } from '../../services/exporter/src/domain/row-group.js';
 import { rowBinaryOf } from '../../services/exporter/src/test-support/row-binary.js';
 import { countWindow, planChunks } from '../../services/exporter/src/domain/chunk-plan.js';
@@ -108,6 +109,9 @@ export async function measurePieces(
   const gc = (globalThis as { gc?: () => void }).gc;
   try {
     const reader = windowReader(ch, { ...projectionTables(1), indexed: false }, job);
+    // The job alone at its exporter: its reads never wait for a turn.
+    const turns = readTurns(2);
+    const take = () => turns.take(job.tenantId);
     const window = { database: settings.database, tenant: job.tenantId, acceptedAt: job.acceptedAt };
     let chunks: ReturnType<typeof planChunks> = [];
     const planned = await timed(async () => {
@@ -135,20 +139,23 @@ export async function measurePieces(
     row('piece, read: the chunks as JSONEachRow bytes, not parsed', figures(bytes));
     const parsed = await timed(async () => {
       let n = 0;
-      for await (const batch of windowReads(reader.rows, chunks)) n += batch.length;
+      for await (const batch of windowReads(reader.rows, chunks, take)) n += batch.length;
       return n;
     });
     row("piece, read: the exporter's reader, rows parsed, next chunk read ahead", figures(parsed));
     const grouped = await timed(async () => {
       let n = 0;
-      const groups = rowGroups(windowReads(reader.rowBinary, chunks), new RowBinaryDecoder(ROW_GROUP_ROWS));
+      const groups = rowGroups(
+        windowReads(reader.rowBinary, chunks, take),
+        new RowBinaryDecoder(ROW_GROUP_ROWS),
+      );
       for await (const group of groups) n += group.rows;
       return n;
     });
     row("piece, read: the exporter's RowBinary read, laid out in row groups", figures(grouped));
 
     const sample: EventRow[] = [];
-    for await (const batch of windowReads(reader.rows, chunks)) {
+    for await (const batch of windowReads(reader.rows, chunks, take)) {
       sample.push(...batch.slice(0, SAMPLE_ROWS - sample.length));
       if (sample.length >= SAMPLE_ROWS) break;
     }

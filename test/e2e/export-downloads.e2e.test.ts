@@ -19,8 +19,7 @@ function downloadsFixture(label: string, env: Record<string, string>) {
   const gw = gatewayFixture(names, { env: { ...env, EXPORT_DIR: exportDir(names) } });
   const jobId = randomUUID();
   beforeAll(async () => {
-    const db = new pg.Client({ connectionString: gw.databaseUrl() });
-    await db.connect();
+    const db = new pg.Pool({ connectionString: gw.databaseUrl() });
     try {
       const now = Date.now();
       const request = {
@@ -34,8 +33,8 @@ function downloadsFixture(label: string, env: Record<string, string>) {
         requestedBy: 'ak_test',
       };
       await jobs.insert(db, request);
-      const start = await jobs.start(db, jobId, now, 1);
-      if (!('attempt' in start)) throw new Error('the job did not start');
+      const start = await jobs.claim(db, { now, leaseMs: 60_000, maxAttempts: 1, perTenant: 1 });
+      if (!start || !('attempt' in start)) throw new Error('the job did not start');
       const upload = await filesystemExportFiles(exportDir(names)).create(jobId, 'ndjson', 1);
       await pipeline(Readable.from([FILE]), upload.stream);
       await upload.publish();

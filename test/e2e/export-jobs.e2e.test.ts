@@ -213,7 +213,8 @@ describe('export jobs through the API, on the real stack', () => {
       ...s3StorageEnv(names),
       EXPORT_JOB_PROGRESS_MS: '50',
       EXPORT_JOB_CHUNK_ROWS: '500',
-      EXPORTER_SESSION_TIMEOUT_MS: '6000',
+      // The killed exporter's job is taken up again once its lease runs out.
+      EXPORT_JOB_LEASE_MS: '3000',
       EXPORT_JOB_RETRY_BASE_MS: '100',
     });
     await exporter.start();

@@ -10,13 +10,19 @@ import {
   exportFileName,
   exportJobsRepository as jobs,
   filesystemExportFiles,
+  inFlight,
   type ExportJobRequest,
 } from '@audit/shared/export-jobs';
 import { migratePostgres } from '@audit/shared/migrations';
-import { DurableProducer, createLogger } from '@audit/shared/platform';
+import { DurableProducer, createLogger, sleep } from '@audit/shared/platform';
 import { liveTables, projectionStateStore } from '@audit/shared/projection';
 import { expireDue } from '../../services/exporter/src/adapters/expiry.sweeper.js';
-import { runJob, type JobRunnerDeps } from '../../services/exporter/src/adapters/job.runner.js';
+import {
+  runClaimed,
+  StoppingError,
+  type JobRunnerDeps,
+} from '../../services/exporter/src/adapters/job.runner.js';
+import { readTurns } from '../../services/exporter/src/domain/read-turns.js';
 import { CSV_COLUMNS } from '../../services/exporter/src/domain/csv-format.js';
 import { clusteredEvents, ingest } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
@@ -53,6 +59,17 @@ function request(
     acceptedAt: Date.now(),
     requestedBy: 'ak_test',
   };
+}
+
+/** The exporter's work on a job alone in the queue: taken, attempt after attempt, until it has ended. */
+async function runJob(d: JobRunnerDeps, job: ExportJobRequest): Promise<void> {
+  const take = { leaseMs: d.settings.leaseMs, maxAttempts: d.settings.maxAttempts, perTenant: 1 };
+  for (;;) {
+    const claim = await jobs.claim(d.pool, { ...take, now: Date.now() });
+    if (claim) await runClaimed(d, claim, new AbortController().signal);
+    else if (!inFlight((await jobs.find(d.pool, job.jobId))!.status)) return;
+    else await sleep(50);
+  }
 }
 
 /** The list's query of the job's window. */
@@ -95,6 +112,7 @@ beforeAll(async () => {
       codec: auditEventCodec(),
       clock: systemClock,
     }),
+    turns: readTurns(2),
     clock: systemClock,
     // Small chunks: this window is read in several, some boundaries inside runs of ties.
     settings: {
@@ -105,6 +123,7 @@ beforeAll(async () => {
       progressMs: 50,
       retryBaseMs: 100,
       settleMs: 0,
+      leaseMs: 60_000,
     },
     logger: createLogger('exporter-test', 'silent'),
   };
@@ -195,6 +214,22 @@ describe('an export job, run by the exporter against the real stack', () => {
     await waitFor('expiry', async () => (await expireDue({ ...deps, logger: deps.logger })) >= 1);
     expect((await jobs.get(pool, names.tenant, due.jobId))!.status).toBe('expired');
     expect(await files.size(due.jobId, 'ndjson')).toBeNull();
+  });
+
+  it('lets go of its job at once when the exporter stops, without counting the attempt', async () => {
+    const job = request('ndjson', { action: 'phi.read' });
+    await jobs.insert(pool, job);
+    const take = { now: Date.now(), leaseMs: 60_000, maxAttempts: 2, perTenant: 1 };
+    const claim = await jobs.claim(pool, take);
+    expect(claim).toMatchObject({ attempt: 1, job: { jobId: job.jobId } });
+    const stopping = new AbortController();
+    const run = runClaimed(deps, claim!, stopping.signal);
+    stopping.abort(new StoppingError('exporter: stopped'));
+    await run;
+    expect(await jobs.find(pool, job.jobId)).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(await files.size(job.jobId, 'ndjson')).toBeNull();
+    await runJob(deps, job);
+    expect(await jobs.find(pool, job.jobId)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   it('fails a job with a fixed message per code, the cause in the log only', async () => {

@@ -38,9 +38,11 @@ beforeAll(async () => {
   postgres = await freshPostgres(names);
   expect((await ops('migrate')).code).toBe(0);
   pool = new pg.Pool({ connectionString: postgres.url });
-  for (const job of [queued, other, ended]) await jobs.insert(pool, job);
-  const start = await jobs.start(pool, ended.jobId, Date.now(), 5);
-  expect('attempt' in start).toBe(true);
+  // The ended job alone in the queue when an exporter takes one.
+  await jobs.insert(pool, ended);
+  const start = await jobs.claim(pool, { now: Date.now(), leaseMs: 60_000, maxAttempts: 5, perTenant: 1 });
+  expect(start).toMatchObject({ attempt: 1, job: { jobId: ended.jobId } });
+  for (const job of [queued, other]) await jobs.insert(pool, job);
   await jobs.fail(pool, ended.jobId, 1, { code: 'export_failed', message: 'x' }, Date.now());
   const codec = auditEventCodec();
   await consumer.connect();

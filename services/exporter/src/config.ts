@@ -15,9 +15,22 @@ export const { envSchema, loadConfig } = serviceConfig(
       .min(1)
       .default('audit-exporter')
       .meta({ description: 'consumer group of `audit.export-jobs.v1`' }),
-    // Each job holds a chunk's sort in ClickHouse and a gzip stream here.
-    EXPORTER_CONCURRENCY: positiveInt(2).meta({
-      description: 'jobs one exporter runs at once (one per partition)',
+    // Each job holds a gzip stream or a Parquet thread here (docs/operations.md "Exporter memory").
+    EXPORTER_CONCURRENCY: positiveInt(4).meta({
+      description: 'jobs one exporter runs at once, their reads taking turns (docs/exports.md "Fair share")',
+    }),
+    // Each read holds a chunk's sort in ClickHouse.
+    EXPORTER_READS: positiveInt(2).meta({
+      description: "chunk reads one exporter's jobs have open at once, handed round their tenants in turn",
+    }),
+    EXPORT_JOBS_RUNNING_PER_TENANT: positiveInt(2).meta({
+      description: "a tenant's jobs running at once across all exporters; the rest wait in the queue",
+    }),
+    EXPORT_JOB_LEASE_MS: positiveInt(30_000).meta({
+      description: 'how long a job stays with an exporter that stopped recording its progress',
+    }),
+    EXPORT_JOB_POLL_MS: positiveInt(1000).meta({
+      description: 'how often an exporter with a free slot looks for a job in the queue',
     }),
     // A chunk's memory in ClickHouse, about 1 KiB a row.
     EXPORT_JOB_CHUNK_ROWS: positiveInt(50_000).meta({
@@ -64,6 +77,9 @@ export const { envSchema, loadConfig } = serviceConfig(
     groupId: e.EXPORTER_GROUP_ID,
     projectorGroupId: e.PROJECTOR_GROUP_ID,
     concurrency: e.EXPORTER_CONCURRENCY,
+    reads: e.EXPORTER_READS,
+    runningPerTenant: e.EXPORT_JOBS_RUNNING_PER_TENANT,
+    pollMs: e.EXPORT_JOB_POLL_MS,
     sessionTimeoutMs: e.EXPORTER_SESSION_TIMEOUT_MS,
     expirySweepMs: e.EXPORT_JOB_EXPIRY_SWEEP_MS,
     jobs: {
@@ -74,6 +90,7 @@ export const { envSchema, loadConfig } = serviceConfig(
       progressMs: e.EXPORT_JOB_PROGRESS_MS,
       retryBaseMs: e.EXPORT_JOB_RETRY_BASE_MS,
       settleMs: e.EXPORT_JOB_SETTLE_MS,
+      leaseMs: e.EXPORT_JOB_LEASE_MS,
     },
   }),
 );

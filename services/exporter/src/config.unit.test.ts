@@ -8,7 +8,11 @@ describe('exporter loadConfig', () => {
       groupId: 'audit-exporter',
       projectorGroupId: 'audit-projector',
       storage: { kind: 'filesystem', dir: '.data/exports' },
-      jobs: { chunkRows: 50_000, maxAttempts: 5, fileTtlMs: 168 * 3_600_000 },
+      concurrency: 4,
+      reads: 2,
+      runningPerTenant: 2,
+      pollMs: 1000,
+      jobs: { chunkRows: 50_000, maxAttempts: 5, fileTtlMs: 168 * 3_600_000, leaseMs: 30_000 },
     });
   });
 

@@ -1,17 +1,16 @@
 import { AuditGenerations } from '@audit/shared/audit-topic';
 import { systemClock } from '@audit/shared/contract';
-import { exportFiles, exportJobCodec } from '@audit/shared/export-jobs';
+import { exportFiles, exportJobsRepository } from '@audit/shared/export-jobs';
 import { type ServiceHost } from '@audit/shared/host';
 import { migratePostgres } from '@audit/shared/migrations';
 import { clickhouseReady, loggableError, RestartableConsumer } from '@audit/shared/platform';
 import { liveTables, projectionStateStore } from '@audit/shared/projection';
 import { expireDue } from './adapters/expiry.sweeper.js';
 import { startJobConsumer, type JobConsumer } from './adapters/job.consumer.js';
-import { runJob } from './adapters/job.runner.js';
+import { runClaimed } from './adapters/job.runner.js';
+import { jobScheduler } from './adapters/job.scheduler.js';
+import { readTurns } from './domain/read-turns.js';
 import type { ExporterConfig } from './config.js';
-
-// A request waits this long for the gateway's commit that follows its publish (docs/exports.md "Jobs").
-const ROW_WAIT_MS = 30_000;
 
 /** The exporter: it runs export jobs (docs/exports.md "Jobs"). */
 export async function exporterService(host: ServiceHost, config: ExporterConfig): Promise<void> {
@@ -51,10 +50,26 @@ export async function exporterService(host: ServiceHost, config: ExporterConfig)
     auditTopics: async () => (await generations.reload()).map((g) => g.topic),
     projectorGroup: config.projectorGroupId,
     audit: auditLog({ maxQueuedBytes: 4 * 1024 * 1024, maxWaitMs: 5000 }),
+    turns: readTurns(config.reads),
     clock: systemClock,
     settings: config.jobs,
     logger,
   };
+  const scheduler = jobScheduler({
+    slots: config.concurrency,
+    pollMs: config.pollMs,
+    claim: () =>
+      exportJobsRepository.claim(pool, {
+        now: systemClock(),
+        leaseMs: config.jobs.leaseMs,
+        maxAttempts: config.jobs.maxAttempts,
+        perTenant: config.runningPerTenant,
+      }),
+    run: (claim, signal) => runClaimed(runner, claim, signal),
+    logger,
+  });
+  // The attempts under way let go of their jobs: the next exporter takes them up at once.
+  host.onStop(() => scheduler.stop());
   const jobs: RestartableConsumer<JobConsumer> = new RestartableConsumer(
     () =>
       startJobConsumer({
@@ -63,16 +78,9 @@ export async function exporterService(host: ServiceHost, config: ExporterConfig)
           groupId: config.groupId,
           sessionTimeout: config.sessionTimeoutMs,
           heartbeatInterval: 3000,
-          // A member running a job rejoins after it: a rebalance waits for it this long before leaving it out.
-          rebalanceTimeout: 600_000,
         },
         topic: topics.exportJobs.name,
-        concurrency: config.concurrency,
-        codec: exportJobCodec(),
-        pool,
-        run: (request) => runJob(runner, request),
-        logger,
-        rowWaitMs: ROW_WAIT_MS,
+        wake: scheduler.wake,
         onGivenUp: (err) => {
           logger.error(
             { err: loggableError(err) },
@@ -84,9 +92,9 @@ export async function exporterService(host: ServiceHost, config: ExporterConfig)
       }),
     { what: 'the job consumer', logger, stopping: host.stopping, fatal: host.fatal },
   );
-  // A job in progress is abandoned with its record uncommitted: whoever takes the partition runs it again.
   host.onStop(() => jobs.stop());
   await jobs.begin((start) => host.step('kafka', start));
+  scheduler.wake();
   // One pass at a time: a pass still running when the next is due is not joined by another.
   const sweeper = setInterval(() => {
     sweeping = sweeping.then(() =>

@@ -1,26 +1,24 @@
+import { setTimeout } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
 import type pg from 'pg';
 import { type AuditPublisher } from '@audit/shared/audit-topic';
 import { type Clock } from '@audit/shared/contract';
 import {
   exportJobsRepository as jobs,
+  type Claim,
   type ExportFiles,
-  type ExportJobRequest,
+  type ExportJob,
 } from '@audit/shared/export-jobs';
 import { integrityStore } from '@audit/shared/integrity';
-import {
-  inTransaction,
-  loggableError,
-  sleep,
-  type ClickHouseClient,
-  type Logger,
-} from '@audit/shared/platform';
+import { inTransaction, loggableError, type ClickHouseClient, type Logger } from '@audit/shared/platform';
 import { type LiveGeneration } from '@audit/shared/projection';
-import { countWindow, planChunks } from '../domain/chunk-plan.js';
+import { countWindow, planChunks, type Chunk } from '../domain/chunk-plan.js';
 import { jobEndedEvent } from '../domain/job-audit-event.js';
-import { writeFile, type WriteProgress } from './file.writer.js';
+import { type ReadTurns } from '../domain/read-turns.js';
+import { writeFile } from './file.writer.js';
+import { jobLease, LostJobError, type AttemptProgress } from './job-lease.js';
 import { waitForProjection } from './projection-catch-up.js';
-import { windowReader, windowReads } from './window.reader.js';
+import { windowReader, windowReads, type WindowReader } from './window.reader.js';
 
 export interface JobRunnerSettings {
   chunkRows: number;
@@ -32,6 +30,8 @@ export interface JobRunnerSettings {
   retryBaseMs: number;
   /** How long after a job's acceptance its reads may begin (docs/exports.md "Window"). */
   settleMs: number;
+  /** How long an attempt holds its job past its last progress ("Fair share"). */
+  leaseMs: number;
 }
 
 export interface JobRunnerDeps {
@@ -44,14 +44,11 @@ export interface JobRunnerDeps {
   auditTopics: () => Promise<readonly string[]>;
   projectorGroup: string;
   audit: Pick<AuditPublisher, 'publish'>;
+  /** The exporter's turns at ClickHouse reads, shared by the jobs it runs ("Fair share"). */
+  turns: ReadTurns;
   clock: Clock;
   settings: JobRunnerSettings;
   logger: Logger;
-}
-
-/** The job was taken over by a newer attempt (another exporter): this one stops without changing it. */
-class LostJobError extends Error {
-  override name = 'LostJobError';
 }
 
 /**
@@ -82,131 +79,166 @@ class WindowChangedError extends Error {
   override name = 'WindowChangedError';
 }
 
+/** The exporter stops: the attempt lets go of its job, for the next exporter to take up. */
+export class StoppingError extends Error {
+  override name = 'StoppingError';
+}
+
 /**
- * Runs the job until it ends (docs/exports.md "Jobs"): attempt after attempt, each a new file from a new read of
- * the same fixed window, until one is published whole or the attempts are used up. Returns at once for a job that
- * has already ended. The file is published, the job's `audit.export` event written and the job marked succeeded
- * under the job's row lock, in that order: a succeeded job always has its file and its event, and a cancellation
- * never meets a half-published job.
+ * Runs one attempt of a job the exporter took (docs/exports.md "Jobs"): a new file from a new read of the job's
+ * fixed window. A failed attempt puts the job back in the queue, to be taken again after a pause, until the
+ * attempts are used up. The file is published, the job's `audit.export` event written and the job marked
+ * succeeded under the job's row lock, in that order: a succeeded job always has its file and its event, and a
+ * cancellation never meets a half-published job. `signal` aborts the attempt (the exporter stops): the job is
+ * released at once.
  */
-export async function runJob(deps: JobRunnerDeps, request: ExportJobRequest): Promise<void> {
-  const log = deps.logger.child({ job_id: request.jobId, tenant_id: request.tenantId });
-  let after: number | undefined;
-  for (;;) {
-    const start = await jobs.start(deps.pool, request.jobId, deps.clock(), deps.settings.maxAttempts, after);
-    if ('ended' in start) return;
-    if ('exhausted' in start) {
-      // Started this often without ending: its exporters died with it. Its event first, so a job never fails
-      // without it (a failed publish leaves the request to be read again).
-      const { attempts } = start.exhausted;
-      const error = {
-        code: 'attempts_exhausted',
-        message: `The job was started ${attempts} times without finishing.`,
-      };
-      log.warn({ attempts }, 'export job failed: attempts used up');
-      await deps.files.remove(request.jobId, request.format);
-      await deps.audit.publish([jobEndedEvent(request, { success: false, error })]);
-      await jobs.fail(deps.pool, request.jobId, attempts, error, deps.clock());
+export async function runClaimed(deps: JobRunnerDeps, claim: Claim, signal: AbortSignal): Promise<void> {
+  if ('exhausted' in claim) return failExhausted(deps, claim.exhausted);
+  const { job, attempt } = claim;
+  const log = deps.logger.child({ job_id: job.jobId, tenant_id: job.tenantId });
+  try {
+    await attemptJob(deps, job, attempt, signal);
+    log.info({ attempt }, 'export job succeeded');
+  } catch (err) {
+    if (err instanceof LostJobError) return dropUnlessOwned(deps, job);
+    if (signal.aborted) {
+      await jobs.release(deps.pool, job.jobId, attempt);
       return;
     }
-    const { attempt } = start;
-    try {
-      await attemptJob(deps, request, attempt);
-      log.info({ attempt }, 'export job succeeded');
+    const error = failureOf(err);
+    const last = attempt >= deps.settings.maxAttempts;
+    log.warn({ attempt, last, code: error.code, err: loggableError(err) }, 'export job attempt failed');
+    if (!last) {
+      await jobs.retryLater(deps.pool, job.jobId, attempt, attempt * deps.settings.retryBaseMs);
       return;
-    } catch (err) {
-      if (err instanceof LostJobError) return dropUnlessOwned(deps, request);
-      const error = failureOf(err);
-      const last = attempt >= deps.settings.maxAttempts;
-      log.warn({ attempt, last, code: error.code, err: loggableError(err) }, 'export job attempt failed');
-      if (last) {
-        await deps.files.remove(request.jobId, request.format);
-        await deps.audit.publish([jobEndedEvent(request, { success: false, error })]);
-        await jobs.fail(deps.pool, request.jobId, attempt, error, deps.clock());
-        return;
-      }
-      await sleep(attempt * deps.settings.retryBaseMs);
-      after = attempt;
     }
+    await deps.files.remove(job.jobId, job.format);
+    await deps.audit.publish([jobEndedEvent(job, { success: false, error })]);
+    await jobs.fail(deps.pool, job.jobId, attempt, error, deps.clock());
   }
+}
+
+/**
+ * A job started as often as allowed without ending: its exporters died with it. Its event first, so a job never
+ * fails without it (a failed publish leaves the job to be taken again once its lease runs out).
+ */
+async function failExhausted(deps: JobRunnerDeps, job: ExportJob): Promise<void> {
+  const { attempts } = job;
+  const error = {
+    code: 'attempts_exhausted',
+    message: `The job was started ${attempts} times without finishing.`,
+  };
+  deps.logger.warn(
+    { job_id: job.jobId, tenant_id: job.tenantId, attempts },
+    'export job failed: attempts used up',
+  );
+  await deps.files.remove(job.jobId, job.format);
+  await deps.audit.publish([jobEndedEvent(job, { success: false, error })]);
+  await jobs.fail(deps.pool, job.jobId, attempts, error, deps.clock());
 }
 
 /**
  * After losing the job (cancelled, or taken by another attempt): its file goes unless the job succeeded or another
  * attempt runs it (which removed what earlier attempts left when it began).
  */
-async function dropUnlessOwned(deps: JobRunnerDeps, request: ExportJobRequest): Promise<void> {
-  const job = await jobs.find(deps.pool, request.jobId);
-  if (job?.status === 'failed' || job?.status === 'expired')
-    await deps.files.remove(request.jobId, request.format);
+async function dropUnlessOwned(deps: JobRunnerDeps, job: ExportJob): Promise<void> {
+  const now = await jobs.find(deps.pool, job.jobId);
+  if (now?.status === 'failed' || now?.status === 'expired') await deps.files.remove(job.jobId, job.format);
 }
 
-async function attemptJob(deps: JobRunnerDeps, request: ExportJobRequest, attempt: number): Promise<void> {
+async function attemptJob(
+  deps: JobRunnerDeps,
+  job: ExportJob,
+  attempt: number,
+  stopping: AbortSignal,
+): Promise<void> {
   const { settings } = deps;
-  // Leftovers of earlier attempts (an exporter killed mid-file) go first: this attempt writes a new file.
-  await deps.files.remove(request.jobId, request.format);
-  // An event acknowledged before the job was accepted may have been stamped by ingest a little later than the
-  // gateway's clock says, or be still on its way to Kafka: the topic's end is taken once that time has passed.
-  await sleep(Math.max(0, request.acceptedAt + settings.settleMs - deps.clock()));
-  await waitForProjection(
-    deps.admin,
-    await deps.auditTopics(),
-    deps.projectorGroup,
-    settings.projectionTimeoutMs,
-  );
-  const reader = windowReader(deps.clickhouse, await deps.tables(), request);
-  const buckets = await countWindow(reader.count, request.since, request.until, settings.chunkRows);
-  const chunks = planChunks(buckets, request.since, request.until, settings.chunkRows);
-  const rowsExpected = chunks.reduce((sum, c) => sum + c.rows, 0);
-  const progress: WriteProgress = { rowsWritten: 0, bytesWritten: 0 };
-  const report = async () => {
-    if (!(await jobs.progress(deps.pool, request.jobId, attempt, { ...progress, rowsExpected }))) {
-      throw new LostJobError();
-    }
-  };
-  await report();
-  const upload = await deps.files.create(request.jobId, request.format, attempt);
-  // A report that finds the job lost stops the file; one that comes after the last byte is kept for below.
-  let lost: unknown = null;
-  let reporting = Promise.resolve();
-  const timer = setInterval(() => {
-    reporting = reporting.then(report).catch((err: unknown) => {
-      lost = err;
-      upload.stream.destroy(err as Error);
+  const progress: AttemptProgress = { rowsWritten: 0, bytesWritten: 0, rowsExpected: null };
+  const lease = jobLease({
+    pool: deps.pool,
+    jobId: job.jobId,
+    attempt,
+    leaseMs: settings.leaseMs,
+    everyMs: settings.progressMs,
+    progress,
+    logger: deps.logger,
+  });
+  // The attempt ends at the first of these: the exporter stops, or the job is lost.
+  const halt = AbortSignal.any([stopping, lease.signal]);
+  try {
+    // Leftovers of earlier attempts (an exporter killed mid-file) go first: this attempt writes a new file.
+    await deps.files.remove(job.jobId, job.format);
+    // An event acknowledged before the job was accepted may have been stamped by ingest a little later than the
+    // gateway's clock says, or be still on its way to Kafka: the topic's end is taken once that time has passed.
+    await setTimeout(Math.max(0, job.acceptedAt + settings.settleMs - deps.clock()), undefined, {
+      signal: halt,
     });
-  }, settings.progressMs);
+    await waitForProjection(
+      deps.admin,
+      await deps.auditTopics(),
+      deps.projectorGroup,
+      settings.projectionTimeoutMs,
+      halt,
+    );
+    const reader = windowReader(deps.clickhouse, await deps.tables(), job);
+    const buckets = await countWindow(reader.count, job.since, job.until, settings.chunkRows);
+    const chunks = planChunks(buckets, job.since, job.until, settings.chunkRows);
+    progress.rowsExpected = chunks.reduce((sum, c) => sum + c.rows, 0);
+    await lease.renewNow();
+    halt.throwIfAborted();
+    await writeAndPublish(deps, job, attempt, { reader, chunks, progress, halt });
+  } catch (err) {
+    throw halt.aborted ? halt.reason : err;
+  } finally {
+    await lease.end();
+  }
+}
+
+/** The window's file written from its chunks, checked against their count, then published with its event. */
+async function writeAndPublish(
+  deps: JobRunnerDeps,
+  job: ExportJob,
+  attempt: number,
+  o: { reader: WindowReader; chunks: Chunk[]; progress: AttemptProgress; halt: AbortSignal },
+): Promise<void> {
+  const upload = await deps.files.create(job.jobId, job.format, attempt);
+  const stop = () => upload.stream.destroy(o.halt.reason as Error);
+  o.halt.addEventListener('abort', stop, { once: true });
+  // Each chunk's read waits for the tenant's turn at this exporter's reads ("Fair share").
+  const take = () => deps.turns.take(job.tenantId);
   try {
     const written = await writeFile(
-      request.format,
+      job.format,
       {
-        rows: () => windowReads(reader.rows, chunks),
-        rowBinary: () => windowReads(reader.rowBinary, chunks),
+        rows: () => windowReads(o.reader.rows, o.chunks, take),
+        rowBinary: () => windowReads(o.reader.rowBinary, o.chunks, take),
       },
       upload.stream,
-      progress,
+      o.progress,
     );
-    clearInterval(timer);
-    await reporting;
-    if (lost) throw lost;
+    o.halt.throwIfAborted();
     // The count and the read agree unless the window's rows changed in between (a replay of the projection).
-    if (written.rowCount !== rowsExpected) {
-      throw new WindowChangedError(`read ${written.rowCount} rows where ${rowsExpected} were counted`);
+    if (written.rowCount !== o.progress.rowsExpected) {
+      throw new WindowChangedError(
+        `read ${written.rowCount} rows where ${o.progress.rowsExpected} were counted`,
+      );
     }
     // The checkpoint an auditor checks the file against (docs/integrity.md "Offline verification"): the latest
     // made by the job's acceptance, so that every event it covers was ingested by then (and so is in the file),
     // and was projected before the reads began, which waited for the topic's end after the acceptance.
-    const checkpoint = await integrityStore(deps.pool).checkpointMadeBy(request.tenantId, request.acceptedAt);
+    const checkpoint = await integrityStore(deps.pool).checkpointMadeBy(job.tenantId, job.acceptedAt);
     const manifest = { ...written, integrityTreeSize: checkpoint?.tree_size ?? null };
     const now = deps.clock();
     await inTransaction(deps.pool, async (db) => {
-      if (!(await jobs.lockOwned(db, request.jobId, attempt))) throw new LostJobError();
+      if (!(await jobs.lockOwned(db, job.jobId, attempt))) throw new LostJobError();
       await upload.publish();
-      await deps.audit.publish([jobEndedEvent(request, { success: true, manifest })]);
-      await jobs.succeed(db, request.jobId, attempt, manifest, now, now + settings.fileTtlMs);
+      await deps.audit.publish([jobEndedEvent(job, { success: true, manifest })]);
+      await jobs.succeed(db, job.jobId, attempt, manifest, now, now + deps.settings.fileTtlMs);
     });
   } catch (err) {
-    clearInterval(timer);
     await upload.discard();
     throw err;
+  } finally {
+    o.halt.removeEventListener('abort', stop);
   }
 }

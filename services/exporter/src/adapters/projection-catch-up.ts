@@ -22,13 +22,15 @@ export class ProjectionLagError extends Error {
 /**
  * Waits until the projector's group has committed every record the audit topic holds now, in each of its
  * generations (docs/exports.md "Window"): every event acknowledged before a job was accepted is then in ClickHouse.
- * The projector commits only after ClickHouse stored a batch. Gives up after `timeoutMs` with a ProjectionLagError.
+ * The projector commits only after ClickHouse stored a batch. Gives up after `timeoutMs` with a ProjectionLagError,
+ * or with `signal`'s reason once it is aborted.
  */
 export async function waitForProjection(
   admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
   topics: readonly string[],
   projectorGroup: string,
   timeoutMs: number,
+  signal?: AbortSignal,
   pollMs = 250,
 ): Promise<void> {
   const ends = await Promise.all(
@@ -36,6 +38,7 @@ export async function waitForProjection(
   );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    signal?.throwIfAborted();
     const committed = await admin.fetchOffsets({ groupId: projectorGroup, topics: [...topics] });
     const pending = ends.flatMap(({ topic, ends: topicEnds }) =>
       behind(topicEnds, committed.find((c) => c.topic === topic)?.partitions ?? []).map(

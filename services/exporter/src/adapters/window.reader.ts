@@ -3,6 +3,7 @@ import { type ExportJobRequest } from '@audit/shared/export-jobs';
 import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import { filterConditions, type LiveGeneration } from '@audit/shared/projection';
 import type { BucketCount, Chunk, CountRows } from '../domain/chunk-plan.js';
+import type { Release } from '../domain/read-turns.js';
 
 /** A chunk's read, started: what it yields in list order (parsed rows or RowBinary bytes), or closed unread. */
 export interface ChunkRead<T> {
@@ -68,18 +69,20 @@ export function windowReader(client: ClickHouseClient, tables: LiveGeneration, j
 export type WindowReader = ReturnType<typeof windowReader>;
 
 /**
- * The window's reads in list order: its chunks newest first, each read in list order. The next chunk's query is
- * sent as soon as the current one's rows flow, so ClickHouse sorts it while they are written instead of the
- * writer waiting for each sort in turn; at most two reads are open at once.
+ * The window's reads in list order: its chunks newest first, each read in list order, each opened in a turn
+ * `take` gives (docs/exports.md "Fair share") and given back once read or closed. The next chunk's query is sent
+ * as soon as the current one's rows flow, so ClickHouse sorts it while they are written instead of the writer
+ * waiting for each sort in turn; at most two reads are open at once.
  */
 export async function* windowReads<T>(
   open: (from: number, to: number) => Promise<ChunkRead<T>>,
   chunks: readonly Chunk[],
+  take: () => Promise<Release>,
 ): AsyncGenerator<T> {
   let next: Promise<ChunkRead<T>> | undefined;
   const start = (i: number) => {
     const chunk = chunks[i];
-    next = chunk && open(chunk.from, chunk.to);
+    next = chunk && inTurn(take, () => open(chunk.from, chunk.to));
     // Its failure surfaces when it is awaited; until then it must not count as unhandled.
     next?.catch(() => undefined);
   };
@@ -88,7 +91,11 @@ export async function* windowReads<T>(
     for (let i = 0; next; i++) {
       const current = await next;
       start(i + 1);
-      yield* current.items();
+      try {
+        yield* current.items();
+      } finally {
+        current.close();
+      }
     }
   } finally {
     // A write given up (a failure, a lost job) leaves no query running for nothing.
@@ -96,5 +103,26 @@ export async function* windowReads<T>(
       (read) => read.close(),
       () => undefined,
     );
+  }
+}
+
+/** A read opened in a turn of its own, which its close gives back (as does a failure to open it). */
+async function inTurn<T>(
+  take: () => Promise<Release>,
+  open: () => Promise<ChunkRead<T>>,
+): Promise<ChunkRead<T>> {
+  const release = await take();
+  try {
+    const read = await open();
+    return {
+      items: () => read.items(),
+      close: () => {
+        read.close();
+        release();
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventRow } from '@audit/shared/contract';
 import type { Chunk } from '../domain/chunk-plan.js';
+import { readTurns } from '../domain/read-turns.js';
 import { windowReads, type ChunkRead } from './window.reader.js';
 
 const chunks: Chunk[] = [
@@ -41,11 +42,15 @@ function fakeReads(failAt?: number) {
   return { log, openRead, maxOpen: () => maxOpen };
 }
 
+// Turns always free: one tenant alone, with turns enough for both its reads.
+const free = () => readTurns(2).take('t');
+
 describe('windowReads', () => {
   it('yields every chunk in order, sending the next query before the current rows are taken', async () => {
     const reads = fakeReads();
     const ids: string[] = [];
-    for await (const batch of windowReads(reads.openRead, chunks)) ids.push(...batch.map((r) => r.event_id));
+    for await (const batch of windowReads(reads.openRead, chunks, free))
+      ids.push(...batch.map((r) => r.event_id));
     expect(ids).toEqual(['20-a', '20-b', '10-a', '10-b', '0-a', '0-b']);
     expect(reads.log).toEqual(['open 20', 'open 10', 'end 20', 'open 0', 'end 10', 'end 0']);
     expect(reads.maxOpen()).toBe(2);
@@ -53,7 +58,7 @@ describe('windowReads', () => {
 
   it('closes the read sent ahead when the writer gives up', async () => {
     const reads = fakeReads();
-    for await (const batch of windowReads(reads.openRead, chunks)) {
+    for await (const batch of windowReads(reads.openRead, chunks, free)) {
       if (batch[0]!.event_id === '20-a') break;
     }
     await new Promise((resolve) => setImmediate(resolve));
@@ -65,7 +70,7 @@ describe('windowReads', () => {
     const ids: string[] = [];
     await expect(
       (async () => {
-        for await (const batch of windowReads(reads.openRead, chunks))
+        for await (const batch of windowReads(reads.openRead, chunks, free))
           ids.push(...batch.map((r) => r.event_id));
       })(),
     ).rejects.toThrow('read 10 failed');
@@ -75,8 +80,36 @@ describe('windowReads', () => {
   it('reads nothing for a window without chunks', async () => {
     const reads = fakeReads();
     const batches: unknown[] = [];
-    for await (const batch of windowReads(reads.openRead, [])) batches.push(batch);
+    for await (const batch of windowReads(reads.openRead, [], free)) batches.push(batch);
     expect(batches).toEqual([]);
     expect(reads.log).toEqual([]);
+  });
+
+  it("takes a turn per read and gives it back, so that two tenants' windows take turns", async () => {
+    const turns = readTurns(1);
+    const reads = fakeReads();
+    const order: string[] = [];
+    const drain = async (tenant: string) => {
+      for await (const batch of windowReads(reads.openRead, chunks, () => turns.take(tenant)))
+        order.push(`${tenant} ${batch[0]!.event_id}`);
+    };
+    await Promise.all([drain('a'), drain('b')]);
+    expect(order).toEqual([
+      ...['a 20-a', 'a 20-b', 'b 20-a', 'b 20-b', 'a 10-a', 'a 10-b'],
+      ...['b 10-a', 'b 10-b', 'a 0-a', 'a 0-b', 'b 0-a', 'b 0-b'],
+    ]);
+    expect(reads.maxOpen()).toBe(1);
+    expect(turns.load()).toEqual({ held: 0, waiting: 0 });
+  });
+
+  it('gives the turn back when a read cannot be opened', async () => {
+    const turns = readTurns(1);
+    const reads = fakeReads(20);
+    await expect(
+      (async () => {
+        for await (const _ of windowReads(reads.openRead, chunks, () => turns.take('a'))) void _;
+      })(),
+    ).rejects.toThrow('read 20 failed');
+    expect(turns.load()).toEqual({ held: 0, waiting: 0 });
   });
 });

@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import { z } from 'zod';
+import { lockTable } from '../platform/postgres/tenant-lock.js';
+import { inTransaction } from '../platform/postgres/transaction.js';
 import type { EventFilters } from '../projection/event-filters.js';
 import {
   EXPORT_JOB_FORMATS,
   EXPORT_JOB_STATUSES,
   exportManifestSchema,
-  inFlight,
   type ExportJob,
   type ExportJobRequest,
   type ExportJobStatus,
@@ -16,6 +17,9 @@ type Queryable = Pick<pg.ClientBase, 'query'>;
 
 const COLUMNS = `id, tenant_id, format, filters, since_ms, until_ms, accepted_at, requested_by, status, attempts,
   started_at, finished_at, rows_written, bytes_written, rows_expected, manifest, error_code, error_message, expires_at`;
+
+// The columns of `export_jobs j`, where another relation of the statement has some of the same names.
+const JOB_COLUMNS = COLUMNS.replace(/\w+/g, 'j.$&');
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
 
@@ -71,9 +75,8 @@ async function findJob(db: Queryable, jobId: string): Promise<ExportJob | null> 
   return rows[0] ? toJob(rows[0]) : null;
 }
 
-/** How a job's attempt may begin (see `start`). */
-export type AttemptStart =
-  { attempt: number; job: ExportJob } | { exhausted: ExportJob } | { ended: ExportJob | null };
+/** A job an exporter took (see `claim`): its new attempt, or one already started as often as allowed. */
+export type Claim = { attempt: number; job: ExportJob } | { exhausted: ExportJob };
 
 /** Postgres access for export jobs (docs/exports.md "Jobs"). */
 export const exportJobsRepository = {
@@ -133,48 +136,86 @@ export const exportJobsRepository = {
   },
 
   /**
-   * Begins the job's next attempt: a queued job, or a running one whose attempt was lost with its exporter. With
-   * `after`, only while the job's current attempt is still that one: an exporter retrying its own failed attempt
-   * never takes the job from another that has taken it meanwhile. A job that already had `maxAttempts` attempts
-   * is `exhausted` and left as it is, for the caller to fail once its audit event is written (`fail` with the
-   * job's `attempts`). `ended`: the job has ended, does not exist, or another attempt runs it.
+   * Takes the next job an exporter may run (docs/exports.md "Fair share"), holding it for `leaseMs`: a queued job
+   * whose wait is over, or a running one whose lease ran out (its exporter gone). Tenants with the fewest jobs
+   * running go first, each tenant's oldest job first; a tenant with `perTenant` running waits. A job already
+   * started `maxAttempts` times is `exhausted`: held, but left as it is, for its taker to fail once its audit
+   * event is written. Null when nothing may be taken. Takes are serialized, so the cap per tenant is exact.
    */
-  async start(
-    db: Queryable,
-    jobId: string,
-    now: number,
-    maxAttempts: number,
-    after?: number,
-  ): Promise<AttemptStart> {
-    const { rows } = await db.query(
-      `UPDATE export_jobs SET status = 'running', attempts = attempts + 1,
-         started_at = to_timestamp($2::double precision / 1000),
-         rows_written = 0, bytes_written = 0, rows_expected = NULL
-       WHERE id = $1 AND status IN ('queued', 'running') AND attempts < $3 AND ($4::int IS NULL OR attempts = $4)
-       RETURNING ${COLUMNS}`,
-      [jobId, now, maxAttempts, after ?? null],
-    );
-    if (rows[0]) {
-      const job = toJob(rows[0]);
-      return { attempt: job.attempts, job };
-    }
-    const job = await findJob(db, jobId);
-    const mine = after === undefined || job?.attempts === after;
-    if (job && mine && inFlight(job.status) && job.attempts >= maxAttempts) return { exhausted: job };
-    return { ended: job };
+  async claim(
+    pool: pg.Pool,
+    o: { now: number; leaseMs: number; maxAttempts: number; perTenant: number },
+  ): Promise<Claim | null> {
+    const row = await inTransaction(pool, async (db) => {
+      await lockTable(db, 'exportJobQueue');
+      const { rows } = await db.query<Record<string, unknown> & { attempts_before: number }>(
+        `WITH running AS (
+           SELECT tenant_id, count(*) AS n FROM export_jobs
+           WHERE status = 'running' AND lease_until >= now() GROUP BY tenant_id
+         ), next AS (
+           SELECT c.id, c.attempts AS attempts_before FROM export_jobs c LEFT JOIN running r USING (tenant_id)
+           WHERE ((c.status = 'queued' AND coalesce(c.not_before <= now(), true))
+               OR (c.status = 'running' AND coalesce(c.lease_until < now(), true)))
+             AND coalesce(r.n, 0) < $4
+           ORDER BY coalesce(r.n, 0), c.accepted_at, c.id LIMIT 1
+         )
+         UPDATE export_jobs j SET status = 'running', not_before = NULL,
+           lease_until = now() + make_interval(secs => $2::float8 / 1000),
+           attempts = CASE WHEN next.attempts_before < $3 THEN j.attempts + 1 ELSE j.attempts END,
+           started_at = CASE WHEN next.attempts_before < $3 THEN to_timestamp($1::double precision / 1000)
+                             ELSE j.started_at END,
+           rows_written = 0, bytes_written = 0, rows_expected = NULL
+         FROM next WHERE j.id = next.id
+         RETURNING ${JOB_COLUMNS}, next.attempts_before`,
+        [o.now, o.leaseMs, o.maxAttempts, o.perTenant],
+      );
+      return rows[0];
+    });
+    if (!row) return null;
+    const job = toJob(row);
+    return row.attempts_before < o.maxAttempts ? { attempt: job.attempts, job } : { exhausted: job };
   },
 
-  /** Records the attempt's progress; false once the attempt no longer owns the job. */
+  /**
+   * Lets go of the attempt's job at once, as if it had never begun (its exporter stops on purpose): the next
+   * exporter to look takes it up. False when the attempt no longer owned it.
+   */
+  async release(db: Queryable, jobId: string, attempt: number): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `UPDATE export_jobs SET status = 'queued', attempts = attempts - 1, lease_until = NULL
+       WHERE id = $1 AND attempts = $2 AND status = 'running'`,
+      [jobId, attempt],
+    );
+    return rowCount === 1;
+  },
+
+  /** Puts the failed attempt's job back in the queue, to be taken again after `delayMs`. */
+  async retryLater(db: Queryable, jobId: string, attempt: number, delayMs: number): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `UPDATE export_jobs SET status = 'queued', lease_until = NULL,
+         not_before = now() + make_interval(secs => $3::float8 / 1000)
+       WHERE id = $1 AND attempts = $2 AND status = 'running'`,
+      [jobId, attempt, delayMs],
+    );
+    return rowCount === 1;
+  },
+
+  /**
+   * Records the attempt's progress and holds its job for another `leaseMs`; false once the attempt no longer
+   * owns the job.
+   */
   async progress(
     db: Queryable,
     jobId: string,
     attempt: number,
     p: { rowsWritten: number; bytesWritten: number; rowsExpected: number | null },
+    leaseMs: number,
   ): Promise<boolean> {
     const { rowCount } = await db.query(
-      `UPDATE export_jobs SET rows_written = $3, bytes_written = $4, rows_expected = $5
+      `UPDATE export_jobs SET rows_written = $3, bytes_written = $4, rows_expected = $5,
+         lease_until = now() + make_interval(secs => $6::float8 / 1000)
        WHERE id = $1 AND attempts = $2 AND status = 'running'`,
-      [jobId, attempt, p.rowsWritten, p.bytesWritten, p.rowsExpected],
+      [jobId, attempt, p.rowsWritten, p.bytesWritten, p.rowsExpected, leaseMs],
     );
     return rowCount === 1;
   },

@@ -17,3 +17,14 @@ export async function lockTenant(
 ): Promise<void> {
   await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_LOCKS[kind], tenantId]);
 }
+
+/** The classes of our advisory locks over a whole table (second key 0), apart from the per-tenant ones. */
+export const TABLE_LOCKS = { exportJobQueue: 10 } as const;
+
+/** Serializes one kind of change of the whole table until the transaction ends. */
+export async function lockTable(
+  db: Pick<pg.ClientBase, 'query'>,
+  kind: keyof typeof TABLE_LOCKS,
+): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock($1, 0)', [TABLE_LOCKS[kind]]);
+}
