@@ -6,7 +6,7 @@ import pg from 'pg';
 import { topics } from '@audit/shared/contract';
 import { deleteTopics } from '@audit/shared/platform';
 import { uniqueNames } from '../test/support/names.js';
-import { freshPostgres } from '../test/support/postgres.js';
+import { migratedPostgres } from '../test/support/postgres.js';
 import { cleanUp, gatewayService, testKafka } from '../test/support/stack.js';
 import { httpClient, type HttpClient } from './lib/http-timing.js';
 import { mintKey } from '../test/support/ops-cli.js';
@@ -110,7 +110,7 @@ async function main() {
   const results = benchResults('auth');
   const setUp = `${SAMPLES} sequential tenant list requests per phase; flood ${FLOOD_CONNECTIONS} connections`;
   const names = uniqueNames('benchauth');
-  const postgres = await freshPostgres(names);
+  const postgres = await migratedPostgres(names);
   const gateway = gatewayService(names, {
     DATABASE_URL: postgres.url,
     API_KEY_PEPPER: PEPPER,

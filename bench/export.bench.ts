@@ -15,7 +15,7 @@ import {
 import { sleep, type ClickHouseSettings } from '@audit/shared/platform';
 import { uniqueNames } from '../test/support/names.js';
 import { mintKey } from '../test/support/ops-cli.js';
-import { freshPostgres } from '../test/support/postgres.js';
+import { migratedPostgres } from '../test/support/postgres.js';
 import {
   CLICKHOUSE_URL,
   cleanUp,
@@ -233,7 +233,7 @@ async function main() {
   };
   const baselineDir = `${ROOT}.data/bench-export/${names.id}`;
   const exporterGroup = `exporter-${names.id}`;
-  let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
+  let postgres: Awaited<ReturnType<typeof migratedPostgres>> | undefined;
   let pool: pg.Pool | undefined;
   const services: { stop(): Promise<unknown> }[] = [];
   let cleaned: Promise<void> | undefined;
@@ -265,7 +265,7 @@ async function main() {
     });
     const python = FORMATS.includes('parquet') ? await chdbPython() : { missing: 'not run' };
     if ('missing' in python) console.log(`parquet baseline absent: ${python.missing}`);
-    postgres = await freshPostgres(names);
+    postgres = await migratedPostgres(names);
     const databaseUrl = postgres.url;
     pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     // The processes as deployed around a job: the gateway takes it, the projector stores the audit events the

@@ -7,12 +7,12 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { allTopics, topics } from '@audit/shared/contract';
-import { migrateClickHouse, migratePostgres } from '@audit/shared/migrations';
+import { migrateClickHouse } from '@audit/shared/migrations';
 import { ensureTopics, type ClickHouseClient } from '@audit/shared/platform';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
 import { mintKey, opsCli } from '../test/support/ops-cli.js';
-import { freshPostgres } from '../test/support/postgres.js';
+import { migratedPostgres } from '../test/support/postgres.js';
 import type { ServiceProcess } from '../test/support/service-process.js';
 import {
   cleanUp,
@@ -231,9 +231,8 @@ const meanUs = (runs: readonly { allUs: number }[]) => runs.reduce((n, r) => n +
 async function measurePipeline() {
   await migrateClickHouse(clickhouseSettings(names));
   await ensureTopics(kafka, allTopics(topics(names.topicPrefix, 1)), 1);
-  const postgres = await freshPostgres(names);
+  const postgres = await migratedPostgres(names);
   databases.push(postgres);
-  await migratePostgres(postgres.url);
   const keyDir = mkdtempSync(join(tmpdir(), 'bench-integrity-keys-'));
   scratch.push(keyDir);
   // The checkpoints' signing key, made as an operator makes it: its private half in the notary's key directory.
@@ -295,9 +294,8 @@ async function measurePipeline() {
 
 async function measureProofs() {
   const tenant = 'bench-tree';
-  const postgres = await freshPostgres({ ...names, database: `${names.database}_tree` });
+  const postgres = await migratedPostgres({ ...names, database: `${names.database}_tree` });
   databases.push(postgres);
-  await migratePostgres(postgres.url);
   const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
   pools.push(pool);
   console.log(`proofs: building a tree of ${fmt(LEAVES)} leaves …`);

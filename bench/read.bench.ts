@@ -14,7 +14,7 @@ import { eventsReader, type EventsReader } from '../services/gateway/src/adapter
 import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
 import { parseListQuery } from '../services/gateway/src/domain/list-query.js';
 import { uniqueNames } from '../test/support/names.js';
-import { freshPostgres } from '../test/support/postgres.js';
+import { migratedPostgres } from '../test/support/postgres.js';
 import { CLICKHOUSE_URL, gatewayService, testKafka } from '../test/support/stack.js';
 import { ensureDataset, FILTER_VALUES, TARGET_TENANT, type Dataset } from './lib/bulk-load.js';
 import { gatewayOverhead } from './lib/gateway-overhead.js';
@@ -460,7 +460,7 @@ async function main() {
   await describeData(ch, dataset);
 
   const base = uniqueNames('benchread');
-  const postgres = await freshPostgres(base);
+  const postgres = await migratedPostgres(base);
   const names = { ...base, database: settings.database };
   const gateway = gatewayService(names, {
     DATABASE_URL: postgres.url,

@@ -13,7 +13,7 @@ import { replayGroupId } from '@audit/shared/projection';
 import { runCli } from '../services/ops/src/cli.js';
 import { makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
-import { freshPostgres } from '../test/support/postgres.js';
+import { migratedPostgres } from '../test/support/postgres.js';
 import {
   cleanUp,
   CLICKHOUSE_URL,
@@ -142,7 +142,7 @@ async function main() {
     `${fmt(EVENTS)} in ${fmt((performance.now() - producedAt) / 1000, 1)} s`,
   );
 
-  const postgres = await freshPostgres(names);
+  const postgres = await migratedPostgres(names);
   const projector = projectorService(names, { LOG_LEVEL: 'warn' });
   const gateway = gatewayService(names, {
     DATABASE_URL: postgres.url,

@@ -6,7 +6,9 @@ ensure_dev_secrets() {
   mkdir -p .data
   [ -f .data/secrets.env ] || install -m 600 /dev/null .data/secrets.env
   local name
-  for name in INGEST_TOKEN API_KEY_PEPPER CURSOR_SECRET WEBHOOK_SECRET_KEY; do
+  # The services' database roles' passwords too (docs/operations.md "Database roles").
+  for name in INGEST_TOKEN API_KEY_PEPPER CURSOR_SECRET WEBHOOK_SECRET_KEY GATEWAY_DATABASE_PASSWORD \
+    PROJECTOR_DATABASE_PASSWORD DISPATCHER_DATABASE_PASSWORD EXPORTER_DATABASE_PASSWORD NOTARY_DATABASE_PASSWORD; do
     if ! grep -q "^${name}=" .data/secrets.env; then
       echo "${name}=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>.data/secrets.env
     fi

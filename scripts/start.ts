@@ -1,4 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  DATABASE_SERVICES,
+  serviceDatabaseUrl,
+  type DatabaseService,
+} from '../services/shared/src/migrations/service-roles.js';
+import { postgresEnv } from '../services/shared/src/platform/config/components.js';
 import { SERVICE_NODE_FLAGS } from '../services/shared/src/platform/node-flags.js';
 
 // Development launcher: every service as its own process, like separate deployments, stopped together.
@@ -89,7 +95,7 @@ if ((await new Promise<number | null>((resolve) => keyed.once('exit', resolve)))
 
 // The gateway and the exporter read ClickHouse with a read-only user when one is named (the local stack's is
 // audit_reader).
-const serviceEnv = (name: string): NodeJS.ProcessEnv =>
+const clickhouseEnv = (name: string): NodeJS.ProcessEnv =>
   (name === 'gateway' || name === 'exporter') && env.GATEWAY_CLICKHOUSE_USER
     ? {
         ...env,
@@ -97,6 +103,18 @@ const serviceEnv = (name: string): NodeJS.ProcessEnv =>
         CLICKHOUSE_PASSWORD: env.GATEWAY_CLICKHOUSE_PASSWORD ?? '',
       }
     : env;
+
+// Each service logs in to Postgres as its own role, which `ops migrate` above gave the password of the
+// development secrets (docs/operations.md "Database roles"); DATABASE_URL is the schema's owner, for ops.
+const ownerUrl = postgresEnv.DATABASE_URL.parse(env.DATABASE_URL);
+const isDatabaseService = (name: string): name is DatabaseService =>
+  (DATABASE_SERVICES as readonly string[]).includes(name);
+const serviceEnv = (name: string): NodeJS.ProcessEnv => {
+  if (!isDatabaseService(name)) return clickhouseEnv(name);
+  const password = env[`${name.toUpperCase()}_DATABASE_PASSWORD`];
+  if (!password) throw new Error(`${name.toUpperCase()}_DATABASE_PASSWORD is not set (.data/secrets.env)`);
+  return { ...clickhouseEnv(name), DATABASE_URL: serviceDatabaseUrl(ownerUrl, name, password) };
+};
 const children = SERVICES.map((s) => ({
   ...s,
   child: run([`services/${s.name}/src/main.ts`], serviceEnv(s.name)),

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compiledApp } from '../support/compiled-app.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { uniqueNames } from '../support/names.js';
-import { freshPostgres } from '../support/postgres.js';
+import { migratedPostgres } from '../support/postgres.js';
 import type { ServiceProcess } from '../support/service-process.js';
 import {
   CLICKHOUSE_URL,
@@ -34,7 +34,8 @@ afterAll(async () => {
 describe('the compiled build, laid out and run as the service image runs it (no tsx, no TypeScript)', () => {
   it('ingests an event, projects it, mints a key with the operator CLI and reads the event back', async () => {
     const app = compiledApp(dir);
-    const postgres = await freshPostgres(names);
+    // As `ops migrate` leaves it before the services start.
+    const postgres = await migratedPostgres(names);
     dropPostgres = postgres.drop;
     const projector = projectorService(names).runCompiledFrom(app);
     const ingestProc = ingestService(names).runCompiledFrom(app);

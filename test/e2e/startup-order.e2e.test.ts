@@ -4,13 +4,15 @@ import { ingest, makeEvent } from '../support/events.js';
 import { topicEndOffset } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { mintKey } from '../support/ops-cli.js';
-import { freshPostgres } from '../support/postgres.js';
+import { migratePostgres } from '@audit/shared/migrations';
+import { ensureServiceLogins, freshPostgres, migratedPostgres } from '../support/postgres.js';
 import type { ServiceProcess } from '../support/service-process.js';
 import {
   cleanUp,
   dispatcherService,
   gatewayService,
   CLICKHOUSE_URL,
+  notaryService,
   ingestService,
   KAFKA_BROKERS,
   projectorService,
@@ -28,11 +30,13 @@ const SECRETS = {
 const kafka = testKafka();
 const auditTopic = topics(names.topicPrefix, 1).auditEvents.name;
 const [kafkaHost, kafkaPort] = KAFKA_BROKERS.split(',')[0]!.split(':') as [string, string];
-let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let postgres: Awaited<ReturnType<typeof migratedPostgres>>;
 const cleanups: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  postgres = await freshPostgres(names);
+  postgres = await migratedPostgres(names);
+  // The services below are launched without waiting for their readiness, which would make their logins first.
+  await ensureServiceLogins();
 });
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -161,6 +165,22 @@ describe('a service started before its dependencies', () => {
     await service.ready();
     expect(service.pid).toBe(pid);
     expect(service.logged().some((line) => line.msg === 'projector running')).toBe(true);
+  });
+
+  it('notary before its schema: not ready until `ops migrate` applied it, then ready without a restart', async () => {
+    // No service migrates Postgres (its role cannot): it waits for the schema it was built for.
+    const unmigrated = await freshPostgres({ ...names, database: `${names.database}_late` });
+    cleanups.push(() => unmigrated.drop());
+    const notary = track(notaryService(names, unmigrated.url));
+    notary.launch();
+    await failedOnce(notary, 'postgres');
+    await expectAliveNotReady(notary, 'postgres');
+    const pid = notary.pid;
+
+    await migratePostgres(unmigrated.url);
+    await notary.ready();
+    expect(notary.pid).toBe(pid);
+    await notary.waitForLog('dependency available', (line) => line.dependency === 'postgres');
   });
 
   it('a signal during the wait ends the process through its shutdown, with exit code 0', async () => {

@@ -12,7 +12,7 @@ import { readDeadLetters } from '../support/dead-letters.js';
 import { topicEndOffset } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
 import { opsCli } from '../support/ops-cli.js';
-import { freshPostgres } from '../support/postgres.js';
+import { migratedPostgres } from '../support/postgres.js';
 import { cleanUp, notaryService, projectorService, testKafka } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import type { ServiceProcess } from '../support/service-process.js';
@@ -24,7 +24,7 @@ const codec = auditEventCodec();
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const LOG_NAME = 'audit.example.test';
 const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: LOG_NAME };
-let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let postgres: Awaited<ReturnType<typeof migratedPostgres>>;
 let db: pg.Pool;
 let notary: ServiceProcess;
 let projector: ServiceProcess;
@@ -71,7 +71,7 @@ async function metric(name: string, label = '') {
 }
 
 beforeAll(async () => {
-  postgres = await freshPostgres(names);
+  postgres = await migratedPostgres(names);
   db = new pg.Pool({ connectionString: postgres.url, max: 2 });
   notary = notaryService(names, postgres.url, {
     ...integrityEnv,

@@ -7,7 +7,7 @@ import { sampleRecord } from '@audit/shared/test-support';
 import { verifyConsistency, verifyInclusion } from '@audit-trail/integrity-verifier';
 import { groupCaughtUp } from '../support/kafka-offsets.js';
 import { uniqueNames } from '../support/names.js';
-import { freshPostgres } from '../support/postgres.js';
+import { migratedPostgres, serviceLogin } from '../support/postgres.js';
 import { cleanUp, projectorService, testKafka } from '../support/stack.js';
 import { storedLeaves } from '../support/tree-leaves.js';
 import { waitFor } from '../support/wait-for.js';
@@ -19,7 +19,7 @@ const kafka = testKafka();
 const codec = auditEventCodec();
 const tenantA = `${names.tenant}-a`;
 const tenantB = `${names.tenant}-b`;
-let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let postgres: Awaited<ReturnType<typeof migratedPostgres>>;
 let db: pg.Pool;
 const processes: ServiceProcess[] = [];
 
@@ -93,7 +93,7 @@ const rootHex = (records: readonly AuditEventRecord[]) =>
   Buffer.from(rootOf(records.map((e) => leafHashOf(e)))).toString('hex');
 
 beforeAll(async () => {
-  postgres = await freshPostgres(names);
+  postgres = await migratedPostgres(names);
   db = new pg.Pool({ connectionString: postgres.url, max: 2 });
 });
 afterAll(async () => {
@@ -231,8 +231,10 @@ describe("the projector's trees", () => {
       await publish(more);
       await waitFor('the write waiting for the position', async () => {
         const { rows } = await db.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()
-           AND wait_event_type = 'Lock' AND query LIKE '%FROM integrity_positions%FOR UPDATE%'`,
+          // The projector's own role: what its sessions run and wait for is not ours to read, their locks are.
+          `SELECT count(DISTINCT l.pid) AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+           WHERE NOT l.granted AND a.datname = current_database() AND a.usename = $1`,
+          [serviceLogin('projector')],
         );
         return rows[0]!.n === '1';
       });
@@ -258,7 +260,7 @@ describe("the projector's trees", () => {
   });
 
   it('rebuilds the same trees, leaf for leaf, from the topic into an empty tree store', async () => {
-    const empty = await freshPostgres({ ...names, database: `${names.database}_rebuilt` });
+    const empty = await migratedPostgres({ ...names, database: `${names.database}_rebuilt` });
     const rebuilt = new pg.Pool({ connectionString: empty.url, max: 1 });
     // The same consumer group, caught up: its trees begin at the topic's oldest record and read it all again.
     const again = projectorService(names, { PROJECTOR_TREES: 'true', DATABASE_URL: empty.url });

@@ -19,7 +19,7 @@ import { projectorService } from '../../services/projector/src/projector.service
 import { ingest, makeEvent } from '../support/events.js';
 import { uniqueNames } from '../support/names.js';
 import { mintKey } from '../support/ops-cli.js';
-import { freshPostgres } from '../support/postgres.js';
+import { migratedPostgres } from '../support/postgres.js';
 import {
   cleanUp,
   exportDir,
@@ -37,11 +37,11 @@ const names = uniqueNames('hosts');
 const PEPPER = 'hosts-pepper-0123456789abcdef0123456789';
 const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
 const logger = createLogger('test', 'silent');
-let postgres: Awaited<ReturnType<typeof freshPostgres>>;
+let postgres: Awaited<ReturnType<typeof migratedPostgres>>;
 const hosts: ServiceHost[] = [];
 
 beforeAll(async () => {
-  postgres = await freshPostgres(names);
+  postgres = await migratedPostgres(names);
 });
 afterAll(async () => {
   for (const host of hosts.reverse()) await host.stop();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { runCli } from '../../services/ops/src/cli.js';
 import type { TestNames } from './names.js';
-import { freshPostgres } from './postgres.js';
+import { migratedPostgres } from './postgres.js';
 import { CLUSTER_ENV, gatewayService, KAFKA_BROKERS } from './stack.js';
 
 const PEPPER = 'e2e-pepper-0123456789abcdef0123456789';
@@ -30,10 +30,9 @@ export function gatewayFixture(
   beforeAll(async () => {
     postgres = options.databaseUrl
       ? { url: options.databaseUrl, drop: async () => undefined }
-      : await freshPostgres(names);
+      : await migratedPostgres(names);
     const env = { DATABASE_URL: postgres.url, API_KEY_PEPPER: PEPPER, CURSOR_SECRET, ...options.env };
     for (let i = 0; i < (options.processes ?? 1); i++) gateways.push(gatewayService(names, env));
-    // One after the other: each start applies the migrations, which the first must have finished.
     for (const gateway of gateways) await gateway.start();
   });
   afterAll(async () => {

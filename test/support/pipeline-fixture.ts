@@ -1,13 +1,13 @@
 import { afterAll, beforeAll } from 'vitest';
 import { topics } from '@audit/shared/contract';
 import { uniqueNames } from './names.js';
-import { freshPostgres, postgresUrlOf } from './postgres.js';
+import { migratedPostgres, postgresUrlOf } from './postgres.js';
 import { cleanUp, ingestService, projectorService, testClickHouse, testKafka } from './stack.js';
 
 /**
  * Ingest and projector as real processes on the test's own topics and database, started before the file's
  * tests and removed after them. With `trees`, the projector appends the tenants' trees (docs/integrity.md "Who
- * appends") into a Postgres database of the test's own, made before it starts.
+ * appends") into a Postgres database of the test's own, made and migrated before it starts.
  */
 export function pipelineFixture(
   label: string,
@@ -16,7 +16,7 @@ export function pipelineFixture(
 ) {
   const names = uniqueNames(label);
   const databaseUrl = postgresUrlOf(names);
-  let postgres: Awaited<ReturnType<typeof freshPostgres>> | undefined;
+  let postgres: Awaited<ReturnType<typeof migratedPostgres>> | undefined;
   const fixture = {
     names,
     databaseUrl,
@@ -30,7 +30,7 @@ export function pipelineFixture(
     topics: topics(names.topicPrefix, 1),
   };
   beforeAll(async () => {
-    if (trees) postgres = await freshPostgres(names);
+    if (trees) postgres = await migratedPostgres(names);
     await fixture.ingest.start();
     await fixture.projector.start();
   });

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { topicGeneration } from '@audit/shared/audit-topic';
 import { allTopics, topics } from '@audit/shared/contract';
-import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
+import { dropClickHouseDatabase, migrateClickHouse, type DatabaseService } from '@audit/shared/migrations';
 import {
   clusterGuard,
   createClickHouse,
@@ -13,6 +13,7 @@ import {
   type ClickHouseSettings,
 } from '@audit/shared/platform';
 import type { TestNames } from './names.js';
+import { DATABASE_URL, ensureServiceLogins, serviceLoginUrl } from './postgres.js';
 import { ServiceProcess } from './service-process.js';
 
 // The local stack's defaults (infra/local/stack.sh); CI and developers run the same.
@@ -69,6 +70,11 @@ export function serviceEnv(names: TestNames, extra: Record<string, string> = {})
   };
 }
 
+/** The service's environment with its database reached through its own role's test login. */
+function loggedIn(service: DatabaseService, env: Record<string, string>): Record<string, string> {
+  return { ...env, DATABASE_URL: serviceLoginUrl(env.DATABASE_URL ?? DATABASE_URL, service) };
+}
+
 export function ingestService(names: TestNames, extra: Record<string, string> = {}) {
   const port = nextPort++;
   return new ServiceProcess('ingest', serviceEnv(names, { INGEST_PORT: String(port), ...extra }), port);
@@ -81,7 +87,13 @@ export function ingestService(names: TestNames, extra: Record<string, string> = 
 export function projectorService(names: TestNames, extra: Record<string, string> = {}) {
   const port = nextPort++;
   const env = { PROJECTOR_PORT: String(port), PROJECTOR_TREES: 'false', ...extra };
-  return new ServiceProcess('projector', serviceEnv(names, env), port);
+  return new ServiceProcess(
+    'projector',
+    loggedIn('projector', serviceEnv(names, env)),
+    port,
+    port,
+    ensureServiceLogins,
+  );
 }
 
 /** Webhook receivers of tests and benchmarks live on loopback: only that range is opened, every other stays refused. */
@@ -97,7 +109,13 @@ export function dispatcherService(names: TestNames, databaseUrl: string, extra: 
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
     ...extra,
   };
-  return new ServiceProcess('dispatcher', serviceEnv(names, env), port);
+  return new ServiceProcess(
+    'dispatcher',
+    loggedIn('dispatcher', serviceEnv(names, env)),
+    port,
+    port,
+    ensureServiceLogins,
+  );
 }
 
 /**
@@ -116,7 +134,13 @@ export function exporterService(names: TestNames, databaseUrl: string, extra: Re
     EXPORT_JOB_SETTLE_MS: '0',
     ...extra,
   };
-  return new ServiceProcess('exporter', serviceEnv(names, env), port);
+  return new ServiceProcess(
+    'exporter',
+    loggedIn('exporter', serviceEnv(names, env)),
+    port,
+    port,
+    ensureServiceLogins,
+  );
 }
 
 /** The notary (it signs the trees the projector appends) on the test's Postgres database. */
@@ -127,7 +151,13 @@ export function notaryService(names: TestNames, databaseUrl: string, extra: Reco
     DATABASE_URL: databaseUrl,
     ...extra,
   };
-  return new ServiceProcess('notary', serviceEnv(names, env), port);
+  return new ServiceProcess(
+    'notary',
+    loggedIn('notary', serviceEnv(names, env)),
+    port,
+    port,
+    ensureServiceLogins,
+  );
 }
 
 /** Where a test's export files live: under .data, removed by the test that made it. */
@@ -150,7 +180,13 @@ export function gatewayService(names: TestNames, extra: Record<string, string> =
     ...extra,
   };
   const migrated = () => migrateClickHouse(clickhouseSettings(names)).then(() => undefined);
-  return new ServiceProcess('gateway', serviceEnv(names, env), port, metricsPort, migrated);
+  return new ServiceProcess(
+    'gateway',
+    loggedIn('gateway', serviceEnv(names, env)),
+    port,
+    metricsPort,
+    migrated,
+  );
 }
 
 /** The local stack's read-only ClickHouse user (infra/local/clickhouse/users.xml). */

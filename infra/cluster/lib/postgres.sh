@@ -105,9 +105,11 @@ CONF
   return 0
 }
 
-# Roles audit (the app's) and replicator, database audit; only when one is missing, so a second `up` writes nothing.
+# Roles audit (the app's, which makes the services' roles) and replicator, database audit; only when one is missing,
+# so a second `up` writes nothing.
 pgnode_bootstrap() {
-  local want="SELECT (SELECT count(*) FROM pg_roles WHERE rolname IN ('audit', '$PG_REPL_USER'))
+  local want="SELECT (SELECT count(*) FROM pg_roles
+      WHERE (rolname = 'audit' AND rolcreaterole) OR rolname = '$PG_REPL_USER')
     + (SELECT count(*) FROM pg_database WHERE datname = 'audit')"
   local primary
   primary="$(pg_primary)"

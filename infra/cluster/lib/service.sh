@@ -44,7 +44,8 @@ service_ready() { curl -sf --max-time 2 "http://$HOST:$(service_port "$1")/ready
 service_env() {
   print_env
   (cd "$REPO_ROOT" && source scripts/local-secrets.sh && ensure_dev_secrets && load_dev_secrets &&
-    env | grep -E '^(INGEST_TOKEN|API_KEY_PEPPER|CURSOR_SECRET|WEBHOOK_SECRET_KEY)=' | sed 's/^/export /')
+    env | grep -E '^(INGEST_TOKEN|API_KEY_PEPPER|CURSOR_SECRET|WEBHOOK_SECRET_KEY|[A-Z]+_DATABASE_PASSWORD)=' |
+    sed 's/^/export /')
   echo "export EXPORT_DIR=$CLUSTER_HOME/exports"
   echo "export INTEGRITY_KEY_DIR=$CLUSTER_HOME/integrity-keys"
 }
@@ -60,7 +61,9 @@ services_prepare() {
     source scripts/ensure-node.sh
     eval "$(service_env)"
     export CLICKHOUSE_URL CLICKHOUSE_CLUSTER KAFKA_BROKERS KAFKA_REPLICATION_FACTOR DATABASE_URL EXPORT_DIR \
-      INTEGRITY_KEY_DIR LOG_LEVEL=warn
+      INTEGRITY_KEY_DIR LOG_LEVEL=warn GATEWAY_DATABASE_PASSWORD PROJECTOR_DATABASE_PASSWORD \
+      DISPATCHER_DATABASE_PASSWORD EXPORTER_DATABASE_PASSWORD NOTARY_DATABASE_PASSWORD
+    # The migrations make the services' roles; their passwords give them logins (docs/operations.md "Database roles").
     node --import tsx services/ops/src/main.ts migrate &&
       node --import tsx services/ops/src/main.ts integrity keys create --if-none
   ) >>"$log" 2>&1 </dev/null || fail services "the migrations or the first signing key failed" "$log"
@@ -79,6 +82,11 @@ service_launch() {
     export CLICKHOUSE_URL CLICKHOUSE_CLUSTER KAFKA_BROKERS KAFKA_REPLICATION_FACTOR DATABASE_URL EXPORT_DIR \
       INTEGRITY_KEY_DIR INGEST_TOKEN API_KEY_PEPPER CURSOR_SECRET WEBHOOK_SECRET_KEY
     export "${upper}_HOST=$HOST" "${upper}_PORT=$port" KAFKA_CLIENT_ID="audit-trail-$name"
+    # Each service but ingest logs in to Postgres as its own role, with the password `ops migrate` gave it.
+    if [[ "$service" != ingest ]]; then
+      local password_var="${upper}_DATABASE_PASSWORD"
+      DATABASE_URL="${DATABASE_URL/audit:audit@/audit_$service:${!password_var}@}"
+    fi
     case "$service" in
       gateway)
         # Behind HAProxy on this host: the client's address is the one the balancer forwards.

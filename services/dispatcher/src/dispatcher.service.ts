@@ -1,7 +1,7 @@
 import { AuditGenerations, watchGrowth } from '@audit/shared/audit-topic';
 import { auditEventCodec, systemClock } from '@audit/shared/contract';
 import { type ServiceHost } from '@audit/shared/host';
-import { migratePostgres } from '@audit/shared/migrations';
+import { checkPostgresSchema } from '@audit/shared/migrations';
 import {
   consumerLagSource,
   loggableError,
@@ -144,7 +144,7 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
     logger: logger.child({ component: 'replays' }),
   });
 
-  await host.step('postgres', () => migratePostgres(config.databaseUrl));
+  await host.step('postgres', () => checkPostgresSchema(pool));
   await connect();
   const generations = await host.step('postgres', () =>
     AuditGenerations.load({ db: pool, admin, base: topics.auditEvents }),

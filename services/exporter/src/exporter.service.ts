@@ -2,7 +2,7 @@ import { AuditGenerations } from '@audit/shared/audit-topic';
 import { systemClock } from '@audit/shared/contract';
 import { exportFiles, exportJobsRepository } from '@audit/shared/export-jobs';
 import { type ServiceHost } from '@audit/shared/host';
-import { migratePostgres } from '@audit/shared/migrations';
+import { checkPostgresSchema } from '@audit/shared/migrations';
 import { clickhouseReady, loggableError, RestartableConsumer } from '@audit/shared/platform';
 import { liveTables, projectionStateStore } from '@audit/shared/projection';
 import { expireDue } from './adapters/expiry.sweeper.js';
@@ -35,7 +35,7 @@ export async function exporterService(host: ServiceHost, config: ExporterConfig)
     },
   });
 
-  await host.step('postgres', () => migratePostgres(config.databaseUrl));
+  await host.step('postgres', () => checkPostgresSchema(pool));
   await connect();
   const generations = await host.step('postgres', () =>
     AuditGenerations.load({ db: pool, admin, base: topics.auditEvents }),

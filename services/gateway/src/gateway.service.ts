@@ -2,7 +2,7 @@ import { systemClock } from '@audit/shared/contract';
 import { exportFiles } from '@audit/shared/export-jobs';
 import { type ServiceHost } from '@audit/shared/host';
 import { integrityStore } from '@audit/shared/integrity';
-import { checkClickHouseSchema, migratePostgres } from '@audit/shared/migrations';
+import { checkClickHouseSchema, checkPostgresSchema } from '@audit/shared/migrations';
 import { clickhouseReady } from '@audit/shared/platform';
 import { filterIndexState, liveTables, projectionStateStore } from '@audit/shared/projection';
 import { allowList, cachedResolve, resolveWithin, secretBox, webhookClient } from '@audit/shared/webhooks';
@@ -116,7 +116,7 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
   });
   // Closed first: requests in flight finish before the clients they use are closed.
   await host.listen(app, config);
-  await host.step('postgres', () => migratePostgres(config.databaseUrl));
+  await host.step('postgres', () => checkPostgresSchema(pool));
   // After the migrations: the table it reads and the trigger that announces changes exist.
   directory.start();
   // It reads with a read-only user: the projector and `ops migrate` apply the migrations it waits for.

@@ -1,6 +1,6 @@
 import { systemClock } from '@audit/shared/contract';
 import { type ServiceHost } from '@audit/shared/host';
-import { migratePostgres } from '@audit/shared/migrations';
+import { checkPostgresSchema } from '@audit/shared/migrations';
 import { runCheckpointLoop } from './adapters/checkpoint.loop.js';
 import { checkpointMetrics } from './adapters/checkpoint.metrics.js';
 import { signingKeyCache } from './adapters/signing-key.cache.js';
@@ -10,7 +10,7 @@ import type { NotaryConfig } from './config.js';
 export async function notaryService(host: ServiceHost, config: NotaryConfig): Promise<void> {
   const pool = host.postgres({ connectionString: config.databaseUrl, max: 4 });
   await host.serveInternal(config, { postgres: () => pool.query('SELECT 1') });
-  await host.step('postgres', () => migratePostgres(config.databaseUrl));
+  await host.step('postgres', () => checkPostgresSchema(pool));
   // The private half of the signing key is read here only (docs/integrity.md "Signing keys").
   const checkpointing = runCheckpointLoop({
     pool,

@@ -68,7 +68,7 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         const r = await migrateCommand(config, logger);
         print(
           r,
-          `clickhouse: ${r.clickhouse.join(', ') || 'up to date'}\npostgres: ${r.postgres.join(', ') || 'up to date'}\ntopics: ${r.topics.join(', ')}\nexport files: ${r.exportStorage}`,
+          `clickhouse: ${r.clickhouse.join(', ') || 'up to date'}\npostgres: ${r.postgres.join(', ') || 'up to date'}\nlogins: ${r.logins.join(', ') || 'none given'}\ntopics: ${r.topics.join(', ')}\nexport files: ${r.exportStorage}`,
         );
         return 0;
       }

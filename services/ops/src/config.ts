@@ -3,6 +3,7 @@ import { optionalPepperEnv } from '@audit/shared/api-keys';
 import { schemasDirEnv } from '@audit/shared/contract';
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import { integrityEnv, integritySettings } from '@audit/shared/integrity';
+import { serviceLoginEnv, serviceLoginSettings } from '@audit/shared/migrations';
 import { listenerParts, projectorGroupEnv, serviceConfig } from '@audit/shared/platform';
 
 /**
@@ -13,8 +14,9 @@ export const { envSchema, loadConfig } = serviceConfig(
   'ops',
   ['kafka', 'clickhouse', 'postgres'],
   {
-    // `migrate` prepares the export store (the bucket) the services are given.
+    // `migrate` prepares the export store (the bucket) the services are given, and their roles' logins.
     ...exportStorageEnv,
+    ...serviceLoginEnv,
     // `integrity keys` writes new keys' private halves where the notary reads them.
     ...integrityEnv,
     // Only the keys commands need the pepper; they refuse to run without it.
@@ -39,6 +41,7 @@ export const { envSchema, loadConfig } = serviceConfig(
   },
   (e, ctx) => ({
     exportStorage: exportStorageSettings(e, ctx),
+    serviceLogins: serviceLoginSettings(e),
     integrity: integritySettings(e),
     apiKeyPepper: e.API_KEY_PEPPER,
     apiKeyEnv: e.API_KEY_ENV,

@@ -1,7 +1,7 @@
 import { AuditGenerations, watchGrowth } from '@audit/shared/audit-topic';
 import { auditEventCodec, systemClock } from '@audit/shared/contract';
 import { type ServiceHost } from '@audit/shared/host';
-import { migrateClickHouse, migratePostgres } from '@audit/shared/migrations';
+import { checkPostgresSchema, migrateClickHouse } from '@audit/shared/migrations';
 import {
   clickhouseReady,
   clusterGuard,
@@ -44,7 +44,7 @@ export async function projectorService(host: ServiceHost, config: ProjectorConfi
 
   await connect();
   await host.step('clickhouse', () => migrateClickHouse(config.clickhouse));
-  await host.step('postgres', () => migratePostgres(config.databaseUrl));
+  await host.step('postgres', () => checkPostgresSchema(pool));
   const generations = await host.step('postgres', () =>
     AuditGenerations.load({ db: pool, admin, base: topicSet.auditEvents }),
   );

@@ -2,3 +2,4 @@
 export * from './clickhouse.migrator.js';
 export * from './migration-files.js';
 export * from './postgres.migrator.js';
+export * from './service-roles.js';

@@ -57,7 +57,8 @@ export const postgresEnv = {
     .default('postgres://audit:audit@127.0.0.1:15432/audit')
     .meta({
       description:
-        "Postgres (the projector: its trees with `PROJECTOR_TREES`, and the audit topic's generations)",
+        "Postgres (the projector: its trees with `PROJECTOR_TREES`, and the audit topic's generations); a " +
+        'service logs in as its own role, ops as the schema\'s owner (docs/operations.md "Database roles")',
     }),
 };
 
