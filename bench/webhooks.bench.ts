@@ -15,7 +15,7 @@ import {
 import { runCli } from '../services/ops/src/cli.js';
 import { makeEvent, type TestEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
-import { freshPostgres } from '../test/support/postgres.js';
+import { migratedPostgres } from '../test/support/postgres.js';
 import {
   cleanUp,
   dispatcherService,
@@ -89,7 +89,7 @@ function samplePayload(tenant: string, secret: string): { body: Buffer; signatur
 }
 
 async function main() {
-  const postgres = await freshPostgres(names);
+  const postgres = await migratedPostgres(names);
   const receiver = await receiverProcess();
   const gateway = gatewayService(names, {
     DATABASE_URL: postgres.url,

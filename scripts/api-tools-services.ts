@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { runCli } from '../services/ops/src/cli.js';
 import { ingest, makeEvent } from '../test/support/events.js';
 import { uniqueNames } from '../test/support/names.js';
-import { freshPostgres } from '../test/support/postgres.js';
+import { migratedPostgres } from '../test/support/postgres.js';
 import {
   cleanUp,
   gatewayService,
@@ -23,7 +23,7 @@ const [out] = process.argv.slice(2);
 if (!out) throw new Error('usage: api-tools-services.ts <ready-file>');
 
 const names = uniqueNames('apitools');
-const postgres = await freshPostgres(names);
+const postgres = await migratedPostgres(names);
 const pepper = 'api-tools-pepper-0123456789abcdef01234567';
 const ingestProc = ingestService(names);
 const projector = projectorService(names);

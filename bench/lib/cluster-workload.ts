@@ -7,7 +7,7 @@ import { createClickHouse, sleep, sqlList, sqlValue } from '@audit/shared/platfo
 import { makeEvent } from '../../test/support/events.js';
 import { uniqueNames, type TestNames } from '../../test/support/names.js';
 import { mintKey } from '../../test/support/ops-cli.js';
-import { dropPostgres, freshPostgres } from '../../test/support/postgres.js';
+import { dropPostgres, migratedPostgres } from '../../test/support/postgres.js';
 import {
   cleanUp,
   clickhouseSettings,
@@ -92,7 +92,7 @@ async function sqlFloor(tenant: string) {
 }
 
 async function main() {
-  const postgres = await freshPostgres(names);
+  const postgres = await migratedPostgres(names);
   const projector = projectorService(names, { LOG_LEVEL: 'warn' });
   const ingest = ingestService(names, { LOG_LEVEL: 'warn' });
   const gateway = gatewayService(names, {
