@@ -75,6 +75,11 @@ function loggedIn(service: DatabaseService, env: Record<string, string>): Record
   return { ...env, DATABASE_URL: serviceLoginUrl(env.DATABASE_URL ?? DATABASE_URL, service) };
 }
 
+/** A service that uses Postgres, logged in as its role (loggedIn), its test login made before it starts. */
+function databaseService(service: DatabaseService, env: Record<string, string>, port: number) {
+  return new ServiceProcess(service, loggedIn(service, env), port, port, ensureServiceLogins);
+}
+
 export function ingestService(names: TestNames, extra: Record<string, string> = {}) {
   const port = nextPort++;
   return new ServiceProcess('ingest', serviceEnv(names, { INGEST_PORT: String(port), ...extra }), port);
@@ -87,13 +92,7 @@ export function ingestService(names: TestNames, extra: Record<string, string> = 
 export function projectorService(names: TestNames, extra: Record<string, string> = {}) {
   const port = nextPort++;
   const env = { PROJECTOR_PORT: String(port), PROJECTOR_TREES: 'false', ...extra };
-  return new ServiceProcess(
-    'projector',
-    loggedIn('projector', serviceEnv(names, env)),
-    port,
-    port,
-    ensureServiceLogins,
-  );
+  return databaseService('projector', serviceEnv(names, env), port);
 }
 
 /** Webhook receivers of tests and benchmarks live on loopback: only that range is opened, every other stays refused. */
@@ -109,13 +108,7 @@ export function dispatcherService(names: TestNames, databaseUrl: string, extra: 
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
     ...extra,
   };
-  return new ServiceProcess(
-    'dispatcher',
-    loggedIn('dispatcher', serviceEnv(names, env)),
-    port,
-    port,
-    ensureServiceLogins,
-  );
+  return databaseService('dispatcher', serviceEnv(names, env), port);
 }
 
 /**
@@ -134,13 +127,7 @@ export function exporterService(names: TestNames, databaseUrl: string, extra: Re
     EXPORT_JOB_SETTLE_MS: '0',
     ...extra,
   };
-  return new ServiceProcess(
-    'exporter',
-    loggedIn('exporter', serviceEnv(names, env)),
-    port,
-    port,
-    ensureServiceLogins,
-  );
+  return databaseService('exporter', serviceEnv(names, env), port);
 }
 
 /** The notary (it signs the trees the projector appends) on the test's Postgres database. */
@@ -151,13 +138,7 @@ export function notaryService(names: TestNames, databaseUrl: string, extra: Reco
     DATABASE_URL: databaseUrl,
     ...extra,
   };
-  return new ServiceProcess(
-    'notary',
-    loggedIn('notary', serviceEnv(names, env)),
-    port,
-    port,
-    ensureServiceLogins,
-  );
+  return databaseService('notary', serviceEnv(names, env), port);
 }
 
 /** Where a test's export files live: under .data, removed by the test that made it. */
@@ -179,13 +160,17 @@ export function gatewayService(names: TestNames, extra: Record<string, string> =
     CLICKHOUSE_USER: READER_USER,
     ...extra,
   };
-  const migrated = () => migrateClickHouse(clickhouseSettings(names)).then(() => undefined);
+  // Its test login, and the ClickHouse schema it waits for and cannot make.
+  const prepared = async () => {
+    await ensureServiceLogins();
+    await migrateClickHouse(clickhouseSettings(names));
+  };
   return new ServiceProcess(
     'gateway',
     loggedIn('gateway', serviceEnv(names, env)),
     port,
     metricsPort,
-    migrated,
+    prepared,
   );
 }
 
