@@ -5,9 +5,17 @@ import { defineConfig } from 'vitest/config';
 // The published packages are imported by their names, from their TypeScript sources as tsconfig.json's `paths`
 // map them for tsc and tsx (their own exports name the build that npm publishes).
 const packagesDir = fileURLToPath(new URL('packages/', import.meta.url));
-const sourcePackages = Object.fromEntries(
-  readdirSync(packagesDir).map((name) => [`@audit-trail/${name}`, `${packagesDir}${name}/src/index.ts`]),
-);
+const sourcePackages = [
+  ...readdirSync(packagesDir).map((name) => ({
+    find: new RegExp(`^@audit-trail/${name}$`),
+    replacement: `${packagesDir}${name}/src/index.ts`,
+  })),
+  // The verifier's browser entry (its exports' `./web`).
+  {
+    find: /^@audit-trail\/integrity-verifier\/web$/,
+    replacement: `${packagesDir}integrity-verifier/src/web.ts`,
+  },
+];
 
 // Tests against real servers, one file at a time, with services they start as processes: those run compiled,
 // built once for the run (docs/testing.md).

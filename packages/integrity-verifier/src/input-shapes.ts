@@ -1,12 +1,9 @@
+import { isObject, isSize, isTexts, verifierKeysOf } from './api-answers.js';
 import { parseVerifierKey, type VerifierKey } from './checkpoint.js';
 import type { ListedCheckpoint, WindowProof } from './trail-check.js';
 
 // The shapes of the API's answers the verifier command reads from files: checked before use, so that a file of
 // something else is refused as unusable input rather than failing the check half-way.
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const isSize = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
-const isTexts = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isTimeOrNull = (v: unknown) => v === null || typeof v === 'string';
 
 const isLink = (v: unknown) => v == null || (isObject(v) && isSize(v.tree_size) && isTexts(v.hashes));
@@ -41,13 +38,6 @@ export function isWindowProof(v: unknown): v is WindowProof {
         typeof l.leaf_hash === 'string',
     )
   );
-}
-
-/** The verifier keys of GET /audit/integrity/keys's answer, or null for anything else. */
-export function verifierKeysOf(v: unknown): string[] | null {
-  if (!isObject(v) || !Array.isArray(v.keys)) return null;
-  const keys = v.keys.map((k) => (isObject(k) && typeof k.verifier_key === 'string' ? k.verifier_key : null));
-  return keys.every((k) => k !== null) ? (keys as string[]) : null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import { inclusionRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
 import { installPackage, packVerifier, typecheckConsumer } from '../../../test/support/verifier-package.js';
-import { key as trailKey, listed, rows, windowProof } from '../../../test/support/trail-fixture.js';
+import {
+  b64,
+  hashes as trailHashes,
+  key as trailKey,
+  listed,
+  note as trailNote,
+  rows,
+  windowProof,
+} from '../../../test/support/trail-fixture.js';
 import { hashLeaf, rootOf } from './index.js';
 
 const run = promisify(execFile);
@@ -37,6 +45,23 @@ const included = checked.ok && verifyInclusion(bytes(input.leaf), input.index, c
 console.log(JSON.stringify({ checkpoint: checked.ok, included }));
 `;
 
+// A web page's TypeScript, with neither Node's types nor the DOM's: the web entry's declarations stand alone too.
+const WEB_CONSUMER = `import { verifyEvent, type EventCheck } from '@audit-trail/integrity-verifier/web';
+
+export const check: Promise<EventCheck> = verifyEvent({ event: {}, proof: JSON.parse('{}'), keys: [] });
+// @ts-expect-error the keys are the API's answer or verifier key texts
+verifyEvent({ event: {}, proof: JSON.parse('{}'), keys: 'k' });
+`;
+
+// What a web page runs, here in Node: one event checked with the API's answers.
+const WEB_CHECK = `import { readFileSync } from 'node:fs';
+import { verifyEvent } from '@audit-trail/integrity-verifier/web';
+
+const input = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const check = await verifyEvent(input);
+console.log(JSON.stringify(check.ok ? { ok: true } : { ok: false, reason: check.reason }));
+`;
+
 describe('the published integrity verifier package', () => {
   let packed: Awaited<ReturnType<typeof packVerifier>>;
   beforeAll(async () => {
@@ -45,6 +70,8 @@ describe('the published integrity verifier package', () => {
 
   it('holds the built modules, their types, the README, the license and package.json, nothing else', () => {
     const modules = [
+      'api-answers',
+      'bytes',
       'checkpoint',
       'cli',
       'csv-rows',
@@ -52,6 +79,7 @@ describe('the published integrity verifier package', () => {
       'index',
       'input-shapes',
       'leaf',
+      'leaf-event',
       'line-reader',
       'merkle',
       'multiproof',
@@ -59,8 +87,15 @@ describe('the published integrity verifier package', () => {
       'row-hasher',
       'row-leaf',
       'row-threads',
+      'signed-note',
       'trail-check',
       'verify-command',
+      'web',
+      'web-checkpoint',
+      'web-crypto',
+      'web-event',
+      'web-leaf',
+      'web-merkle',
     ].flatMap((m) => [`dist/${m}.d.ts`, `dist/${m}.js`]);
     expect(packed.files).toEqual(['LICENSE', 'README.md', ...modules, 'package.json'].sort());
   });
@@ -142,6 +177,37 @@ describe('the published integrity verifier package', () => {
     expect(await threaded(changed)).toMatchObject({
       code: 1,
       report: { findings: [{ kind: 'altered', event_id: rows[7]!.event_id, leaf_index: 7 }] },
+    });
+  });
+
+  it('installs with its web entry, whose types resolve and which verifies an event', async () => {
+    mkdirSync(join(dir, 'web'));
+    const project = await installPackage(join(dir, 'web'), packed.tarball);
+    await typecheckConsumer(project, WEB_CONSUMER);
+    const subtree = (s: { level: number; index: number }) =>
+      rootOf(trailHashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level));
+    const proof = {
+      event_id: rows[6]!.event_id,
+      leaf_index: 6,
+      leaf_hash: b64(trailHashes[6]!),
+      tree_size: 12,
+      hashes: proofOf(inclusionRanges(6, 12), subtree).map(b64),
+      checkpoint: { tree_size: 12, note: trailNote(12) },
+    };
+    const check = async (input: object) => {
+      writeFileSync(join(project, 'event.json'), JSON.stringify(input));
+      writeFileSync(join(project, 'web-check.mjs'), WEB_CHECK);
+      const { stdout } = await run(process.execPath, [
+        join(project, 'web-check.mjs'),
+        join(project, 'event.json'),
+      ]);
+      return JSON.parse(stdout) as { ok: boolean; reason?: string };
+    };
+    const keys = { keys: [{ verifier_key: verifierKeyOf(trailKey) }] };
+    expect(await check({ event: rows[6], proof, keys })).toEqual({ ok: true });
+    expect(await check({ event: { ...rows[6], user_id: 'someone-else' }, proof, keys })).toEqual({
+      ok: false,
+      reason: 'event_altered',
     });
   });
 });

@@ -1,0 +1,109 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import * as node from './index.js';
+import { encodeLeaf, leafEventOf, leafHashOf, type LeafEvent } from './web.js';
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+// leaf.unit.test.ts's vector: docs/integrity.md's example, computed by the Python reference there.
+const EVENT: LeafEvent = {
+  event_id: '7700d1c0-76f0-4466-8b8d-348775962674',
+  timestamp: 1795000000123,
+  tenant_id: 'acme',
+  action: 'phi.read',
+  user_id: 'user-1',
+  user_role: 'clinician',
+  resource_type: 'claim',
+  resource_id: 'clm_1',
+  fields_accessed: '["dob","ssn"]',
+  phi_involved: true,
+  source_ip: '203.0.113.7',
+  user_agent: 'portal/4.2',
+  justification: 'treatment',
+  success: true,
+  details: '{"reason":"review","note":"é"}',
+};
+const BYTES =
+  '010000002437373030643163302d373666302d343436362d386238642d333438373735393632363734000001a1ee565e7b00000004' +
+  '61636d65000000087068692e7265616400000006757365722d3100000009636c696e696369616e00000005636c61696d0000000563' +
+  '6c6d5f310000000d5b22646f62222c2273736e225d010000000b3230332e302e3131332e370000000a706f7274616c2f342e3200' +
+  '00000974726561746d656e74010000001f7b22726561736f6e223a22726576696577222c226e6f7465223a22c3a9227d';
+
+/** What the Node entry says of an event: its bytes and leaf hash, or the TypeError it throws. */
+function nodeLeaf(e: LeafEvent): { bytes: string; hash: string } | string {
+  try {
+    return { bytes: hex(node.encodeLeaf(e)), hash: hex(node.leafHashOf(e)) };
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+async function webLeaf(e: LeafEvent): Promise<{ bytes: string; hash: string } | string> {
+  try {
+    return { bytes: hex(encodeLeaf(e)), hash: hex(await leafHashOf(e)) };
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+// Text of every kind: ASCII short and long (leaf.ts copies up to 64 units of ASCII itself), any code point, and
+// now and then a lone surrogate, which both must refuse.
+const text = fc.oneof(
+  { arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 100, size: 'max' }), weight: 5 },
+  { arbitrary: fc.string({ unit: 'binary', maxLength: 100 }), weight: 5 },
+  {
+    arbitrary: fc.string({ unit: fc.constantFrom('a', 'é', '🧾', '\uD800', '\uDC00'), maxLength: 4 }),
+    weight: 1,
+  },
+);
+const event: fc.Arbitrary<LeafEvent> = fc.record({
+  event_id: text,
+  timestamp: fc.oneof(fc.maxSafeInteger(), fc.integer()),
+  tenant_id: text,
+  action: text,
+  user_id: text,
+  user_role: text,
+  resource_type: text,
+  resource_id: text,
+  fields_accessed: text,
+  phi_involved: fc.boolean(),
+  source_ip: text,
+  user_agent: text,
+  justification: text,
+  success: fc.boolean(),
+  details: text,
+});
+
+describe("the web entry's leaf encoding", () => {
+  it('is the documented bytes, and its hash the documented hash', async () => {
+    expect(hex(encodeLeaf(EVENT))).toBe(BYTES);
+    expect(hex(await leafHashOf(EVENT))).toBe(
+      'a4ef72332a0cde1be18e7936ad6543f49e5eb5c04e01a6d12ad5ebe1090ad410',
+    );
+  });
+
+  it("gives the Node entry's bytes and leaf hash for any event, and its refusal of any it cannot encode", async () => {
+    await fc.assert(
+      fc.asyncProperty(event, async (e) => {
+        expect(await webLeaf(e)).toEqual(nodeLeaf(e));
+      }),
+      { numRuns: 500 },
+    );
+    // The refusals one by one, each field's first: a lone surrogate, a fraction, a flag that is no boolean.
+    for (const wrong of [
+      { ...EVENT, resource_id: 'a\uD800' },
+      { ...EVENT, details: 'a'.repeat(100) + '\uDC00' },
+      { ...EVENT, timestamp: 1.5 },
+      { ...EVENT, timestamp: 2 ** 53 },
+      { ...EVENT, success: 'yes' as unknown as boolean },
+      { ...EVENT, user_id: 7 as unknown as string, success: 'yes' as unknown as boolean },
+    ]) {
+      expect(await webLeaf(wrong)).toEqual(nodeLeaf(wrong));
+      expect(await webLeaf(wrong)).toMatch(/^\w+: not /);
+    }
+  });
+
+  it('hashes an event as the API returns it', async () => {
+    const row = { ...EVENT, timestamp: '2026-11-18T11:06:40.123+00:00' };
+    expect(hex(await leafHashOf(leafEventOf(row)))).toBe(hex(node.leafHashOf(node.leafEventOf(row))));
+  });
+});
