@@ -119,6 +119,33 @@ const boundaries = [
     },
   })),
   { files: ['test/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [intoPackages] }] } },
+  // The viewer runs in a browser (docs/viewer.md): no Node module, nothing of the services', and no way to turn
+  // text into markup (its page's Trusted Types refuse that too).
+  {
+    files: ['services/gateway/viewer/src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^node:', message: 'The viewer runs in a browser.' },
+            {
+              regex: '^(@audit/|(\\.\\./)+(src|shared)/)',
+              message: 'The viewer reads the API, not our code.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "JSXAttribute[name.name='dangerouslySetInnerHTML'], MemberExpression[property.name=/^(innerHTML|outerHTML)$/]",
+          message: 'An event holds text: render it as text, never as markup.',
+        },
+      ],
+    },
+  },
   {
     files: ['packages/*/src/**/*.ts'],
     ignores: TESTS,
@@ -143,7 +170,15 @@ const boundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['.data/**', 'node_modules/**', 'packages/*/dist/**', 'dist/**'] },
+  {
+    ignores: [
+      '.data/**',
+      'node_modules/**',
+      'packages/*/dist/**',
+      'dist/**',
+      'services/gateway/viewer-dist/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,4 +6,6 @@ source scripts/prepare.sh
 source scripts/local-secrets.sh
 ensure_dev_secrets
 load_dev_secrets
+# The gateway serves the viewer's production build (docs/viewer.md).
+node --import tsx scripts/build-viewer.ts
 exec node --import tsx scripts/start.ts

@@ -23,12 +23,15 @@ fi
 # The verifier tests run python3: the machine's, else in a container (scripts/python-venv.sh).
 source scripts/python-venv.sh
 ensure_python3
+# The viewer's tests drive Chromium (scripts/ensure-chromium.sh).
+source scripts/ensure-chromium.sh
+ensure_chromium
 # The tiers below that are scripts of their own take the components from here.
 export AUDIT_EXTERNAL_STACK=true
 results=.data/test-results
 rm -rf "$results" && mkdir -p "$results"
 started=$SECONDS
-echo "== typecheck"; npx tsc -p tsconfig.json --noEmit
+echo "== typecheck"; npx tsc -p tsconfig.json --noEmit && npx tsc -p services/gateway/viewer/tsconfig.json
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
 echo "typecheck and lint: $((SECONDS - started)) s"
 # ended NAME LOG STATUS SECONDS: a tier has ended after SECONDS; one that exited non-zero is named with its log in

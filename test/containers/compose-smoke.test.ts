@@ -34,7 +34,7 @@ beforeAll(async () => {
     '--tenant',
     tenant,
     '--scopes',
-    'audit:read,audit:export,webhooks:write',
+    'audit:read,audit:export,webhooks:write,viewer:issue',
     '--json',
   );
   key = (JSON.parse(minted) as { key: string }).key;
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('docker-compose.yml under Podman, with the images built here', () => {
-  it('ingests, lists, exports (at once and as a job) and delivers a signed webhook; down leaves nothing behind', async () => {
+  it('ingests, lists, exports (at once and as a job), serves the viewer and delivers a signed webhook; down leaves nothing behind', async () => {
     const hook = await call('POST', '/audit/webhooks', {
       url: receiver.url('/siem'),
       event_filter: ['phi.'],
@@ -128,6 +128,16 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
           verified.checkpoint.root,
         ),
     ).toBe(true);
+
+    // The image carries the viewer's build: a token's page and its script, as a browser would load them.
+    const viewer = await call('POST', '/audit/viewer-tokens', {});
+    expect(viewer.status, viewer.text).toBe(201);
+    const { id: tokenId } = JSON.parse(viewer.text) as { id: string };
+    const page = await fetch(`${compose.gateway}/viewer/t/${tokenId}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /\/viewer\/assets\/viewer-[A-Z0-9]+\.js/.exec(await page.text())?.[0];
+    expect((await fetch(`${compose.gateway}${script}`)).status).toBe(200);
 
     await waitFor('a delivery per event', async () => receiver.at('/siem').length >= ids.length);
     const delivered = receiver.at('/siem');

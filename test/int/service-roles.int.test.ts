@@ -39,6 +39,7 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   },
   webhook_rate_slots: { dispatcher: 'INSERT SELECT UPDATE' },
   webhook_replays: { gateway: 'INSERT SELECT', dispatcher: 'SELECT UPDATE' },
+  viewer_tokens: { gateway: 'DELETE INSERT SELECT UPDATE(revoked_at)' },
 };
 
 /** What the roles hold in this database, in GRANTS' notation: table privileges, then column UPDATEs. */

@@ -6,9 +6,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Compiles the services with `tsconfig.build.json` into `dir` and lays them out as the service image does
- * (infra/docker/Dockerfile): compiled JavaScript where the TypeScript was, each workspace's package.json, the
- * contract and the migrations, the published packages' JavaScript in their `dist` (what their exports name), and
- * node_modules whose workspace links point at the compiled services and packages.
+ * (infra/docker/Dockerfile): compiled JavaScript where the TypeScript was, the viewer's build beside the gateway,
+ * each workspace's package.json, the contract and the migrations, the published packages' JavaScript in their
+ * `dist` (what their exports name), and node_modules whose workspace links point at the compiled services and
+ * packages.
  */
 export function compiledApp(dir: string): string {
   const tsc = `${ROOT}node_modules/typescript/bin/tsc`;
@@ -24,6 +25,11 @@ export function compiledApp(dir: string): string {
   }
   const app = `${dir}/app`;
   cpSync(`${dir}/dist/services`, `${app}/services`, { recursive: true });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/build-viewer.ts', '--out', `${app}/services/gateway/viewer-dist`],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
   const services = readdirSync(`${ROOT}services`);
   for (const name of services)
     copyFileSync(`${ROOT}services/${name}/package.json`, `${app}/services/${name}/package.json`);

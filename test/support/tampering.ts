@@ -15,6 +15,24 @@ export async function mutate(ch: ClickHouseClient, sql: string): Promise<void> {
 }
 
 /**
+ * One field of one event changed by mutations wherever the read path keeps the event's columns: the events table
+ * and the filter index, which holds a copy of each row per filter dimension (docs/architecture.md "Read path").
+ */
+export async function changeEverywhere(
+  ch: ClickHouseClient,
+  tenant: string,
+  eventId: string,
+  assignment: string,
+): Promise<void> {
+  for (const table of ['audit_events', 'audit_events_by']) {
+    await mutate(
+      ch,
+      `ALTER TABLE ${table} UPDATE ${assignment} WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(eventId)}`,
+    );
+  }
+}
+
+/**
  * What someone with write access to ClickHouse could do to a tenant's rows, done to the live events table: a field
  * of `changed` set by a mutation, `deleted` deleted, `a` and `b` given each other's times (a key column, which a
  * mutation cannot change: the rows are read, deleted and written again), and a row with the id `forged` inserted

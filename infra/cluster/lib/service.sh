@@ -65,8 +65,9 @@ services_prepare() {
       DISPATCHER_DATABASE_PASSWORD EXPORTER_DATABASE_PASSWORD NOTARY_DATABASE_PASSWORD
     # The migrations make the services' roles; their passwords give them logins (docs/operations.md "Database roles").
     node --import tsx services/ops/src/main.ts migrate &&
-      node --import tsx services/ops/src/main.ts integrity keys create --if-none
-  ) >>"$log" 2>&1 </dev/null || fail services "the migrations or the first signing key failed" "$log"
+      node --import tsx services/ops/src/main.ts integrity keys create --if-none &&
+      node --import tsx scripts/build-viewer.ts
+  ) >>"$log" 2>&1 </dev/null || fail services "the migrations, the first signing key or the viewer's build failed" "$log"
 }
 
 service_launch() {

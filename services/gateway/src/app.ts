@@ -10,6 +10,7 @@ import {
 } from '@audit/shared/platform';
 import type { EventsReader } from './adapters/events.reader.js';
 import { publicApiMetrics } from './adapters/public-api.metrics.js';
+import type { ViewerTokenStore } from './adapters/viewer-token-store.js';
 import { withMethodNotAllowed } from './plugins/method-not-allowed.js';
 import { registerPublicApiAuth, type PublicApiAuthOptions } from './plugins/public-api.plugin.js';
 import { eventListRoute } from './routes/event-list.route.js';
@@ -25,6 +26,8 @@ import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
 import { webhookReplayRoute, type WebhookReplayOptions } from './routes/webhook-replay.route.js';
 import { webhookTestRoute, type WebhookTestOptions } from './routes/webhook-test.route.js';
 import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
+import { viewerPageRoutes, type ViewerPageOptions } from './routes/viewer-page.route.js';
+import { viewerTokenRoutes, type ViewerTokenRoutesOptions } from './routes/viewer-tokens.route.js';
 import { API_PREFIX } from './schemas/api-prefix.js';
 
 export interface GatewayAppOptions
@@ -35,6 +38,8 @@ export interface GatewayAppOptions
     Pick<WebhookReplayOptions, 'replayLimits'>,
     ExportJobRoutesOptions,
     IntegrityRoutesOptions,
+    Pick<ViewerPageOptions, 'viewer'>,
+    Pick<ViewerTokenRoutesOptions, 'viewerOrigin'>,
     Pick<ExportDownloadOptions, 'exportFiles' | 'downloads' | 'minRate'>,
     Pick<ExportOptions, 'exportConcurrency'>,
     ServiceAppOptions {
@@ -46,6 +51,7 @@ export interface GatewayAppOptions
   auditTimeoutMs: number;
   cursorSecret: string;
   clock: Clock;
+  viewerTokens: Pick<ViewerTokenStore, 'find' | 'create' | 'revoke' | 'frameOrigins'>;
 }
 
 export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance> {
@@ -53,6 +59,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
   openApiRoute(app, describedRoutes(app));
+  await viewerPageRoutes(app, opts);
   await app.register(
     async (api) => {
       // Tenant data must not be kept by a shared cache or read by a browser as another type than JSON; set before
@@ -77,6 +84,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         webhookAttemptsRoute(api, opts);
         webhookTestRoute(api, opts);
         webhookReplayRoute(api, opts);
+        viewerTokenRoutes(api, opts);
       });
     },
     { prefix: API_PREFIX },

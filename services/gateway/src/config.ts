@@ -118,6 +118,15 @@ export const { envSchema, loadConfig } = serviceConfig(
         description:
           'how long a key lookup is reused (≤ 3000, so a revoked key is refused everywhere within 5 s)',
       }),
+    VIEWER_ORIGIN: z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) origin such as https://audit.example.com' })
+      .refine((text) => new URL(text).origin === text, 'must be an origin: scheme, host and port, no path')
+      .optional()
+      .meta({
+        description:
+          "the viewer's public origin, which the URLs of viewer tokens name (docs/viewer.md); by default the one " +
+          'each request reached the gateway at',
+      }),
   },
   (e, ctx) => ({
     metrics: { host: e.GATEWAY_METRICS_HOST, port: e.GATEWAY_METRICS_PORT },
@@ -149,6 +158,7 @@ export const { envSchema, loadConfig } = serviceConfig(
     proofStatementTimeoutMs: e.INTEGRITY_STATEMENT_TIMEOUT_MS,
     webhooks: { ...webhookSettings(e), testTimeoutMs: e.WEBHOOK_TEST_TIMEOUT_MS },
     replayLimits: { maxDays: e.WEBHOOK_REPLAY_MAX_DAYS, perTenant: e.WEBHOOK_REPLAYS_PER_TENANT },
+    viewerOrigin: e.VIEWER_ORIGIN,
   }),
 );
 

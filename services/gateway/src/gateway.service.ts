@@ -14,6 +14,8 @@ import { cachedKeyStore } from './adapters/key-store.js';
 import { downloadSlots } from './domain/download-slots.js';
 import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { webhookStore } from './adapters/webhook-store.js';
+import { viewerAssets } from './adapters/viewer-assets.js';
+import { viewerTokenStore } from './adapters/viewer-token-store.js';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { TARGET_RESOLVE_MS } from './routes/webhooks.route.js';
@@ -106,6 +108,9 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     webhooks: webhookStore(pool, secretBox(Buffer.from(config.webhooks.secretKey, 'hex'))),
     targets,
     testSender,
+    viewerTokens: viewerTokenStore(pool),
+    viewer: viewerAssets(),
+    ...(config.viewerOrigin ? { viewerOrigin: config.viewerOrigin } : {}),
     clock: systemClock,
     startup: host.startup,
     readiness: {

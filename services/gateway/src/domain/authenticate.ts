@@ -1,5 +1,7 @@
 import {
+  isViewerToken,
   parseApiKey,
+  parseViewerToken,
   secretMatches,
   type ApiKeyEnv,
   type Scope,
@@ -7,11 +9,16 @@ import {
 } from '@audit/shared/api-keys';
 import { bearerToken } from '@audit/shared/platform';
 import { cidrSet } from './ip-match.js';
+import type { Narrowing } from './narrowing.js';
+import { checkViewerToken, type StoredViewerToken } from './viewer-token.js';
 
 export interface Principal {
+  /** The API key's prefix; for a viewer token, the prefix of the key that made it, whose rate limits it shares. */
   prefix: string;
   tenantId: string;
   scopes: ReadonlySet<Scope>;
+  /** Present when a viewer token authenticated the request (docs/viewer.md "Viewer tokens"). */
+  viewer?: { tokenId: string; narrowedTo: Narrowing; expiresAt: number };
 }
 
 export interface AuthDeps {
@@ -29,16 +36,44 @@ export const AUTH_FAILURES = [
   'wrong_secret',
   'revoked',
   'ip_not_allowed',
+  'expired',
 ] as const;
 export type AuthFailure = (typeof AUTH_FAILURES)[number];
+
+export interface ViewerTokenDeps {
+  findViewerToken(id: string): Promise<StoredViewerToken | null>;
+  now(): number;
+}
+
+async function checkViewer(
+  presented: string,
+  deps: AuthDeps & ViewerTokenDeps,
+): Promise<Principal | AuthFailure> {
+  const token = parseViewerToken(presented);
+  if (!token) return 'malformed';
+  const grant = checkViewerToken(token, await deps.findViewerToken(token.id), { ...deps, now: deps.now() });
+  if (typeof grant === 'string') return grant;
+  return {
+    prefix: grant.keyPrefix,
+    tenantId: grant.tenantId,
+    scopes: new Set(grant.scopes),
+    viewer: { tokenId: grant.tokenId, narrowedTo: grant.narrowedTo, expiresAt: grant.expiresAt },
+  };
+}
 
 async function check(
   authorization: string | undefined,
   ip: string,
-  deps: AuthDeps,
+  deps: AuthDeps & Partial<ViewerTokenDeps>,
 ): Promise<Principal | AuthFailure> {
   const presented = bearerToken(authorization);
   if (presented === null) return 'missing';
+  // A viewer token is made for a browser, wherever it is: the key's address allow-list is not its.
+  if (isViewerToken(presented)) {
+    return deps.findViewerToken && deps.now
+      ? checkViewer(presented, { ...deps, findViewerToken: deps.findViewerToken, now: deps.now })
+      : 'unknown_key';
+  }
   const key = parseApiKey(presented);
   if (!key) return 'malformed';
   const stored = await deps.findKey(key.prefix);
@@ -53,15 +88,16 @@ async function check(
 }
 
 /**
- * The key's principal, or null for every way of failing (no header, wrong format or environment, unknown prefix,
- * wrong secret, revoked, client outside the allow-list), whose reason goes to `refused`: callers answer all of
- * them with one identical 401. A well-formed key always costs one lookup, one hash and one constant-time compare,
- * known prefix or not.
+ * The key's (or viewer token's) principal, or null for every way of failing (no header, wrong format or
+ * environment, unknown prefix, wrong secret, revoked, client outside the allow-list, expired), whose reason goes to
+ * `refused`: callers answer all of them but an expired viewer token with one identical 401. A well-formed key
+ * always costs one lookup, one hash and one constant-time compare, known prefix or not. Viewer tokens are accepted
+ * only where `deps` can find them.
  */
 export async function authenticate(
   authorization: string | undefined,
   ip: string,
-  deps: AuthDeps,
+  deps: AuthDeps & Partial<ViewerTokenDeps>,
   refused: (reason: AuthFailure) => void = () => undefined,
 ): Promise<Principal | null> {
   const result = await check(authorization, ip, deps);

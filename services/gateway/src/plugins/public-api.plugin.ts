@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Scope, type StoredApiKey } from '@audit/shared/api-keys';
 import { type AuditPublisher } from '@audit/shared/audit-topic';
+import type { Clock } from '@audit/shared/contract';
 import {
   AppError,
   DependencyUnavailableError,
@@ -8,6 +9,7 @@ import {
   publishWithin,
   RateLimitedError,
   sleep,
+  TokenExpiredError,
   UnauthorizedError,
   ValidationError,
 } from '@audit/shared/platform';
@@ -15,6 +17,7 @@ import { authenticate, type AuthDeps, type AuthFailure, type Principal } from '.
 import { authThrottle, type AuthThrottleOptions } from '../domain/auth-throttle.js';
 import type { ApiCall } from '../domain/api-call.js';
 import { cidrSet, clientIp } from '../domain/ip-match.js';
+import { isNarrowed } from '../domain/narrowing.js';
 import {
   capacityOf,
   rateLimitHeaders,
@@ -24,6 +27,7 @@ import {
   type RequestClass,
 } from '../domain/rate-limit.js';
 import type { TakeToken } from '../adapters/rate-limiter.js';
+import type { ViewerTokenStore } from '../adapters/viewer-token-store.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,6 +60,9 @@ export interface PublicApiAuthOptions {
    * query: all a throttled address's key is checked against.
    */
   knownKey?: (prefix: string) => Promise<StoredApiKey | null>;
+  /** Where viewer tokens are found (docs/viewer.md "Viewer tokens"), and the time they expire against. */
+  viewerTokens: Pick<ViewerTokenStore, 'find'>;
+  clock: Clock;
   meter: PublicApiMeter;
 }
 
@@ -110,6 +117,7 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
     held += 1;
     await sleep(opts.authFailures.holdMs).finally(() => (held -= 1));
   };
+  const withViewerTokens = { ...opts.auth, findViewerToken: opts.viewerTokens.find, now: opts.clock };
   app.decorateRequest('principal', null);
   app.decorateRequest('clientIp', '');
 
@@ -132,14 +140,16 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
       // Counted after the hold, which the wait already spent.
       throw new RateLimitedError('failed_auth', throttle.retryAfterS(ip) ?? 1);
     }
-    const principal = await authenticate(authorization, ip, opts.auth, opts.meter.authRefused).catch(
-      unavailable('postgres'),
-    );
-    if (!principal) {
-      throttle.failed(ip);
-      throw new UnauthorizedError();
-    }
-    return principal;
+    let failure: AuthFailure | null = null;
+    const principal = await authenticate(authorization, ip, withViewerTokens, (reason) => {
+      failure = reason;
+      opts.meter.authRefused(reason);
+    }).catch(unavailable('postgres'));
+    if (principal) return principal;
+    // Its holder presented the right secret: no guess to slow down, and a page that can say what happened.
+    if (failure === 'expired') throw new TokenExpiredError();
+    throttle.failed(ip);
+    throw new UnauthorizedError();
   }
 
   app.addHook('onRequest', async (request, reply) => {
@@ -164,10 +174,18 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
     }
 
     // Before the body is read: a key without the scope gets its 403 (and any audit of it) whatever it sent.
-    const { scope, onScopeDenied } = request.routeOptions.config;
-    if (scope && !request.principal!.scopes.has(scope)) {
+    const { scope, onScopeDenied, apiRoute } = request.routeOptions.config;
+    if (scope && !principal.scopes.has(scope)) {
       await onScopeDenied?.(request).catch(unavailable('kafka'));
-      throw new ForbiddenError(`This API key lacks the scope ${scope}.`);
+      throw new ForbiddenError(
+        `This ${principal.viewer ? 'viewer token' : 'API key'} lacks the scope ${scope}.`,
+      );
+    }
+    // A narrowed viewer token reaches only the routes that apply its filter: any other could show more.
+    if (apiRoute && principal.viewer && isNarrowed(principal.viewer.narrowedTo) && !apiRoute.narrowable) {
+      throw new ForbiddenError(
+        'This viewer token is narrowed to a filter, which this endpoint cannot apply.',
+      );
     }
   });
 }

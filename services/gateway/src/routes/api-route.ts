@@ -21,6 +21,8 @@ export interface ApiRoute extends OperationDescription {
   scope: Scope;
   /** Its error answers besides 401, 429 and 503, which every route may give. */
   statuses: ErrorStatus[];
+  /** It applies a narrowed viewer token's filter (docs/viewer.md); any other route refuses such a token. */
+  narrowable?: true;
 }
 
 declare module 'fastify' {

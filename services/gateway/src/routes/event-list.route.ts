@@ -9,12 +9,14 @@ import { listResponseSchema } from '../schemas/read-api.schema.js';
 import { eventLinks } from '../schemas/openapi.parts.js';
 import { json } from '../schemas/openapi.responses.js';
 import { apiRoute, type ApiRoute } from './api-route.js';
+import { narrowedFilters } from './narrowed-filters.js';
 
 export const listEventsRoute: ApiRoute = {
   method: 'GET',
   path: '/audit/events',
   scope: 'audit:read',
   statuses: [403, 422],
+  narrowable: true,
   operationId: 'listEvents',
   tags: ['Events'],
   summary: 'List events, newest first (timestamp, then event_id, descending).',
@@ -38,7 +40,8 @@ export function eventListRoute(app: FastifyInstance, opts: EventListOptions): vo
   apiRoute<{ Querystring: Record<string, unknown> }>(app, listEventsRoute, async (request) => {
     const parsed = parseListQuery(request.query ?? {});
     if (!parsed.ok) throw new ValidationError('Invalid query parameters.', parsed.errors);
-    const { filters, limit, cursor } = parsed.query;
+    const { limit, cursor } = parsed.query;
+    const filters = narrowedFilters(request.principal!, parsed.query.filters);
     const tenant = request.principal!.tenantId;
     const position = cursor === undefined ? null : decodeCursor(cursor, tenant, filters, opts.cursorSecret);
     if (cursor !== undefined && !position) {

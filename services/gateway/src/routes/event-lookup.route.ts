@@ -7,17 +7,19 @@ import { auditEventSchema } from '../schemas/read-api.schema.js';
 import { json } from '../schemas/openapi.responses.js';
 import { z } from 'zod';
 import { apiRoute, type ApiRoute } from './api-route.js';
+import { withinNarrowing } from '../domain/narrowing.js';
 
 export const getEventRoute: ApiRoute = {
   method: 'GET',
   path: '/audit/events/{event_id}',
   scope: 'audit:read',
   statuses: [403, 404, 422],
+  narrowable: true,
   operationId: 'getEvent',
   tags: ['Events'],
   summary: 'One event by id.',
   description:
-    "One of the tenant's events. An id that does not exist, belongs to another tenant or is no UUID at all is the same 404.",
+    "One of the tenant's events. An id that does not exist, belongs to another tenant, lies outside a narrowed viewer token's filter or is no UUID at all is the same 404.",
   requestParams: {
     path: z.object({ event_id: z.string().meta({ description: 'The event id (a UUID).' }) }),
   },
@@ -39,7 +41,8 @@ export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader
       const row = await events
         .findEvent(request.principal!.tenantId, id.toLowerCase())
         .catch(unavailable('clickhouse'));
-      if (!row) throw notFound();
+      const narrowing = request.principal!.viewer?.narrowedTo;
+      if (!row || (narrowing && !withinNarrowing(row, narrowing))) throw notFound();
       return auditEventSchema.parse(toAuditEventView(row));
     },
   );

@@ -20,6 +20,8 @@ import {
   integrityKeyView,
 } from '../schemas/integrity.schema.js';
 import { json } from '../schemas/openapi.responses.js';
+import type { EventsReader } from '../adapters/events.reader.js';
+import { isNarrowed, withinNarrowing } from '../domain/narrowing.js';
 import { apiRoute, type ApiRoute } from './api-route.js';
 
 export const listCheckpointsRoute: ApiRoute = {
@@ -40,6 +42,7 @@ export const listIntegrityKeysRoute: ApiRoute = {
   method: 'GET',
   path: '/audit/integrity/keys',
   scope: 'audit:read',
+  narrowable: true,
   statuses: [403, 422],
   operationId: 'listIntegrityKeys',
   tags: ['Integrity'],
@@ -52,12 +55,13 @@ export const getInclusionProofRoute: ApiRoute = {
   method: 'GET',
   path: '/audit/integrity/proofs/inclusion',
   scope: 'audit:read',
+  narrowable: true,
   statuses: [403, 404, 422],
   operationId: 'getInclusionProof',
   tags: ['Integrity'],
   summary: "An event's inclusion proof in one of the tenant's checkpoints (the latest by default).",
   description:
-    "RFC 9162 PATH from the event's leaf to the checkpoint's root. 404 when the id is no leaf of the tenant's tree (missing, another tenant's, not a UUID, or written so recently it is not appended yet: one answer), when no checkpoint has that size, and when the event came after the checkpoint.",
+    "RFC 9162 PATH from the event's leaf to the checkpoint's root. 404 when the id is no leaf of the tenant's tree (missing, another tenant's, outside a narrowed viewer token's filter, not a UUID, or written so recently it is not appended yet: one answer), when no checkpoint has that size, and when the event came after the checkpoint.",
   requestParams: { query: inclusionQuerySchema },
   ok: { description: 'The proof, with the checkpoint.', ...json(inclusionProofSchema) },
 };
@@ -78,6 +82,8 @@ export const getConsistencyProofRoute: ApiRoute = {
 
 export interface IntegrityRoutesOptions {
   integrity: IntegrityStore;
+  /** A narrowed viewer token's proofs are only of events inside its filter, which the event's row tells. */
+  events: Pick<EventsReader, 'findEvent'>;
   cursorSecret: string;
   /** The stored hashes one page of a window proof may read (WINDOW_PROOF_MAX_HASHES). */
   windowProofMaxHashes: number;
@@ -149,6 +155,11 @@ export function integrityRoutes(app: FastifyInstance, opts: IntegrityRoutesOptio
     const tenant = request.principal!.tenantId;
     if (!UUID_PATTERN.test(query.event_id)) throw noSuchLeaf();
     const eventId = query.event_id.toLowerCase();
+    const narrowing = request.principal!.viewer?.narrowedTo;
+    if (narrowing && isNarrowed(narrowing)) {
+      const row = await opts.events.findEvent(tenant, eventId).catch(unavailable('clickhouse'));
+      if (!row || !withinNarrowing(row, narrowing)) throw noSuchLeaf();
+    }
     const [leaf, checkpoint] = await Promise.all([
       opts.integrity.leaf(tenant, eventId),
       opts.integrity.checkpoint(tenant, query.tree_size ?? null),

@@ -6,7 +6,7 @@ import { operation } from './openapi.responses.js';
 /** The routes' operations by path and method. */
 function pathsOf(routes: readonly ApiRoute[]): ZodOpenApiPathsObject {
   const paths: ZodOpenApiPathsObject = {};
-  for (const { method, path, scope, statuses, ...description } of routes)
+  for (const { method, path, scope, statuses, narrowable: _narrowable, ...description } of routes)
     paths[path] = { ...paths[path], [method.toLowerCase()]: operation(scope, statuses, description) };
   return paths;
 }
@@ -23,7 +23,7 @@ export function openApiDocument(routes: readonly ApiRoute[]) {
         title: 'Audit Trail Service public API',
         version: '2',
         description:
-          "Read a tenant's audit trail (a paged list, single lookup, synchronous bulk export and export jobs for whole windows) and manage the webhook endpoints it is pushed to. Every request needs `Authorization: Bearer <API key>`; the security requirement of each operation names the scope it needs.",
+          "Read a tenant's audit trail (a paged list, single lookup, synchronous bulk export and export jobs for whole windows) and manage the webhook endpoints it is pushed to. Every request needs `Authorization: Bearer <API key>` (or a viewer token); the security requirement of each operation names the scope it needs.",
       },
       servers: [{ url: API_PREFIX }],
       tags: [
@@ -39,10 +39,20 @@ export function openApiDocument(routes: readonly ApiRoute[]) {
           description:
             "Tamper evidence (docs/integrity.md): the tenant's tree checkpoints, signed, the keys that sign them, and proofs.",
         },
+        {
+          name: 'Viewer',
+          description:
+            'Viewer tokens (docs/viewer.md): short-lived bearer tokens for the viewer page, which a browser uses instead of an API key.',
+        },
       ],
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'An API key issued by an operator.' },
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'An API key issued by an operator, or a viewer token one made (docs/viewer.md), which has at most its scopes.',
+          },
         },
       },
       paths: pathsOf(routes),

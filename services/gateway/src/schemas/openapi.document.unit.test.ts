@@ -372,8 +372,12 @@ describe('OpenAPI document', () => {
         auth: {
           pepper: PEPPER,
           env: 'live',
-          findKey: async () => ({ ...stored, scopes: ['audit:read', 'audit:export', 'webhooks:write'] }),
+          findKey: async () => ({
+            ...stored,
+            scopes: ['audit:read', 'audit:export', 'webhooks:write', 'viewer:issue'],
+          }),
         },
+        viewerTokens: { ...stubAppOptions().viewerTokens, create: async (_token, announce) => announce() },
         targets: {
           allowHttp: false,
           allowed: allowList([]),
@@ -413,7 +417,7 @@ describe('OpenAPI document', () => {
         });
         // The stub store answers creation as a tenant at its limit (409): the request itself was accepted.
         expect(
-          [200, 202, 409],
+          [200, 201, 202, 409],
           `${method} ${path}?${query} ${JSON.stringify(payload)}: ${res.body}`,
         ).toContain(res.statusCode);
       }

@@ -25,13 +25,13 @@ const responses = {
   400: error('MalformedBody', 'The body is not valid JSON.', errorBodySchema, rateLimitHeaders),
   401: error(
     'Unauthorized',
-    'One identical answer for every cause: missing, malformed, unknown or revoked key.',
+    'One identical answer (`unauthorized`) for every cause: missing, malformed, unknown or revoked key or viewer token. Only the holder of an expired viewer token learns it (`token_expired`).',
     errorBodySchema,
-    { 'WWW-Authenticate': z.literal('Bearer') },
+    { 'WWW-Authenticate': z.enum(['Bearer', 'Bearer error="invalid_token"']) },
   ),
   403: error(
     'Forbidden',
-    'The key lacks the scope the operation needs (the message names it), or the webhook endpoint belongs to another tenant.',
+    'The key lacks the scope the operation needs (the message names it), the webhook endpoint belongs to another tenant, or a narrowed viewer token asked for more than its filter.',
     errorBodySchema,
     rateLimitHeaders,
   ),

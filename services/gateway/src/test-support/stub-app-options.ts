@@ -67,6 +67,8 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
       // Every endpoint asked about is the key's tenant's, with no attempts yet.
       attempts: async () => ({ found: true, value: [] }),
     },
+    viewerTokens: { find: async () => null, create: unused, revoke: unused, frameOrigins: async () => null },
+    viewer: { dir: '/nonexistent/', page: '<!doctype html><title>Audit trail</title>' },
     targets: { allowHttp: false, allowed: allowList([]), ports: DEFAULT_WEBHOOK_PORTS, resolve: unused },
     testSender: { send: unused },
     ...overrides,

@@ -44,6 +44,20 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/**
+ * A viewer token whose secret matched but whose time is over (docs/viewer.md "Viewer tokens"): said plainly, as only
+ * its holder can learn it, so that the page can ask for a new one rather than call the link broken.
+ */
+export class TokenExpiredError extends AppError {
+  readonly status = 401;
+  readonly code = 'token_expired';
+  override readonly headers = { 'www-authenticate': 'Bearer error="invalid_token"' };
+
+  constructor() {
+    super('This viewer token has expired; ask for a new one.');
+  }
+}
+
 export class ForbiddenError extends errorKind(403, 'forbidden') {}
 
 export class NotFoundError extends errorKind(404, 'not_found') {}

@@ -1,0 +1,224 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, explain, type Get } from './api.js';
+import { EventDetail } from './event-detail.js';
+import { EventList } from './event-list.js';
+import type { AuditEvent, EventPage, ViewerSession } from './event.js';
+import { filtersOf, queryOf, type Filters } from './filters.js';
+import { SearchForm } from './search-form.js';
+import { showTime } from './time.js';
+import { eventVerifier, type Verdict } from './verify.js';
+
+// Rows a page reads: enough to fill a tall screen and the rows below it at once.
+const PAGE_SIZE = 200;
+// Proofs asked for at once when the rows in view are verified: a screen's worth in a few round trips, well inside
+// the key's rate limit.
+const VERIFY_AT_ONCE = 4;
+
+interface Results {
+  events: AuditEvent[];
+  cursor: string | null;
+  hasMore: boolean;
+  loading: boolean;
+  error: string | null;
+  fieldErrors: Record<string, string>;
+}
+
+const EMPTY: Results = {
+  events: [],
+  cursor: null,
+  hasMore: true,
+  loading: false,
+  error: null,
+  fieldErrors: {},
+};
+
+/** The viewer: the search, its results as one scrolling list, and the detail of the event chosen. */
+export function App({ get }: { get: Get }) {
+  const [session, setSession] = useState<ViewerSession | null>(null);
+  const [sessionError, setSessionError] = useState<string | null>(null);
+  const [filters, setFilters] = useState<Filters>(() => filtersOf(location.search));
+  const [utc, setUtc] = useState(false);
+  const [results, setResults] = useState<Results>(EMPTY);
+  const [open, setOpen] = useState<AuditEvent | null>(null);
+  const opener = useRef<HTMLElement | null>(null);
+  // Each search's number: pages of a search the user has since replaced are dropped when they arrive.
+  const generation = useRef(0);
+  const verifier = useMemo(() => eventVerifier(get), [get]);
+  const [verdicts, setVerdicts] = useState<Record<string, Verdict>>({});
+  const inView = useRef<[number, number]>([0, 0]);
+  const onView = useCallback((first: number, end: number) => {
+    inView.current = [first, end];
+  }, []);
+
+  /** Checks an event once; a verdict other than verified is checked again when asked again. */
+  const verify = useCallback(
+    async (event: AuditEvent) => {
+      const id = event.event_id;
+      setVerdicts((v) => (v[id]?.state === 'verified' ? v : { ...v, [id]: { state: 'checking' } }));
+      const verdict = await verifier(event);
+      setVerdicts((v) => ({ ...v, [id]: verdict }));
+    },
+    [verifier],
+  );
+
+  useEffect(() => {
+    get<ViewerSession>('/audit/viewer-tokens/current').then(setSession, (e) => setSessionError(explain(e)));
+  }, [get]);
+
+  useEffect(() => {
+    const back = () => setFilters(filtersOf(location.search));
+    window.addEventListener('popstate', back);
+    return () => window.removeEventListener('popstate', back);
+  }, []);
+
+  const loadPage = useCallback(
+    (from: Results, search: Filters, run: number) => {
+      setResults({ ...from, loading: true });
+      const query = queryOf(search);
+      query.set('limit', String(PAGE_SIZE));
+      if (from.cursor) query.set('cursor', from.cursor);
+      get<EventPage>('/audit/events', query).then(
+        (page) => {
+          if (run !== generation.current) return;
+          setResults({
+            ...EMPTY,
+            events: from.events.concat(page.events),
+            cursor: page.page.next_cursor,
+            hasMore: page.page.has_more,
+          });
+        },
+        (error) => {
+          if (run !== generation.current) return;
+          const fieldErrors =
+            error instanceof ApiError
+              ? Object.fromEntries(error.fields.map(({ field, message }) => [field, message]))
+              : {};
+          setResults({ ...from, loading: false, hasMore: false, error: explain(error), fieldErrors });
+        },
+      );
+    },
+    [get],
+  );
+
+  useEffect(() => {
+    if (!session) return;
+    generation.current += 1;
+    setOpen(null);
+    loadPage(EMPTY, filters, generation.current);
+  }, [session, filters, loadPage]);
+
+  const more = useCallback(
+    () => loadPage(results, filters, generation.current),
+    [results, filters, loadPage],
+  );
+
+  const verifyInView = async () => {
+    const [first, end] = inView.current;
+    const queue = results.events.slice(first, end).filter((e) => verdicts[e.event_id]?.state !== 'verified');
+    const worker = async () => {
+      for (let event = queue.shift(); event; event = queue.shift()) await verify(event);
+    };
+    await Promise.all(Array.from({ length: VERIFY_AT_ONCE }, worker));
+  };
+
+  const search = (next: Filters) => {
+    const query = queryOf(next).toString();
+    history.pushState(null, '', `${location.pathname}${query ? `?${query}` : ''}`);
+    setFilters(next);
+  };
+
+  if (sessionError) {
+    return (
+      <main class="blocked">
+        <h1>Audit trail</h1>
+        <p role="alert">{sessionError}</p>
+      </main>
+    );
+  }
+  const fixed = session?.narrowed_to ?? {};
+  const status = results.error
+    ? null
+    : results.loading && results.events.length === 0
+      ? 'Loading…'
+      : results.events.length === 0 && !results.hasMore
+        ? 'No events match.'
+        : `${results.events.length.toLocaleString('en-US')} event${results.events.length === 1 ? '' : 's'}${results.hasMore ? ' so far; more load as you scroll' : ', the whole result'}.`;
+  return (
+    <>
+      <header class="top">
+        <h1>Audit trail</h1>
+        {session && (
+          <p class="session">
+            {Object.keys(fixed).length > 0 && (
+              <span>
+                Showing only{' '}
+                {Object.entries(fixed)
+                  .map(
+                    ([name, value]) => `${name} ${name === 'action_prefix' ? 'starting with' : '='} ${value}`,
+                  )
+                  .join(', ')}
+                .{' '}
+              </span>
+            )}
+            <span>This link works until {showTime(session.expires_at, utc)}.</span>
+          </p>
+        )}
+        <label class="utc">
+          <input type="checkbox" checked={utc} onChange={(e) => setUtc(e.currentTarget.checked)} /> Times in
+          UTC
+        </label>
+      </header>
+      <SearchForm
+        key={JSON.stringify(filters) + String(utc)}
+        filters={filters}
+        fixed={fixed}
+        utc={utc}
+        fieldErrors={results.fieldErrors}
+        onSearch={search}
+      />
+      <main class={open ? 'results with-detail' : 'results'}>
+        <div class="status-line">
+          <p class="status" role="status">
+            {status}
+          </p>
+          {results.events.length > 0 && (
+            <button type="button" onClick={() => void verifyInView()}>
+              Verify the rows in view
+            </button>
+          )}
+        </div>
+        {results.error && (
+          <p class="alert" role="alert">
+            {results.error}
+          </p>
+        )}
+        <EventList
+          events={results.events}
+          hasMore={results.hasMore && !results.error}
+          loading={results.loading}
+          utc={utc}
+          selected={open?.event_id ?? null}
+          verdicts={verdicts}
+          onMore={more}
+          onView={onView}
+          onOpen={(event, row) => {
+            opener.current = row;
+            setOpen(event);
+            void verify(event);
+          }}
+        />
+        {open && (
+          <EventDetail
+            event={open}
+            verdict={verdicts[open.event_id]}
+            utc={utc}
+            onClose={() => {
+              setOpen(null);
+              opener.current?.focus();
+            }}
+          />
+        )}
+      </main>
+    </>
+  );
+}
