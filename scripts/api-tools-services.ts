@@ -1,3 +1,4 @@
+import { SCOPES } from '@audit/shared/api-keys';
 import { writeFileSync } from 'node:fs';
 import { runCli } from '../services/ops/src/cli.js';
 import { ingest, makeEvent } from '../test/support/events.js';
@@ -67,7 +68,7 @@ const opsEnv = {
 
 async function mint(tenant: string): Promise<string> {
   let minted = '';
-  const argv = ['keys', 'create', '--tenant', tenant, '--scopes', 'audit:read,audit:export,webhooks:write'];
+  const argv = ['keys', 'create', '--tenant', tenant, '--scopes', SCOPES.join(',')];
   const code = await runCli([...argv, '--json'], opsEnv, {
     out: (t) => (minted += t),
     err: (t) => process.stderr.write(t),

@@ -293,4 +293,44 @@ describe('the viewer', () => {
     expect(await bare.page.getByRole('alert').textContent()).toContain('needs a viewer link');
     await expectClean(bare);
   });
+
+  it("says each event in its tenant's words, from the template of its action or prefix, as text", async () => {
+    const admin = await gw.mint(names.tenant, 'audit:read,templates:write');
+    const templates = {
+      'phi.*': '{user_id} touched {resource_type} {resource_id} ({outcome})',
+      'phi.read': '<b>{user_id}</b> read {fields_accessed} of {resource_id}, seq {details.seq}',
+    };
+    for (const [selector, template] of Object.entries(templates)) {
+      const res = await gw.send('PUT', `/audit/display-templates/${selector}`, admin, { template });
+      expect(res.status, res.text).toBe(200);
+    }
+    const read = events[10]!;
+    const query = events[11]!;
+    const opened = await open(`action_prefix=phi.&${WINDOW}`);
+    const { page } = opened;
+    await settled(page);
+    const rowOf = (id: string) => page.locator(`.list button[data-event-id="${id}"] .what`);
+    const outcome = (e: typeof read) => (e.success ? 'succeeded' : 'was denied or failed');
+    await page.getByLabel('Resource id').fill(read.resource_id);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await settled(page);
+    expect(await rowOf(read.event_id).textContent()).toBe(
+      `<b>${read.user_id}</b> read ${read.fields_accessed.join(', ')} of ${read.resource_id}, seq ${read.details.seq}`,
+    );
+    expect(await page.locator('.list b').count()).toBe(0);
+    await page.getByLabel('Resource id').fill(query.resource_id);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await settled(page);
+    expect(await rowOf(query.event_id).textContent()).toBe(
+      `${query.user_id} touched ${query.resource_type} ${query.resource_id} (${outcome(query)})`,
+    );
+    // The raw fields are one click away, the sentence above them.
+    await page.locator('.list li button').first().click();
+    expect(await page.locator('.detail .sentence').textContent()).toContain('(template phi.*)');
+    expect(await page.locator('.detail dl').textContent()).toContain(query.user_role);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await settled(page);
+    await screenshot(page, 'templates');
+    await expectClean(opened);
+  });
 });

@@ -17,6 +17,7 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   api_keys: { gateway: 'SELECT' },
   audit_topic_generations: { projector: 'SELECT', dispatcher: 'SELECT', exporter: 'SELECT' },
   dead_letter_redrives: {},
+  display_templates: { gateway: 'INSERT SELECT' },
   export_jobs: { gateway: 'INSERT SELECT', exporter: 'SELECT UPDATE' },
   integrity_checkpoints: { gateway: 'SELECT', notary: 'INSERT SELECT', exporter: 'SELECT' },
   integrity_keys: { gateway: 'SELECT', notary: 'SELECT' },

@@ -26,6 +26,10 @@ import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
 import { webhookReplayRoute, type WebhookReplayOptions } from './routes/webhook-replay.route.js';
 import { webhookTestRoute, type WebhookTestOptions } from './routes/webhook-test.route.js';
 import { webhookRoutes, type WebhookRoutesOptions } from './routes/webhooks.route.js';
+import {
+  displayTemplateRoutes,
+  type DisplayTemplateRoutesOptions,
+} from './routes/display-templates.route.js';
 import { viewerPageRoutes, type ViewerPageOptions } from './routes/viewer-page.route.js';
 import { viewerTokenRoutes, type ViewerTokenRoutesOptions } from './routes/viewer-tokens.route.js';
 import { API_PREFIX } from './schemas/api-prefix.js';
@@ -40,6 +44,7 @@ export interface GatewayAppOptions
     IntegrityRoutesOptions,
     Pick<ViewerPageOptions, 'viewer'>,
     Pick<ViewerTokenRoutesOptions, 'viewerOrigin'>,
+    Pick<DisplayTemplateRoutesOptions, 'displayTemplates'>,
     Pick<ExportDownloadOptions, 'exportFiles' | 'downloads' | 'minRate'>,
     Pick<ExportOptions, 'exportConcurrency'>,
     ServiceAppOptions {
@@ -85,6 +90,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         webhookTestRoute(api, opts);
         webhookReplayRoute(api, opts);
         viewerTokenRoutes(api, opts);
+        displayTemplateRoutes(api, opts);
       });
     },
     { prefix: API_PREFIX },

@@ -14,6 +14,7 @@ import { cachedKeyStore } from './adapters/key-store.js';
 import { downloadSlots } from './domain/download-slots.js';
 import { postgresRateLimiter } from './adapters/rate-limiter.js';
 import { webhookStore } from './adapters/webhook-store.js';
+import { displayTemplateStore } from './adapters/display-template-store.js';
 import { viewerAssets } from './adapters/viewer-assets.js';
 import { viewerTokenStore } from './adapters/viewer-token-store.js';
 import { buildApp } from './app.js';
@@ -109,6 +110,7 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     targets,
     testSender,
     viewerTokens: viewerTokenStore(pool),
+    displayTemplates: displayTemplateStore(pool),
     viewer: viewerAssets(),
     ...(config.viewerOrigin ? { viewerOrigin: config.viewerOrigin } : {}),
     clock: systemClock,

@@ -15,7 +15,7 @@ import type { ErrorStatus, OperationDescription } from '../schemas/openapi.respo
  * OpenAPI document shows (openapi.document.ts assembles the document from the routes registered).
  */
 export interface ApiRoute extends OperationDescription {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Under the API prefix, with parameters as OpenAPI writes them: `/audit/events/{event_id}`. */
   path: string;
   scope: Scope;

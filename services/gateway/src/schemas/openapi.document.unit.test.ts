@@ -374,10 +374,19 @@ describe('OpenAPI document', () => {
           env: 'live',
           findKey: async () => ({
             ...stored,
-            scopes: ['audit:read', 'audit:export', 'webhooks:write', 'viewer:issue'],
+            scopes: ['audit:read', 'audit:export', 'webhooks:write', 'viewer:issue', 'templates:write'],
           }),
         },
         viewerTokens: { ...stubAppOptions().viewerTokens, create: async (_token, announce) => announce() },
+        displayTemplates: {
+          ...stubAppOptions().displayTemplates,
+          put: async (_tenant, change) => ({
+            ...change,
+            version: 1,
+            changed_at: new Date(),
+            changed_by: 'api_key:x',
+          }),
+        },
         targets: {
           allowHttp: false,
           allowed: allowList([]),
@@ -399,7 +408,7 @@ describe('OpenAPI document', () => {
       }),
     );
     for (const [template, methods] of Object.entries(operations)) {
-      const path = template.replace('{id}', rotatedEndpoint.id);
+      const path = template.replace('{id}', rotatedEndpoint.id).replace('{selector}', 'phi.read');
       for (const [method, operation] of Object.entries(methods)) {
         const query = new URLSearchParams(
           (operation.parameters ?? [])

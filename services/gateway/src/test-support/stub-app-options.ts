@@ -68,6 +68,7 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
       attempts: async () => ({ found: true, value: [] }),
     },
     viewerTokens: { find: async () => null, create: unused, revoke: unused, frameOrigins: async () => null },
+    displayTemplates: { current: async () => [], put: unused, remove: unused, versions: async () => [] },
     viewer: { dir: '/nonexistent/', page: '<!doctype html><title>Audit trail</title>' },
     targets: { allowHttp: false, allowed: allowList([]), ports: DEFAULT_WEBHOOK_PORTS, resolve: unused },
     testSender: { send: unused },

@@ -5,6 +5,7 @@ import { EventList } from './event-list.js';
 import type { AuditEvent, EventPage, ViewerSession } from './event.js';
 import { filtersOf, queryOf, type Filters } from './filters.js';
 import { SearchForm } from './search-form.js';
+import type { DisplayTemplate } from './templates.js';
 import { showTime } from './time.js';
 import { eventVerifier, type Verdict } from './verify.js';
 
@@ -61,8 +62,14 @@ export function App({ get }: { get: Get }) {
     [verifier],
   );
 
+  const [templates, setTemplates] = useState<DisplayTemplate[]>([]);
   useEffect(() => {
     get<ViewerSession>('/audit/viewer-tokens/current').then(setSession, (e) => setSessionError(explain(e)));
+    // Without them each row says who acted on what: the templates are a nicety, never a reason to fail.
+    get<{ templates: DisplayTemplate[] }>('/audit/display-templates').then(
+      (answer) => setTemplates(answer.templates),
+      () => undefined,
+    );
   }, [get]);
 
   useEffect(() => {
@@ -199,6 +206,7 @@ export function App({ get }: { get: Get }) {
           utc={utc}
           selected={open?.event_id ?? null}
           verdicts={verdicts}
+          templates={templates}
           onMore={more}
           onView={onView}
           onOpen={(event, row) => {
@@ -211,6 +219,7 @@ export function App({ get }: { get: Get }) {
           <EventDetail
             event={open}
             verdict={verdicts[open.event_id]}
+            templates={templates}
             utc={utc}
             onClose={() => {
               setOpen(null);

@@ -1,6 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { pretty, type AuditEvent } from './event.js';
+import { sentenceOf, templateFor, type DisplayTemplate } from './templates.js';
 import { showTime } from './time.js';
 import { VerifiedMark } from './verified-mark.js';
 import type { Verdict } from './verify.js';
@@ -8,6 +9,7 @@ import type { Verdict } from './verify.js';
 interface Props {
   event: AuditEvent;
   verdict: Verdict | undefined;
+  templates: readonly DisplayTemplate[];
   utc: boolean;
   onClose: () => void;
 }
@@ -47,7 +49,8 @@ function Copy({ text, label }: { text: string; label: string }) {
 }
 
 /** Every field of one event, its JSON fields indented; values are text, never markup. Escape closes it. */
-export function EventDetail({ event, verdict, utc, onClose }: Props) {
+export function EventDetail({ event, verdict, templates, utc, onClose }: Props) {
+  const template = templateFor(event, templates);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [event.event_id]);
   return (
@@ -66,6 +69,11 @@ export function EventDetail({ event, verdict, utc, onClose }: Props) {
           Close
         </button>
       </header>
+      {template && (
+        <p class="sentence">
+          {sentenceOf(event, template, utc)} <span class="selector">(template {template.selector})</span>
+        </p>
+      )}
       <VerifiedMark verdict={verdict} utc={utc} />
       <dl>
         <dt>Time</dt>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AuditEvent } from './event.js';
+import { sentenceOf, templateFor, type DisplayTemplate } from './templates.js';
 import { showTime } from './time.js';
 import { rowMark } from './verified-mark.js';
 import type { Verdict } from './verify.js';
@@ -17,6 +18,7 @@ interface Props {
   utc: boolean;
   selected: string | null;
   verdicts: Record<string, Verdict>;
+  templates: readonly DisplayTemplate[];
   onMore: () => void;
   /** The rows in view now, [first, end): what "Verify the rows in view" checks. */
   onView: (first: number, end: number) => void;
@@ -28,7 +30,7 @@ interface Props {
  * few around them) exist in the document: thousands of rows deep it draws as many as at the top.
  */
 export function EventList(props: Props) {
-  const { events, hasMore, loading, utc, selected, verdicts, onMore, onOpen, onView } = props;
+  const { events, hasMore, loading, utc, selected, verdicts, templates, onMore, onOpen, onView } = props;
   const box = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ top: 0, height: 600 });
   useEffect(() => {
@@ -58,8 +60,7 @@ export function EventList(props: Props) {
       <div class="heads" aria-hidden="true">
         <span>Time</span>
         <span>Action</span>
-        <span>User</span>
-        <span>Resource</span>
+        <span>What happened</span>
         <span>Outcome</span>
         <span>Verified</span>
       </div>
@@ -80,10 +81,7 @@ export function EventList(props: Props) {
             >
               <span class="time">{showTime(event.timestamp, utc)}</span>
               <span class="action">{event.action}</span>
-              <span class="user">{event.user_id}</span>
-              <span class="resource">
-                {event.resource_type} {event.resource_id}
-              </span>
+              <span class="what">{sentenceOf(event, templateFor(event, templates), utc)}</span>
               <span class={event.success ? 'outcome ok' : 'outcome denied'}>
                 {event.success ? 'succeeded' : 'denied or failed'}
               </span>

@@ -3,7 +3,13 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 export const API_KEY_ENVS = ['live', 'test'] as const;
 export type ApiKeyEnv = (typeof API_KEY_ENVS)[number];
 
-export const SCOPES = ['audit:read', 'audit:export', 'webhooks:write', 'viewer:issue'] as const;
+export const SCOPES = [
+  'audit:read',
+  'audit:export',
+  'webhooks:write',
+  'viewer:issue',
+  'templates:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /**

@@ -2,9 +2,15 @@ import type pg from 'pg';
 
 /**
  * The classes of our per-tenant advisory locks (the first key of Postgres's two-key form), each apart from the
- * others and from any other user of the database: webhook endpoints, export jobs, webhook replays.
+ * others and from any other user of the database: webhook endpoints, export jobs, webhook replays, display
+ * templates.
  */
-export const TENANT_LOCKS = { webhookEndpoints: 7, exportJobs: 8, webhookReplays: 9 } as const;
+export const TENANT_LOCKS = {
+  webhookEndpoints: 7,
+  exportJobs: 8,
+  webhookReplays: 9,
+  displayTemplates: 11,
+} as const;
 
 /**
  * Serializes the tenant's changes of one kind until the transaction ends: a per-tenant cap counted under it is
