@@ -43,3 +43,12 @@ export function withinNarrowing(
     return field === 'action_prefix' ? event.action.startsWith(fixed) : event[field] === fixed;
   });
 }
+
+/**
+ * Whether a read's filters (a stored export job's) already hold the whole narrowing: then what they select is
+ * inside it, and a narrowed token may see it.
+ */
+export function coveredBy(filters: EventFilters, narrowing: Narrowing): boolean {
+  const narrowed = narrowFilters(filters, narrowing);
+  return narrowed.ok && NARROWING_FIELDS.every((field) => narrowed.filters[field] === filters[field]);
+}

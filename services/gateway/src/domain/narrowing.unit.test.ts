@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { narrowFilters, withinNarrowing } from './narrowing.js';
+import { coveredBy, narrowFilters, withinNarrowing } from './narrowing.js';
 
 describe('narrowFilters', () => {
   const narrowing = { user_id: 'u-1', action_prefix: 'phi.' };
@@ -43,5 +43,15 @@ describe('withinNarrowing', () => {
     expect(withinNarrowing(event, { resource_type: 'patient', resource_id: 'p-8' })).toBe(false);
     expect(withinNarrowing(event, { action_prefix: 'admin.' })).toBe(false);
     expect(withinNarrowing(event, {})).toBe(true);
+  });
+});
+
+describe('coveredBy', () => {
+  it('holds when the filters already select only inside the narrowing', () => {
+    expect(coveredBy({ user_id: 'u-1', since: 1 }, { user_id: 'u-1' })).toBe(true);
+    expect(coveredBy({ action_prefix: 'phi.read' }, { action_prefix: 'phi.' })).toBe(true);
+    expect(coveredBy({ since: 1 }, { user_id: 'u-1' })).toBe(false);
+    expect(coveredBy({ user_id: 'u-2' }, { user_id: 'u-1' })).toBe(false);
+    expect(coveredBy({ action: 'phi.read' }, { action_prefix: 'phi.' })).toBe(false);
   });
 });

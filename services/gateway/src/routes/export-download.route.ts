@@ -20,6 +20,7 @@ export const downloadExportJobRoute: ApiRoute = {
   method: 'GET',
   path: '/audit/exports/{id}/download',
   scope: 'audit:export',
+  narrowable: true,
   statuses: [403, 404, 422],
   operationId: 'downloadExportJob',
   tags: ['Exports'],

@@ -25,6 +25,8 @@ import {
 import { exportJobIdParam, exportJobLinks, link } from '../schemas/openapi.parts.js';
 import { json } from '../schemas/openapi.responses.js';
 import { z } from 'zod';
+import { coveredBy } from '../domain/narrowing.js';
+import { narrowedFilters } from './narrowed-filters.js';
 import { apiRoute, type ApiRoute } from './api-route.js';
 
 export const createExportJobRoute: ApiRoute = {
@@ -32,6 +34,7 @@ export const createExportJobRoute: ApiRoute = {
   path: '/audit/exports',
   scope: 'audit:export',
   statuses: [400, 403, 413, 415, 422],
+  narrowable: true,
   operationId: 'createExportJob',
   tags: ['Exports'],
   summary: "Start an export job: one file of the window's events, in list order.",
@@ -67,11 +70,13 @@ export const getExportJobRoute: ApiRoute = {
   method: 'GET',
   path: '/audit/exports/{id}',
   scope: 'audit:export',
+  narrowable: true,
   statuses: [403, 404, 422],
   operationId: 'getExportJob',
   tags: ['Exports'],
   summary: 'One export job: its status, progress and, once it succeeded, its manifest.',
-  description: 'An id that does not exist, belongs to another tenant or is no UUID at all is the same 404.',
+  description:
+    "An id that does not exist, belongs to another tenant, is not inside a narrowed viewer token's filter or is no UUID at all is the same 404.",
   requestParams: { path: exportJobIdParam },
   ok: {
     description: 'The job.',
@@ -112,7 +117,9 @@ export async function jobOf(
   const id = request.params.id;
   if (!UUID_PATTERN.test(id)) throw noSuchJob();
   const job = await jobs.get(request.principal!.tenantId, id.toLowerCase()).catch(unavailable('postgres'));
-  if (!job) throw noSuchJob();
+  // A narrowed viewer token sees only the jobs whose filters hold its own: their files are inside it.
+  const narrowing = request.principal!.viewer?.narrowedTo;
+  if (!job || (narrowing && !coveredBy(job.filters, narrowing))) throw noSuchJob();
   return job;
 }
 
@@ -135,6 +142,7 @@ export function exportJobRoutes(app: FastifyInstance, opts: ExportJobRoutesOptio
         jobId: randomUUID(),
         tenantId: principal.tenantId,
         ...parsed.job,
+        filters: narrowedFilters(principal, parsed.job.filters),
         acceptedAt,
         // The key's public prefix: it names the key, and is no secret.
         requestedBy: principal.prefix,

@@ -29,12 +29,14 @@ import { apiCallOf, auditWriter, unavailable } from '../plugins/public-api.plugi
 import { eventLinks } from '../schemas/openapi.parts.js';
 import { json } from '../schemas/openapi.responses.js';
 import { z } from 'zod';
+import { narrowedFilters } from './narrowed-filters.js';
 import { apiRoute, type ApiRoute } from './api-route.js';
 
 export const exportEventsRoute: ApiRoute = {
   method: 'POST',
   path: '/audit/export',
   scope: 'audit:export',
+  narrowable: true,
   statuses: [400, 403, 413, 415, 422],
   operationId: 'exportEvents',
   tags: ['Events'],
@@ -149,7 +151,8 @@ export function exportRoute(app: FastifyInstance, opts: ExportOptions): void {
     async (request, reply) => {
       const parsed = parseExportRequest(request.query ?? {}, request.body);
       if (!parsed.ok) throw new ValidationError('Invalid export request.', parsed.errors);
-      const { format, filters } = parsed;
+      const { format } = parsed;
+      const filters = narrowedFilters(request.principal!, parsed.filters);
       const release = slots.take(request.principal!.tenantId);
       // An export refused here read nothing and sent nothing: it is not one, and writes no audit event.
       if (!release) throw new RateLimitedError('concurrent_exports', 1);

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, explain, type Get } from './api.js';
+import { ApiError, explain, type Api } from './api.js';
+import { ExportPanel } from './export-panel.js';
 import { EventDetail } from './event-detail.js';
 import { EventList } from './event-list.js';
 import type { AuditEvent, EventPage, ViewerSession } from './event.js';
@@ -34,7 +35,8 @@ const EMPTY: Results = {
 };
 
 /** The viewer: the search, its results as one scrolling list, and the detail of the event chosen. */
-export function App({ get }: { get: Get }) {
+export function App({ api }: { api: Api }) {
+  const get = api.get;
   const [session, setSession] = useState<ViewerSession | null>(null);
   const [sessionError, setSessionError] = useState<string | null>(null);
   const [filters, setFilters] = useState<Filters>(() => filtersOf(location.search));
@@ -194,6 +196,7 @@ export function App({ get }: { get: Get }) {
             </button>
           )}
         </div>
+        {session?.scopes.includes('audit:export') && <ExportPanel api={api} filters={filters} utc={utc} />}
         {results.error && (
           <p class="alert" role="alert">
             {results.error}

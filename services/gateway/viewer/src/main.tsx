@@ -25,7 +25,7 @@ function takeToken(): string | null {
 const token = takeToken();
 const root = document.getElementById('viewer')!;
 if (token) {
-  render(<App get={apiClient(token)} />, root);
+  render(<App api={apiClient(token)} />, root);
 } else {
   render(
     <main class="blocked">
