@@ -9,6 +9,11 @@ import { SearchForm } from './search-form.js';
 import type { DisplayTemplate } from './templates.js';
 import { showTime } from './time.js';
 import { eventVerifier, type Verdict } from './verify.js';
+import { WebhooksView } from './webhooks-view.js';
+
+type View = 'events' | 'webhooks';
+const viewOf = (search: string): View =>
+  new URLSearchParams(search).get('view') === 'webhooks' ? 'webhooks' : 'events';
 
 // Rows a page reads: enough to fill a tall screen and the rows below it at once.
 const PAGE_SIZE = 200;
@@ -40,6 +45,7 @@ export function App({ api }: { api: Api }) {
   const [session, setSession] = useState<ViewerSession | null>(null);
   const [sessionError, setSessionError] = useState<string | null>(null);
   const [filters, setFilters] = useState<Filters>(() => filtersOf(location.search));
+  const [view, setView] = useState<View>(() => viewOf(location.search));
   const [utc, setUtc] = useState(false);
   const [results, setResults] = useState<Results>(EMPTY);
   const [open, setOpen] = useState<AuditEvent | null>(null);
@@ -75,7 +81,10 @@ export function App({ api }: { api: Api }) {
   }, [get]);
 
   useEffect(() => {
-    const back = () => setFilters(filtersOf(location.search));
+    const back = () => {
+      setFilters(filtersOf(location.search));
+      setView(viewOf(location.search));
+    };
     window.addEventListener('popstate', back);
     return () => window.removeEventListener('popstate', back);
   }, []);
@@ -130,11 +139,15 @@ export function App({ api }: { api: Api }) {
     await Promise.all(Array.from({ length: VERIFY_AT_ONCE }, worker));
   };
 
-  const search = (next: Filters) => {
-    const query = queryOf(next).toString();
-    history.pushState(null, '', `${location.pathname}${query ? `?${query}` : ''}`);
+  /** The address holds the search and the view: both are the deep link, and Back returns to each. */
+  const go = (next: Filters, nextView: View) => {
+    const query = queryOf(next);
+    if (nextView === 'webhooks') query.set('view', 'webhooks');
+    history.pushState(null, '', `${location.pathname}${query.size > 0 ? `?${query}` : ''}`);
     setFilters(next);
+    setView(nextView);
   };
+  const search = (next: Filters) => go(next, 'events');
 
   if (sessionError) {
     return (
@@ -172,65 +185,94 @@ export function App({ api }: { api: Api }) {
             <span>This link works until {showTime(session.expires_at, utc)}.</span>
           </p>
         )}
+        {session && Object.keys(fixed).length === 0 && (
+          <nav class="nav" aria-label="Views">
+            {(['events', 'webhooks'] as const).map((name) => (
+              <button
+                type="button"
+                key={name}
+                aria-current={view === name ? 'page' : undefined}
+                onClick={() => go(filters, name)}
+              >
+                {name === 'events' ? 'Events' : 'Webhooks'}
+              </button>
+            ))}
+          </nav>
+        )}
         <label class="utc">
           <input type="checkbox" checked={utc} onChange={(e) => setUtc(e.currentTarget.checked)} /> Times in
           UTC
         </label>
       </header>
-      <SearchForm
-        key={JSON.stringify(filters) + String(utc)}
-        filters={filters}
-        fixed={fixed}
-        utc={utc}
-        fieldErrors={results.fieldErrors}
-        onSearch={search}
-      />
-      <main class={open ? 'results with-detail' : 'results'}>
-        <div class="status-line">
-          <p class="status" role="status">
-            {status}
-          </p>
-          {results.events.length > 0 && (
-            <button type="button" onClick={() => void verifyInView()}>
-              Verify the rows in view
-            </button>
-          )}
-        </div>
-        {session?.scopes.includes('audit:export') && <ExportPanel api={api} filters={filters} utc={utc} />}
-        {results.error && (
-          <p class="alert" role="alert">
-            {results.error}
-          </p>
-        )}
-        <EventList
-          events={results.events}
-          hasMore={results.hasMore && !results.error}
-          loading={results.loading}
-          utc={utc}
-          selected={open?.event_id ?? null}
-          verdicts={verdicts}
-          templates={templates}
-          onMore={more}
-          onView={onView}
-          onOpen={(event, row) => {
-            opener.current = row;
-            setOpen(event);
-            void verify(event);
-          }}
-        />
-        {open && (
-          <EventDetail
-            event={open}
-            verdict={verdicts[open.event_id]}
-            templates={templates}
-            utc={utc}
-            onClose={() => {
-              setOpen(null);
-              opener.current?.focus();
-            }}
-          />
-        )}
-      </main>
+      {view === 'webhooks' && session && Object.keys(fixed).length === 0 ? (
+        <main>
+          <WebhooksView api={api} canManage={session.scopes.includes('webhooks:write')} utc={utc} />
+        </main>
+      ) : (
+        eventsView()
+      )}
     </>
   );
+
+  /** The search and its results: a function, not a component, so that its elements keep their state. */
+  function eventsView() {
+    return (
+      <>
+        <SearchForm
+          key={JSON.stringify(filters) + String(utc)}
+          filters={filters}
+          fixed={fixed}
+          utc={utc}
+          fieldErrors={results.fieldErrors}
+          onSearch={search}
+        />
+        <main class={open ? 'results with-detail' : 'results'}>
+          <div class="status-line">
+            <p class="status" role="status">
+              {status}
+            </p>
+            {results.events.length > 0 && (
+              <button type="button" onClick={() => void verifyInView()}>
+                Verify the rows in view
+              </button>
+            )}
+          </div>
+          {session?.scopes.includes('audit:export') && <ExportPanel api={api} filters={filters} utc={utc} />}
+          {results.error && (
+            <p class="alert" role="alert">
+              {results.error}
+            </p>
+          )}
+          <EventList
+            events={results.events}
+            hasMore={results.hasMore && !results.error}
+            loading={results.loading}
+            utc={utc}
+            selected={open?.event_id ?? null}
+            verdicts={verdicts}
+            templates={templates}
+            onMore={more}
+            onView={onView}
+            onOpen={(event, row) => {
+              opener.current = row;
+              setOpen(event);
+              void verify(event);
+            }}
+          />
+          {open && (
+            <EventDetail
+              event={open}
+              verdict={verdicts[open.event_id]}
+              templates={templates}
+              utc={utc}
+              onClose={() => {
+                setOpen(null);
+                opener.current?.focus();
+              }}
+            />
+          )}
+        </main>
+      </>
+    );
+  }
 }
