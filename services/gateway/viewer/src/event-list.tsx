@@ -50,6 +50,9 @@ export function EventList(props: Props) {
   }, [hasMore, loading, last, events.length, onMore]);
   const first = Math.max(0, Math.floor(view.top / ROW_HEIGHT) - OVERSCAN);
   const end = Math.min(events.length, last + OVERSCAN);
+  useEffect(() => {
+    if (events.length > 0) performance.mark('viewer:rows-shown', { detail: { rows: events.length } });
+  }, [events.length]);
   const inView = Math.floor(view.top / ROW_HEIGHT);
   useEffect(() => {
     onView(inView, Math.min(events.length, last));
