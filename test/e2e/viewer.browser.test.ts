@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -332,5 +334,36 @@ describe('the viewer', () => {
     await settled(page);
     await screenshot(page, 'templates');
     await expectClean(opened);
+  });
+
+  it('may be framed by the origins its token names, and by no other page', async () => {
+    // Two host pages of the test's own on 127.0.0.1, each with the viewer in an iframe: the browser enforces
+    // frame-ancestors, not the test.
+    const host = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><title>host</title><iframe title="audit" src="${decodeURIComponent(req.url!.slice(1))}"></iframe>`,
+      );
+    });
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    try {
+      const allowed = await viewerToken({ frame_origins: [origin] });
+      const refused = await viewerToken({ frame_origins: ['https://elsewhere.example'] });
+      const framed = async (url: string) => {
+        const opened = await browser.page();
+        await opened.page.goto(`${origin}/${encodeURIComponent(url.replace('#', `?${WINDOW}#`))}`);
+        const frame = opened.page.frameLocator('iframe');
+        return { opened, rows: frame.locator('.list li') };
+      };
+      const shown = await framed(allowed.url);
+      await shown.rows.first().waitFor();
+      expect(await shown.rows.count()).toBeGreaterThan(0);
+      const blocked = await framed(refused.url);
+      await expect.poll(() => blocked.opened.problems.join('\n')).toContain('frame-ancestors');
+      expect(await blocked.rows.count()).toBe(0);
+    } finally {
+      await new Promise((resolve) => host.close(resolve));
+    }
   });
 });

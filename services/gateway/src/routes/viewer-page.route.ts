@@ -1,11 +1,14 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { VIEWER_TOKEN_ID_PATTERN } from '@audit/shared/api-keys';
-import { DependencyUnavailableError } from '@audit/shared/platform';
+import { CappedMap, DependencyUnavailableError } from '@audit/shared/platform';
 import type { ViewerAssets } from '../adapters/viewer-assets.js';
 import type { ViewerTokenStore } from '../adapters/viewer-token-store.js';
 import { viewerPageHeaders } from '../domain/viewer-page-headers.js';
 import { unavailable } from '../plugins/public-api.plugin.js';
+
+/** Token ids whose frame origins a gateway keeps in memory. */
+const KNOWN_IDS = 10_000;
 
 export interface ViewerPageOptions {
   viewer: ViewerAssets;
@@ -28,14 +31,22 @@ export async function viewerPageRoutes(app: FastifyInstance, opts: ViewerPageOpt
     maxAge: '365d',
     serve: opts.viewer.page !== null,
   });
+  // A token's frame origins never change: each id is looked up once (unknown ones too, as none, since an id is
+  // drawn at random when its token is made), so the page's unauthenticated route costs no query when reloaded.
+  const framers = new CappedMap<string, string[]>(KNOWN_IDS);
+  const originsOf = async (id: string): Promise<string[]> => {
+    if (!VIEWER_TOKEN_ID_PATTERN.test(id)) return [];
+    let origins = framers.get(id);
+    if (!origins) {
+      origins = (await opts.viewerTokens.frameOrigins(id).catch(unavailable('postgres'))) ?? [];
+      framers.set(id, origins);
+    }
+    return origins;
+  };
   app.get<{ Params: { id: string } }>('/viewer/t/:id', async (request, reply) => {
     if (opts.viewer.page === null) {
       throw new DependencyUnavailableError('viewer', 60, { cause: new Error('the viewer is not built') });
     }
-    const id = request.params.id;
-    const origins = VIEWER_TOKEN_ID_PATTERN.test(id)
-      ? await opts.viewerTokens.frameOrigins(id).catch(unavailable('postgres'))
-      : null;
-    return reply.headers(viewerPageHeaders(origins ?? [])).send(opts.viewer.page);
+    return reply.headers(viewerPageHeaders(await originsOf(request.params.id))).send(opts.viewer.page);
   });
 }
