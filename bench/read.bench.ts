@@ -1,10 +1,8 @@
 // npm run bench:read — list, lookup and export through a real gateway process, on a tenant with 10 million events
 // among 20 million, each beside the same SQL sent straight to ClickHouse; and what auth and rate limiting add.
 import { loadavg } from 'node:os';
-import { topics } from '@audit/shared/contract';
 import {
   createClickHouse,
-  deleteTopics,
   sqlValue,
   type ClickHouseClient,
   type ClickHouseSettings,
@@ -13,13 +11,11 @@ import { projectionTables, type EventFilters } from '@audit/shared/projection';
 import { eventsReader, type EventsReader } from '../services/gateway/src/adapters/events.reader.js';
 import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
 import { parseListQuery } from '../services/gateway/src/domain/list-query.js';
-import { uniqueNames } from '../test/support/names.js';
-import { migratedPostgres } from '../test/support/postgres.js';
-import { CLICKHOUSE_URL, gatewayService, testKafka } from '../test/support/stack.js';
+import { CLICKHOUSE_URL } from '../test/support/stack.js';
 import { ensureDataset, FILTER_VALUES, TARGET_TENANT, type Dataset } from './lib/bulk-load.js';
+import { CURSOR_SECRET, datasetGateway, PEPPER, UNLIMITED } from './lib/dataset-gateway.js';
 import { gatewayOverhead } from './lib/gateway-overhead.js';
 import { httpClient, type HttpClient, type Timed } from './lib/http-timing.js';
-import { mintKey } from '../test/support/ops-cli.js';
 import { rssSampler } from './lib/process-rss.js';
 import { captureQueries, labelledClient, labelStats } from './lib/query-log.js';
 import { benchResults, goal } from './lib/results.js';
@@ -41,10 +37,6 @@ const WARMUP = 10;
 const DEEP_PAGE = 100;
 const LIST_GOAL_MS = 50;
 const EXPORT_GOAL_MS = 500;
-// Per minute: no 429 interferes with the timings, yet every request still takes a token from Postgres.
-const UNLIMITED = 100_000_000;
-const PEPPER = 'bench-pepper-0123456789abcdef0123456789';
-const CURSOR_SECRET = 'bench-cursor-0123456789abcdef0123456789';
 const API = '/api/v2/public';
 
 const settings: ClickHouseSettings = {
@@ -459,30 +451,16 @@ async function main() {
   const ch = createClickHouse(settings);
   await describeData(ch, dataset);
 
-  const base = uniqueNames('benchread');
-  const postgres = await migratedPostgres(base);
-  const names = { ...base, database: settings.database };
-  const gateway = gatewayService(names, {
-    DATABASE_URL: postgres.url,
-    API_KEY_PEPPER: PEPPER,
-    CURSOR_SECRET,
-    RATE_LIMIT_READ_PER_MIN: String(UNLIMITED),
-    RATE_LIMIT_WRITE_PER_MIN: String(UNLIMITED),
+  const served = await datasetGateway('benchread', settings.database!, {
     // One tenant may take half of the process's slots.
     EXPORT_CONCURRENCY: String(2 * CONCURRENT_EXPORTS),
-    LOG_LEVEL: 'warn',
   });
+  const { gateway } = served;
   const labelled = labelledClient(createClickHouse(settings));
   let http: HttpClient | undefined;
   try {
     await gateway.start();
-    const key = await mintKey({
-      databaseUrl: postgres.url,
-      topicPrefix: names.topicPrefix,
-      pepper: PEPPER,
-      tenant: TARGET_TENANT,
-      scopes: 'audit:read,audit:export',
-    });
+    const key = await served.mint(TARGET_TENANT, 'audit:read,audit:export');
     const auth = { authorization: `Bearer ${key}` };
     http = httpClient(gateway.url);
     const client = http;
@@ -504,15 +482,10 @@ async function main() {
     if (PARTS.includes('lookups')) await measureLookups(b);
     if (PARTS.includes('exports')) await measureExports(b, dataset);
     if (PARTS.includes('concurrent')) await measureConcurrentExports(b, gateway.url);
-    if (PARTS.includes('overhead')) await measureOverhead(b, postgres.url, key);
+    if (PARTS.includes('overhead')) await measureOverhead(b, served.databaseUrl, key);
   } finally {
     http?.close();
-    await gateway.stop();
-    await postgres.drop();
-    await deleteTopics(
-      testKafka(),
-      Object.values(topics(names.topicPrefix, 1)).map((t) => t.name),
-    );
+    await served.stop();
     await labelled.client.close();
     await ch.close();
   }

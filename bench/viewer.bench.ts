@@ -2,14 +2,11 @@
 // navigation to the first rows shown, and from each further page asked for while scrolling to its rows shown, as the
 // page's own User Timing marks say; beside them, the same API reads from Node (the floor the page stands on).
 import { execFileSync } from 'node:child_process';
-import { topics } from '@audit/shared/contract';
-import { deleteTopics, type ClickHouseSettings } from '@audit/shared/platform';
+import type { ClickHouseSettings } from '@audit/shared/platform';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { uniqueNames } from '../test/support/names.js';
-import { mintKey } from '../test/support/ops-cli.js';
-import { migratedPostgres } from '../test/support/postgres.js';
-import { CLICKHOUSE_URL, gatewayService, testKafka } from '../test/support/stack.js';
+import { CLICKHOUSE_URL } from '../test/support/stack.js';
 import { ensureDataset, TARGET_TENANT } from './lib/bulk-load.js';
+import { datasetGateway } from './lib/dataset-gateway.js';
 import { httpClient } from './lib/http-timing.js';
 import { benchResults, goal } from './lib/results.js';
 import { fmt, summarize } from './lib/stats.js';
@@ -21,9 +18,6 @@ const PAGES = Number(process.env.BENCH_VIEWER_PAGES ?? 20);
 const PAGE_ROWS = 200;
 const FIRST_ROWS_GOAL_MS = 1000;
 const PAGE_GOAL_MS = 200;
-const UNLIMITED = 100_000_000;
-const PEPPER = 'bench-pepper-0123456789abcdef0123456789';
-const CURSOR_SECRET = 'bench-cursor-0123456789abcdef0123456789';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const settings: ClickHouseSettings = {
@@ -115,27 +109,12 @@ async function main() {
     encoding: 'utf8',
   });
   results.row("the page's script and stylesheet", built.trim().replace(/^viewer: /, ''));
-  const base = uniqueNames('benchviewer');
-  const postgres = await migratedPostgres(base);
-  const names = { ...base, database: settings.database };
-  const gateway = gatewayService(names, {
-    DATABASE_URL: postgres.url,
-    API_KEY_PEPPER: PEPPER,
-    CURSOR_SECRET,
-    RATE_LIMIT_READ_PER_MIN: String(UNLIMITED),
-    RATE_LIMIT_WRITE_PER_MIN: String(UNLIMITED),
-    LOG_LEVEL: 'warn',
-  });
+  const served = await datasetGateway('benchviewer', settings.database!);
+  const { gateway } = served;
   const browser = await chromium.launch({ executablePath: CHROMIUM });
   try {
     await gateway.start();
-    const key = await mintKey({
-      databaseUrl: postgres.url,
-      topicPrefix: names.topicPrefix,
-      pepper: PEPPER,
-      tenant: TARGET_TENANT,
-      scopes: 'audit:read,viewer:issue',
-    });
+    const key = await served.mint(TARGET_TENANT, 'audit:read,viewer:issue');
     const made = await fetch(`${gateway.url}/api/v2/public/audit/viewer-tokens`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -172,12 +151,7 @@ async function main() {
     results.row('  baseline: the same pages read from Node by cursor', timing(summarize(apiPages)));
   } finally {
     await browser.close();
-    await gateway.stop();
-    await postgres.drop();
-    await deleteTopics(
-      testKafka(),
-      Object.values(topics(names.topicPrefix, 1)).map((t) => t.name),
-    );
+    await served.stop();
   }
   results.save([
     `${fmt(EVENTS / 2)} events of ${TARGET_TENANT} among ${fmt(EVENTS)} (bench:read's dataset), newest first, no filter.`,

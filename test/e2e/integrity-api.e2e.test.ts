@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   leafEventOf,
   leafHashOf,
@@ -13,38 +10,23 @@ import {
 } from '@audit-trail/integrity-verifier';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
-import { opsCli } from '../support/ops-cli.js';
+import { notaryFixture, TEST_LOG_NAME } from '../support/notary-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { notaryService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 // Ingest, projector (appending the trees), gateway and notary as processes; the signing key made by the operator CLI into a directory
 // of the test's; every answer checked by the publishable verifier alone.
 const { names, ingest: ingestProc, databaseUrl } = pipelineFixture('integ', {}, { trees: true });
 const gw = gatewayFixture(names, { databaseUrl });
-const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
-const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
-const ops = opsCli(names, () => gw.databaseUrl(), integrityEnv);
-let notary: ReturnType<typeof notaryService>;
+notaryFixture(names, () => gw.databaseUrl());
 const tenant = names.tenant;
 const other = `${names.tenant}-other`;
 let key = '';
 let otherKey = '';
 
 beforeAll(async () => {
-  notary = notaryService(names, gw.databaseUrl(), {
-    ...integrityEnv,
-    INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
-  });
-  await notary.start();
-  const created = await ops(['integrity', 'keys', 'create', '--json']);
-  expect(created.code, created.err).toBe(0);
   key = await gw.mint(tenant, 'audit:read');
   otherKey = await gw.mint(other, 'audit:read');
-});
-afterAll(async () => {
-  await notary?.stop();
-  rmSync(keyDir, { recursive: true, force: true });
 });
 
 const b64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
@@ -91,7 +73,7 @@ describe('the integrity API', () => {
   it('proves every event of the trail in a signed checkpoint, from what the API returns for it', async () => {
     expect((await ingest(ingestProc.url, names.ingestToken, first)).status).toBe(202);
     const checkpoint = await checkpointOf(FIRST);
-    expect(checkpoint.origin).toBe(`audit.example.test/tenants/${tenant}`);
+    expect(checkpoint.origin).toBe(`${TEST_LOG_NAME}/tenants/${tenant}`);
     for (const event of first) {
       const looked = await waitFor('the event readable', async () => {
         const res = await gw.get(`/audit/events/${event.event_id}`, key);

@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { browserFixture, screenshot, seriousAxeViolations } from '../support/browser.js';
 import { ingest, makeEvent } from '../support/events.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
-import { opsCli } from '../support/ops-cli.js';
+import { notaryFixture } from '../support/notary-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { notaryService } from '../support/stack.js';
 import { changeEverywhere } from '../support/tampering.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -16,22 +12,12 @@ import { waitFor } from '../support/wait-for.js';
 const { names, ingest: ingestProc, databaseUrl, ch } = pipelineFixture('viewver', {}, { trees: true });
 const gw = gatewayFixture(names, { databaseUrl });
 const browser = browserFixture();
-const keyDir = mkdtempSync(join(tmpdir(), 'integrity-keys-'));
-const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
-const ops = opsCli(names, () => gw.databaseUrl(), integrityEnv);
-let notary: ReturnType<typeof notaryService>;
+notaryFixture(names, () => gw.databaseUrl());
 const events = Array.from({ length: 30 }, (_, i) => makeEvent(names.tenant, i));
 const WINDOW = `until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&action_prefix=phi.`;
 let issuer = '';
 
 beforeAll(async () => {
-  notary = notaryService(names, gw.databaseUrl(), {
-    ...integrityEnv,
-    INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
-  });
-  await notary.start();
-  const created = await ops(['integrity', 'keys', 'create', '--json']);
-  expect(created.code, created.err).toBe(0);
   issuer = await gw.mint(names.tenant, 'audit:read,viewer:issue');
   expect((await ingest(ingestProc.url, names.ingestToken, events)).status).toBe(202);
   // Every event in a signed checkpoint: the last one's proof is there.
@@ -39,10 +25,6 @@ beforeAll(async () => {
     const res = await gw.get(`/audit/integrity/proofs/inclusion?event_id=${events.at(-1)!.event_id}`, issuer);
     return res.status === 200;
   });
-});
-afterAll(async () => {
-  await notary?.stop();
-  rmSync(keyDir, { recursive: true, force: true });
 });
 
 async function open(query: string, body: unknown = {}) {

@@ -25,6 +25,8 @@ export interface AuthDeps {
   findKey(prefix: string): Promise<StoredApiKey | null>;
   pepper: string;
   env: ApiKeyEnv;
+  /** Where viewer tokens are found; without it, none is accepted. */
+  viewerTokens?: ViewerTokenDeps;
 }
 
 /** Why a key was refused: for operators (metrics) only, never for the client, which gets one identical 401. */
@@ -47,11 +49,15 @@ export interface ViewerTokenDeps {
 
 async function checkViewer(
   presented: string,
-  deps: AuthDeps & ViewerTokenDeps,
+  deps: AuthDeps,
+  tokens: ViewerTokenDeps,
 ): Promise<Principal | AuthFailure> {
   const token = parseViewerToken(presented);
   if (!token) return 'malformed';
-  const grant = checkViewerToken(token, await deps.findViewerToken(token.id), { ...deps, now: deps.now() });
+  const grant = checkViewerToken(token, await tokens.findViewerToken(token.id), {
+    ...deps,
+    now: tokens.now(),
+  });
   if (typeof grant === 'string') return grant;
   return {
     prefix: grant.keyPrefix,
@@ -64,15 +70,13 @@ async function checkViewer(
 async function check(
   authorization: string | undefined,
   ip: string,
-  deps: AuthDeps & Partial<ViewerTokenDeps>,
+  deps: AuthDeps,
 ): Promise<Principal | AuthFailure> {
   const presented = bearerToken(authorization);
   if (presented === null) return 'missing';
   // A viewer token is made for a browser, wherever it is: the key's address allow-list is not its.
   if (isViewerToken(presented)) {
-    return deps.findViewerToken && deps.now
-      ? checkViewer(presented, { ...deps, findViewerToken: deps.findViewerToken, now: deps.now })
-      : 'unknown_key';
+    return deps.viewerTokens ? checkViewer(presented, deps, deps.viewerTokens) : 'unknown_key';
   }
   const key = parseApiKey(presented);
   if (!key) return 'malformed';
@@ -91,13 +95,12 @@ async function check(
  * The key's (or viewer token's) principal, or null for every way of failing (no header, wrong format or
  * environment, unknown prefix, wrong secret, revoked, client outside the allow-list, expired), whose reason goes to
  * `refused`: callers answer all of them but an expired viewer token with one identical 401. A well-formed key
- * always costs one lookup, one hash and one constant-time compare, known prefix or not. Viewer tokens are accepted
- * only where `deps` can find them.
+ * always costs one lookup, one hash and one constant-time compare, known prefix or not.
  */
 export async function authenticate(
   authorization: string | undefined,
   ip: string,
-  deps: AuthDeps & Partial<ViewerTokenDeps>,
+  deps: AuthDeps,
   refused: (reason: AuthFailure) => void = () => undefined,
 ): Promise<Principal | null> {
   const result = await check(authorization, ip, deps);

@@ -117,7 +117,10 @@ export function registerPublicApiAuth(app: FastifyInstance, opts: PublicApiAuthO
     held += 1;
     await sleep(opts.authFailures.holdMs).finally(() => (held -= 1));
   };
-  const withViewerTokens = { ...opts.auth, findViewerToken: opts.viewerTokens.find, now: opts.clock };
+  const withViewerTokens = {
+    ...opts.auth,
+    viewerTokens: { findViewerToken: opts.viewerTokens.find, now: opts.clock },
+  };
   app.decorateRequest('principal', null);
   app.decorateRequest('clientIp', '');
 
