@@ -4,9 +4,9 @@ import { equalBytes } from './bytes.js';
 import {
   ED25519,
   keyHashInput,
+  checkpointToCheck,
+  checkpointVerdict,
   namesKey,
-  parseCheckpoint,
-  parseSignedNote,
   verifierKeyParts,
   type CheckpointCheck,
   type NoteSignature,
@@ -53,21 +53,12 @@ export function verifyNoteSignature(body: string, signature: NoteSignature, key:
 }
 
 /**
- * A signed checkpoint checked: well-formed, and signed by one of `keys`. As Go's golang.org/x/mod/sumdb/note
- * has it, a signature by a key not given is ignored, and one by a key given that does not verify fails the
- * whole note. The reason says what failed.
+ * A signed checkpoint checked: well-formed, and signed by one of `keys` (checkpointVerdict says how signatures by
+ * keys not given count). The reason says what failed.
  */
 export function verifyCheckpoint(note: string, keys: readonly VerifierKey[]): CheckpointCheck {
-  const parsed = parseSignedNote(note);
-  if (!parsed) return { ok: false, reason: 'not a signed note' };
-  const checkpoint = parseCheckpoint(parsed.body);
-  if (!checkpoint) return { ok: false, reason: 'not a checkpoint' };
-  let signer: string | null = null;
-  for (const signature of parsed.signatures) {
-    const key = keys.find((k) => namesKey(signature, k));
-    if (!key) continue;
-    if (!verifyNoteSignature(parsed.body, signature, key)) return { ok: false, reason: 'bad signature' };
-    signer ??= key.name;
-  }
-  return signer ? { ok: true, checkpoint, keyName: signer } : { ok: false, reason: 'signed by no known key' };
+  const read = checkpointToCheck(note, keys);
+  if (!read.ok) return read;
+  const valid = read.signed.map(({ signature, key }) => verifyNoteSignature(read.body, signature, key));
+  return checkpointVerdict(read.checkpoint, read.signed, valid);
 }

@@ -117,3 +117,40 @@ export function signedNoteText(body: string, signatures: readonly NoteSignature[
 /** Whether the signature names the key: its name and key hash. */
 export const namesKey = (signature: NoteSignature, key: VerifierKey): boolean =>
   signature.keyName === key.name && equalBytes(signature.keyHash, key.keyHash);
+
+/** A signed checkpoint's note read for checking: its checkpoint, and each signature by a key given, in order. */
+export type CheckpointToCheck =
+  | {
+      ok: true;
+      body: string;
+      checkpoint: Checkpoint;
+      signed: { signature: NoteSignature; key: VerifierKey }[];
+    }
+  | { ok: false; reason: string };
+
+export function checkpointToCheck(note: string, keys: readonly VerifierKey[]): CheckpointToCheck {
+  const parsed = parseSignedNote(note);
+  if (!parsed) return { ok: false, reason: 'not a signed note' };
+  const checkpoint = parseCheckpoint(parsed.body);
+  if (!checkpoint) return { ok: false, reason: 'not a checkpoint' };
+  const signed = parsed.signatures.flatMap((signature) => {
+    const key = keys.find((k) => namesKey(signature, k));
+    return key ? [{ signature, key }] : [];
+  });
+  return { ok: true, body: parsed.body, checkpoint, signed };
+}
+
+/**
+ * The verdict once each of `signed`'s signatures was checked (`valid`, in its order). As Go's
+ * golang.org/x/mod/sumdb/note has it, a signature by a key not given was ignored, and one by a key given that does
+ * not verify fails the whole note.
+ */
+export function checkpointVerdict(
+  checkpoint: Checkpoint,
+  signed: readonly { key: VerifierKey }[],
+  valid: readonly boolean[],
+): CheckpointCheck {
+  if (valid.includes(false)) return { ok: false, reason: 'bad signature' };
+  const signer = signed[0]?.key.name;
+  return signer ? { ok: true, checkpoint, keyName: signer } : { ok: false, reason: 'signed by no known key' };
+}

@@ -3,9 +3,9 @@
 import { equalBytes } from './bytes.js';
 import {
   keyHashInput,
+  checkpointToCheck,
+  checkpointVerdict,
   namesKey,
-  parseCheckpoint,
-  parseSignedNote,
   verifierKeyParts,
   type CheckpointCheck,
   type NoteSignature,
@@ -34,23 +34,12 @@ export async function verifyNoteSignature(
   return ed25519Verify(key.publicKey, signature.signature, new TextEncoder().encode(body));
 }
 
-/**
- * A signed checkpoint checked: well-formed, and signed by one of `keys`, with checkpoint.ts's verdicts and
- * reasons. As Go's golang.org/x/mod/sumdb/note has it, a signature by a key not given is ignored, and one by a
- * key given that does not verify fails the whole note.
- */
+/** A signed checkpoint checked: well-formed, and signed by one of `keys`, with checkpoint.ts's verdicts and reasons. */
 export async function verifyCheckpoint(note: string, keys: readonly VerifierKey[]): Promise<CheckpointCheck> {
-  const parsed = parseSignedNote(note);
-  if (!parsed) return { ok: false, reason: 'not a signed note' };
-  const checkpoint = parseCheckpoint(parsed.body);
-  if (!checkpoint) return { ok: false, reason: 'not a checkpoint' };
-  let signer: string | null = null;
-  for (const signature of parsed.signatures) {
-    const key = keys.find((k) => namesKey(signature, k));
-    if (!key) continue;
-    if (!(await verifyNoteSignature(parsed.body, signature, key)))
-      return { ok: false, reason: 'bad signature' };
-    signer ??= key.name;
-  }
-  return signer ? { ok: true, checkpoint, keyName: signer } : { ok: false, reason: 'signed by no known key' };
+  const read = checkpointToCheck(note, keys);
+  if (!read.ok) return read;
+  const valid = await Promise.all(
+    read.signed.map(({ signature, key }) => verifyNoteSignature(read.body, signature, key)),
+  );
+  return checkpointVerdict(read.checkpoint, read.signed, valid);
 }
