@@ -16,6 +16,8 @@ const SHARED_MODULES = {
   integrity: ['platform'],
   migrations: ['platform', 'projection'],
   host: ['platform', 'contract', 'audit-topic'],
+  tenants: ['platform'],
+  reports: ['platform', 'contract', 'projection', 'integrity'],
 };
 const TESTS = ['**/*.test.ts'];
 const intoServices = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})/src/`, message });

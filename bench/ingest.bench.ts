@@ -115,7 +115,7 @@ async function count(ch: ClickHouseClient, label: string, indexed: boolean): Pro
   const ids = `(SELECT count() FROM audit_event_ids WHERE ${ofRun})`;
   const r = await ch.query({
     query: indexed
-      ? `SELECT least(${ids}, (SELECT count() FROM audit_events_by WHERE ${ofRun} AND dim = 1)) AS n`
+      ? `SELECT least(${ids}, (SELECT count() FROM ${projectionTables(1).index} WHERE ${ofRun} AND dim = 1)) AS n`
       : `SELECT ${ids} AS n`,
     format: 'JSONEachRow',
   });

@@ -8,11 +8,19 @@ import {
   type ClickHouseSettings,
 } from '@audit/shared/platform';
 import { projectionTables, type EventFilters } from '@audit/shared/projection';
+import { readReportEvents } from '@audit/shared/reports';
 import { eventsReader, type EventsReader } from '../services/gateway/src/adapters/events.reader.js';
 import type { PagePosition } from '../services/gateway/src/domain/cursor.js';
 import { parseListQuery } from '../services/gateway/src/domain/list-query.js';
 import { CLICKHOUSE_URL } from '../test/support/stack.js';
-import { ensureDataset, FILTER_VALUES, TARGET_TENANT, type Dataset } from './lib/bulk-load.js';
+import {
+  ensureDataset,
+  FILTER_VALUES,
+  REPORT_PATIENT,
+  REPORT_ROWS,
+  TARGET_TENANT,
+  type Dataset,
+} from './lib/bulk-load.js';
 import { CURSOR_SECRET, datasetGateway, PEPPER, UNLIMITED } from './lib/dataset-gateway.js';
 import { gatewayOverhead } from './lib/gateway-overhead.js';
 import { httpClient, type HttpClient, type Timed } from './lib/http-timing.js';
@@ -28,7 +36,9 @@ const EVENTS = Number(process.env.BENCH_READ_EVENTS ?? 20_000_000);
 const SAMPLES = Number(process.env.BENCH_READ_SAMPLES ?? 200);
 const EXPORTS = Number(process.env.BENCH_READ_EXPORTS ?? 10);
 // Which measurements to run (all by default), e.g. BENCH_READ_PARTS=exports after a change to the export alone.
-const PARTS = (process.env.BENCH_READ_PARTS ?? 'lists,lookups,exports,concurrent,overhead').split(',');
+const PARTS = (process.env.BENCH_READ_PARTS ?? 'lists,lookups,exports,concurrent,overhead,reports').split(
+  ',',
+);
 // Exports at once by the bench's one tenant: its share of the gateway's bound, which the concurrent part fills and
 // passes.
 const CONCURRENT_EXPORTS = 8;
@@ -37,6 +47,12 @@ const WARMUP = 10;
 const DEEP_PAGE = 100;
 const LIST_GOAL_MS = 50;
 const EXPORT_GOAL_MS = 500;
+/** The patient access report of REPORT_PATIENT, per format: its goal (p99, ms) and how many samples. */
+const REPORT_FORMATS = [
+  { format: 'json', goalMs: 300, samples: SAMPLES },
+  { format: 'csv', goalMs: 500, samples: SAMPLES },
+  { format: 'pdf', goalMs: 2000, samples: Math.ceil(SAMPLES / 4) },
+] as const;
 const API = '/api/v2/public';
 
 const settings: ClickHouseSettings = {
@@ -416,6 +432,48 @@ async function measureConcurrentExports(b: Bench, url: string) {
   }
 }
 
+/**
+ * The report patient's access report (REPORT_ROWS events over six years) in each format, whole, beside its events
+ * read straight from ClickHouse with the report's own query (the least a report does). The bench's trees are empty:
+ * the checkpoint of each row is looked up, and found in none.
+ */
+async function measureReports(b: Bench, dataset: Dataset) {
+  const since = new Date(dataset.endMs - 6 * 365 * 86_400_000 - 86_400_000).toISOString();
+  const filters = { patient_id: REPORT_PATIENT, since: Date.parse(since), until: dataset.endMs + 1 };
+  const direct: number[] = [];
+  for (let i = -WARMUP; i < SAMPLES; i++) {
+    const t = performance.now();
+    const events = await readReportEvents(b.ch, await FIRST_GENERATION(), TARGET_TENANT, filters);
+    if (i >= 0) direct.push(performance.now() - t);
+    if (events.length !== REPORT_ROWS) throw new Error(`report: ${events.length} events, not ${REPORT_ROWS}`);
+  }
+  const baseline = summarize(direct);
+  for (const { format, goalMs, samples } of REPORT_FORMATS) {
+    const query = new URLSearchParams({
+      patient_id: REPORT_PATIENT,
+      since,
+      format,
+      sort: 'user_id',
+      order: 'asc',
+    });
+    const timings: number[] = [];
+    let bytes = 0;
+    for (let i = -2; i < samples; i++) {
+      const res = await b.http.request(`${API}/audit/reports/patient-access?${query}`, { headers: b.auth });
+      if (res.status !== 200) throw new Error(`report ${format}: ${res.status} ${res.body.slice(0, 200)}`);
+      if (i >= 0) timings.push(res.totalMs);
+      bytes = res.bytes;
+    }
+    const s = summarize(timings);
+    latencyPoint('report-latency', format, s);
+    results.row(
+      `patient access report of ${fmt(REPORT_ROWS)} events over six years, ${format}${format === 'json' ? ' (first page of 100, sorted whole)' : ', whole'}`,
+      `${mib(bytes)}; total ${timing(s)} (its events read straight: ${timing(baseline)})`,
+      goal(`p99 ≤ ${goalMs} ms`, s.p99 <= goalMs),
+    );
+  }
+}
+
 async function measureOverhead(b: Bench, databaseUrl: string, key: string) {
   const rows = await eventsReader(b.ch, FIRST_GENERATION).listPage(TARGET_TENANT, {}, null, 101, Date.now());
   const o = await gatewayOverhead({
@@ -483,6 +541,7 @@ async function main() {
     if (PARTS.includes('exports')) await measureExports(b, dataset);
     if (PARTS.includes('concurrent')) await measureConcurrentExports(b, gateway.url);
     if (PARTS.includes('overhead')) await measureOverhead(b, served.databaseUrl, key);
+    if (PARTS.includes('reports')) await measureReports(b, dataset);
   } finally {
     http?.close();
     await served.stop();

@@ -26,6 +26,12 @@ ensure_python3
 # The viewer's tests drive Chromium (scripts/ensure-chromium.sh).
 source scripts/ensure-chromium.sh
 ensure_chromium
+# The integration tests validate FHIR resources with HAPI FHIR (scripts/ensure-fhir-validator.sh).
+source scripts/ensure-fhir-validator.sh
+ensure_fhir_validator
+# The patient access report's PDF is read back with poppler's pdftotext (scripts/ensure-poppler.sh).
+source scripts/ensure-poppler.sh
+ensure_poppler
 # The tiers below that are scripts of their own take the components from here.
 export AUDIT_EXTERNAL_STACK=true
 results=.data/test-results

@@ -13,7 +13,7 @@ import { VIEW_FRIENDLY_BLOCKS } from '../../services/ops/src/adapters/projection
 import { runPool } from './pool.js';
 
 /** Bump when the generator changes: a kept dataset of another version is reloaded. */
-const VERSION = 'read-bench-v2';
+const VERSION = 'read-bench-v3';
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 /** The whole history: two years before now. */
@@ -65,7 +65,16 @@ export const FILTER_VALUES = {
   source_ip: { '10 %': '10.0.0.1', '0.1 %': '10.0.0.2', '0.001 %': '10.0.0.3', '0 %': '192.0.2.1' },
   success: { '98.5 %': 'true', '1.5 %': 'false' },
   phi_involved: { '75 %': 'true', '25 %': 'false' },
+  patient_id: { '10 %': 'pt-ward-7', '0.1 %': 'pt-busy', '0.001 %': 'pt-rare', '0 %': 'pt-none' },
 } as const;
+
+/**
+ * The patient of the report's measurements: REPORT_ROWS events of the target tenant over the six years before the
+ * data's end (a report's default window), a tenth of them disclosures; the only events older than the 104 weeks.
+ */
+export const REPORT_PATIENT = 'pt-report';
+export const REPORT_ROWS = 5000;
+const REPORT_YEARS_MS = 6 * 365 * DAY_MS;
 
 const ACTIONS: [string, number][] = [
   ['phi.read', 450_000],
@@ -112,7 +121,7 @@ export const FIELDS = [
 ];
 
 export const COLUMNS = `tenant_id, ts, event_id, action, user_id, user_role, resource_type, resource_id, fields_accessed,
-  phi_involved, source_ip, user_agent, justification, success, details, ingested_at`;
+  phi_involved, source_ip, user_agent, justification, success, details, ingested_at, patient_id`;
 
 export interface Dataset {
   events: number;
@@ -192,7 +201,16 @@ function insertSpan(
       concat('{"request_id":"', lower(hex(${h(14)})), '","method":"', ${pick(['GET', 'GET', 'GET', 'POST', 'PUT'], 15)},
         '","path":"/v2/', resource_type, 's/', resource_id, '","duration_ms":', toString(${h(16)} % 900 + 3),
         ',"session":"', lower(hex(${h(17)})), '"}') AS details,
-      ts + 200 + ${h(18)} % 3000 AS ingested_at
+      ts + 200 + ${h(18)} % 3000 AS ingested_at,
+      ${special(
+        [
+          [v.patient_id['10 %'], 100_000],
+          [v.patient_id['0.1 %'], 1000],
+          [v.patient_id['0.001 %'], 10],
+        ],
+        22,
+        `if(phi, concat('pt-', toString(${h(23)} % 2000000)), '')`,
+      )} AS patient_id
     FROM (
       SELECT g, ts, ${tenantExpr} AS tenant_id, ${weighted(ACTIONS, 4)} AS action,
         ${weighted(RESOURCE_TYPES, 5)} AS resource_type, substring(action, 1, 4) = 'phi.' AS phi
@@ -203,6 +221,27 @@ function insertSpan(
       WHERE ${span.shaped ? `${h(1)} % 1000000 < ${KEEP_PPM}` : '1'}
       LIMIT ${rows}
     )`;
+}
+
+/**
+ * The report patient's events (REPORT_PATIENT): spread evenly over the six years before `endMs`, by a few dozen
+ * users; every tenth a disclosure, of purposes that the accounting excludes and that it does not.
+ */
+function insertReportPatient(endMs: number) {
+  return `INSERT INTO audit_events (${COLUMNS}, purpose_of_use, recipient, disclosure)
+    SELECT ${sqlValue(TARGET_TENANT)} AS tenant_id,
+      ${endMs - REPORT_YEARS_MS} + intDiv(g * ${REPORT_YEARS_MS}, ${REPORT_ROWS}) + ${h(1)} % 60000 AS ts,
+      toString(generateUUIDv4()) AS event_id,
+      if(g % 10 = 0, 'phi.disclose', ${pick(['phi.read', 'phi.read', 'phi.query', 'phi.update'], 2)}) AS action,
+      concat('user-', toString(${h(3)} % 40)) AS user_id,
+      ${pick(['clinician', 'nurse', 'billing', 'records clerk'], 4)} AS user_role,
+      'patient' AS resource_type, ${sqlValue(REPORT_PATIENT)} AS resource_id, ${pick(FIELDS, 9)} AS fields_accessed,
+      1 AS phi_involved, '10.1.2.3' AS source_ip, ${sqlValue(USER_AGENTS[0]!)} AS user_agent, '' AS justification,
+      1 AS success, '{}' AS details, ts + 500 AS ingested_at, ${sqlValue(REPORT_PATIENT)} AS patient_id,
+      ${pick(['TREAT', 'HPAYMT', 'HOPERAT', 'PUBHLTH', 'HRESCH'], 5)} AS purpose_of_use,
+      if(g % 10 = 0, concat('Recipient ', toString(${h(6)} % 20), ', 1 Main St'), '') AS recipient,
+      g % 10 = 0 AS disclosure
+    FROM (SELECT number AS g FROM numbers(${REPORT_ROWS}))`;
 }
 
 /** The target tenant's spans (TARGET_SHAPE) and the others' weeks, each with its rows. */
@@ -221,7 +260,8 @@ function spans(half: number, endMs: number) {
   const burstRows = Math.round(half * burst.share);
   const target = [
     ...weeksOf(older.fromWeek, older.toWeek, olderRows),
-    ...weeksOf(dense.fromWeek, dense.toWeek, half - olderRows - burstRows),
+    // The report patient's events (insertReportPatient) count among the tenant's half.
+    ...weeksOf(dense.fromWeek, dense.toWeek, half - olderRows - burstRows - REPORT_ROWS),
     {
       fromMs: endMs - burst.week * WEEK_MS + 2 * DAY_MS + 9 * 3_600_000,
       spanMs: burst.hours * 3_600_000,
@@ -316,6 +356,7 @@ export async function ensureDataset(
     done += span.rows;
     if (i % 20 === 0) log(`  … ${done.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events`);
   });
+  await ch.command({ query: insertReportPatient(endMs), clickhouse_settings: VIEW_FRIENDLY_BLOCKS });
   const inserted = (performance.now() - started) / 1000;
   await settleMerges(ch, settings.database);
   const settled = (performance.now() - started) / 1000;

@@ -19,7 +19,8 @@ import chdb
 STRUCTURE = (
     "event_id String, ts Int64, tenant_id String, action String, user_id String, user_role String, "
     "resource_type String, resource_id String, fields_accessed String, phi_involved UInt8, source_ip String, "
-    "user_agent String, justification String, success UInt8, details String"
+    "user_agent String, justification String, success UInt8, details String, patient_id String, "
+    "purpose_of_use String, recipient String, disclosure UInt8, accounting_exclusion String"
 )
 
 
@@ -37,7 +38,8 @@ def main():
         f"""INSERT INTO FUNCTION file({quoted(out)}, 'Parquet')
         SELECT event_id, fromUnixTimestamp64Milli(ts, 'UTC') AS timestamp, tenant_id, action, user_id, user_role,
           resource_type, resource_id, fields_accessed, CAST(phi_involved AS Bool) AS phi_involved, source_ip,
-          user_agent, justification, CAST(success AS Bool) AS success, details
+          user_agent, justification, CAST(success AS Bool) AS success, details, patient_id, purpose_of_use,
+          recipient, CAST(disclosure AS Bool) AS disclosure, accounting_exclusion
         FROM url({quoted(source)}, 'RowBinary', {quoted(STRUCTURE)})
         SETTINGS output_format_parquet_compression_method = 'snappy',
           output_format_parquet_row_group_size = 10000, engine_file_truncate_on_insert = 1,

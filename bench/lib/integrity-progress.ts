@@ -2,6 +2,7 @@
 // leaves of the notary's trees in Postgres) and how it readies ClickHouse for a run.
 import type pg from 'pg';
 import { sleep, sqlIdentifier, sqlList, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
 
 /**
  * The run's events that reads can see: in the by-id table and in the filter index, whose view writes last (as
@@ -11,7 +12,7 @@ export async function queryable(ch: ClickHouseClient, tenants: readonly string[]
   const ofRun = `tenant_id IN ${sqlList(tenants)}`;
   const r = await ch.query({
     query: `SELECT least((SELECT count() FROM audit_event_ids WHERE ${ofRun}),
-      (SELECT count() FROM audit_events_by WHERE ${ofRun} AND dim = 1)) AS n`,
+      (SELECT count() FROM ${projectionTables(1).index} WHERE ${ofRun} AND dim = 1)) AS n`,
     format: 'JSONEachRow',
   });
   return Number((await r.json<{ n: string }>())[0]?.n ?? 0);

@@ -70,6 +70,11 @@ const viewOf = (r: AuditEventRecord): AuditEventView => ({
   justification: r.justification,
   success: r.success,
   details: r.details,
+  patient_id: r.patient_id,
+  purpose_of_use: r.purpose_of_use,
+  recipient: r.recipient,
+  disclosure: r.disclosure,
+  accounting_exclusion: r.accounting_exclusion,
 });
 
 /** The tenant's events one millisecond apart from `since`, validated as ingest validates them. */

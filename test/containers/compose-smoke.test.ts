@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('docker-compose.yml under Podman, with the images built here', () => {
-  it('ingests, lists, exports (at once and as a job), serves the viewer and delivers a signed webhook; down leaves nothing behind', async () => {
+  it('ingests, lists, exports (at once and as a job), serves the viewer and a report, delivers a signed webhook; down leaves nothing behind', async () => {
     const hook = await call('POST', '/audit/webhooks', {
       url: receiver.url('/siem'),
       event_filter: ['phi.'],
@@ -54,7 +54,7 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
     expect(hook.status, hook.text).toBe(201);
     const { secret } = JSON.parse(hook.text) as { secret: string };
 
-    const events = [0, 1, 2].map((i) => ({ ...makeEvent(tenant, i), action: 'phi.read' }));
+    const events = [0, 1, 2].map((i) => ({ ...makeEvent(tenant, i), action: 'phi.read', patient_id: 'p-1' }));
     const ids = events.map((e) => e.event_id);
     expect((await ingest(compose.ingest, compose.ingestToken, events)).status).toBe(202);
 
@@ -138,6 +138,20 @@ describe('docker-compose.yml under Podman, with the images built here', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     const script = /\/viewer\/assets\/viewer-[A-Z0-9]+\.js/.exec(await page.text())?.[0];
     expect((await fetch(`${compose.gateway}${script}`)).status).toBe(200);
+
+    // The image renders a patient access report's PDF with the fonts it ships: not the machine's.
+    const pdf = await fetch(
+      `${compose.gateway}/api/v2/public/audit/reports/patient-access?patient_id=p-1&format=pdf`,
+      {
+        headers: { authorization: `Bearer ${key}` },
+      },
+    );
+    expect(pdf.status).toBe(200);
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     await waitFor('a delivery per event', async () => receiver.at('/siem').length >= ids.length);
     const delivered = receiver.at('/siem');

@@ -167,7 +167,7 @@ describe('export jobs through the API, on the real stack', () => {
         c,
         c === 'timestamp'
           ? 'timestamp[ms, tz=UTC]'
-          : c === 'phi_involved' || c === 'success'
+          : c === 'phi_involved' || c === 'success' || c === 'disclosure'
             ? 'bool'
             : 'string',
         false,

@@ -5,6 +5,7 @@ import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { countRows } from '../support/stored-events.js';
 import { waitFor } from '../support/wait-for.js';
+import { NO_PATIENT_FIELDS } from '@audit/shared/contract';
 
 const { names, ingest: ingestProc, ch } = pipelineFixture('gwlookup');
 const gw = gatewayFixture(names);
@@ -15,6 +16,7 @@ const theirs = Array.from({ length: 5 }, (_, i) => makeEvent(otherTenant, i));
 
 /** The event as the public API must render it. */
 const view = (e: TestEvent) => ({
+  ...NO_PATIENT_FIELDS,
   ...e,
   timestamp: e.timestamp.replace('Z', '+00:00'),
   fields_accessed: JSON.stringify(e.fields_accessed),

@@ -188,6 +188,9 @@ describe('hostile text never causes a 5xx', () => {
   property('POST /audit/webhooks {event_filter}', (value) =>
     gw.send('POST', '/audit/webhooks', key, { url: 'https://203.0.113.9/', event_filter: [value] }),
   );
+  property('POST /audit/webhooks {patient_filter}', (value) =>
+    gw.send('POST', '/audit/webhooks', key, { url: 'https://203.0.113.9/', patient_filter: [value] }),
+  );
   property('POST /audit/webhooks/{id}/disable', (value) =>
     gw.send('POST', `/audit/webhooks/${encodeAny(value)}/disable`, key),
   );
@@ -203,10 +206,10 @@ describe('hostile text never causes a 5xx', () => {
   property('PATCH /audit/webhooks/{id}', (value) =>
     gw.send('PATCH', `/audit/webhooks/${encodeAny(value)}`, key, { description: 'x' }),
   );
-  for (const field of ['url', 'description', 'event_filter', 'rate_limit_per_second']) {
+  for (const field of ['url', 'description', 'event_filter', 'patient_filter', 'rate_limit_per_second']) {
     property(`PATCH /audit/webhooks/{id} {${field}}`, (value) =>
       gw.send('PATCH', `/audit/webhooks/${ENDPOINT}`, key, {
-        [field]: field === 'event_filter' ? [value] : value,
+        [field]: field.endsWith('_filter') ? [value] : value,
       }),
     );
   }

@@ -1,8 +1,13 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AuditEventRecord, schemaVersion, singleObjectCodec } from '@audit/shared/contract';
+import {
+  type AuditEventRecord,
+  loadSchemaVersions,
+  schemaVersion,
+  singleObjectCodec,
+} from '@audit/shared/contract';
 import { DurableProducer } from '@audit/shared/platform';
 import { sampleRecord } from '@audit/shared/test-support';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
@@ -131,19 +136,20 @@ describe('ops dlq, webhooks', () => {
 
 describe('ops dlq, projector', () => {
   it('lists a record of an unknown schema version with its origin, and stores it after the fix and a redrive', async () => {
-    // A producer already on a version 2 of the contract (one added, defaulted field) that this projector lacks.
+    // A producer already on the contract's next version (one added, defaulted field) that this projector lacks.
     const dir = mkdtempSync(join(tmpdir(), 'schemas-'));
-    const v1 = new URL('../../schemas/audit-event/v1.avsc', import.meta.url);
-    const v2Schema = JSON.parse(readFileSync(v1, 'utf8')) as { fields: unknown[] };
-    v2Schema.fields.push({ name: 'ticket_ref', type: 'string', default: '' });
-    const v2 = schemaVersion(2, v2Schema as never);
+    const shipped = loadSchemaVersions('audit-event');
+    const newest = shipped.at(-1)!;
+    const nextSchema = newest.type.schema({ exportAttrs: true }) as { fields: unknown[] };
+    nextSchema.fields.push({ name: 'ticket_ref', type: 'string', default: '' });
+    const next = schemaVersion(newest.version + 1, nextSchema as never);
     const tenant = `${names.tenant}-proj`;
     const record = { ...sampleRecord({ tenant_id: tenant }), ticket_ref: 'T-1' } as AuditEventRecord;
     const producer = new DurableProducer(fx.kafka);
     await producer.connect();
     const [meta] = await producer.send({
       topic: fx.topics.auditEvents.name,
-      messages: [{ key: tenant, value: singleObjectCodec<AuditEventRecord>([v2]).encode(record) }],
+      messages: [{ key: tenant, value: singleObjectCodec<AuditEventRecord>([next]).encode(record) }],
     });
     await producer.disconnect();
 
@@ -157,10 +163,16 @@ describe('ops dlq, projector', () => {
       origin: { topic: fx.topics.auditEvents.name, partition: meta!.partition, offset: meta!.baseOffset },
     });
 
-    // The fix: the projector is given the contract's version 2.
+    // The fix: the projector is given the contract's next version beside the ones it shipped with.
     mkdirSync(join(dir, 'audit-event'));
-    copyFileSync(v1, join(dir, 'audit-event', 'v1.avsc'));
-    writeFileSync(join(dir, 'audit-event', 'v2.avsc'), JSON.stringify(v2Schema));
+    for (const { version } of shipped) {
+      const file = `v${version}.avsc`;
+      copyFileSync(
+        new URL(`../../schemas/audit-event/${file}`, import.meta.url),
+        join(dir, 'audit-event', file),
+      );
+    }
+    writeFileSync(join(dir, 'audit-event', `v${next.version}.avsc`), JSON.stringify(nextSchema));
     await fx.projector.stop();
     const fixed = projectorService(names, { SCHEMAS_DIR: dir });
     await fixed.start();

@@ -18,7 +18,10 @@ const browser = browserFixture();
 const FROM = Date.parse('2026-11-20T14:00:00Z');
 const UNTIL = '2026-11-29T00:00:00.000Z';
 const WINDOW = `until=${encodeURIComponent(UNTIL)}`;
-const events = Array.from({ length: 2500 }, (_, i) => makeEvent(names.tenant, i, FROM + i * 60_000 - i));
+const events = Array.from({ length: 2500 }, (_, i) => ({
+  ...makeEvent(names.tenant, i, FROM + i * 60_000 - i),
+  patient_id: i % 3 ? `p-${i % 40}` : '',
+}));
 const hostile = {
   ...makeEvent(names.tenant, 9999, FROM - 60_000),
   user_id: '<img src=x onerror=alert(1)>',
@@ -128,6 +131,7 @@ describe('the viewer', () => {
         () => page.getByLabel('Resource id').fill(sample.resource_id),
       ],
       ['Source IP', 'source_ip', sample.source_ip, () => page.getByLabel('Source IP').fill(sample.source_ip)],
+      ['Patient', 'patient_id', sample.patient_id, () => page.getByLabel('Patient').fill(sample.patient_id)],
       ['PHI', 'phi_involved', 'false', async () => void (await page.getByLabel('PHI').selectOption('false'))],
       [
         'Outcome',

@@ -72,6 +72,7 @@ describe('webhook delivery', () => {
       success: event!.success,
       details: event!.details,
       schema_version: '1',
+      patient_id: '',
     });
     expect(independentlyVerified(got, secret)).toBe(true);
     expect(independentlyVerified(got, 'ab'.repeat(32))).toBe(false);

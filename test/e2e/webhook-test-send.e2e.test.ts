@@ -88,6 +88,7 @@ describe('POST /audit/webhooks/{id}/test', () => {
       success: true,
       details: { message: 'A test delivery: no audit event behind it.' },
       schema_version: '1',
+      patient_id: '',
     });
     expect(independentlyVerified(delivery, endpoint.secret)).toBe(true);
     expect(npmStandardVerified(delivery, endpoint.standard_webhooks_secret)).toBe(true);

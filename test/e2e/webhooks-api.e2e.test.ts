@@ -53,6 +53,7 @@ describe('POST /audit/webhooks', () => {
     expect(res.endpoint).toEqual({
       id: expect.stringMatching(/^wh_[0-9a-f]{8}$/),
       ...body,
+      patient_filter: [],
       active: true,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
       rate_limit_per_second: null,
@@ -74,9 +75,14 @@ describe('POST /audit/webhooks', () => {
     expect(box.open(rows[0]!.secret_sealed, `${res.endpoint.id}|${names.tenant}`)).toBe(res.secret);
   });
 
-  it('defaults the filter to every action, the description to empty and the rate to no limit', async () => {
+  it('defaults the filters to every event, the description to empty and the rate to no limit', async () => {
     const res = await created(writer, { url: 'http://127.0.0.1:9999/all' });
-    expect(res.endpoint).toMatchObject({ event_filter: [], description: '', rate_limit_per_second: null });
+    expect(res.endpoint).toMatchObject({
+      event_filter: [],
+      patient_filter: [],
+      description: '',
+      rate_limit_per_second: null,
+    });
     const limited = await created(writer, { url: 'http://127.0.0.1:9999/limited', rate_limit_per_second: 5 });
     expect(limited.endpoint.rate_limit_per_second).toBe(5);
     expect((await listed(writer)).find((e) => e.id === limited.endpoint.id)).toMatchObject({

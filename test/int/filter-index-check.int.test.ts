@@ -15,7 +15,7 @@ const ch = testClickHouse(names);
 const writer = clickhouseSink(ch, names.database).on(projectionTables(1));
 
 const eventsOf = (tenant: string, n: number) =>
-  Array.from({ length: n }, () => sampleRecord({ tenant_id: tenant }));
+  Array.from({ length: n }, () => sampleRecord({ tenant_id: tenant, patient_id: 'p-1042' }));
 
 /** The tenant's events in the events table alone, whatever its views have written. */
 async function inEventsTable(tenant: string): Promise<number> {
@@ -59,14 +59,14 @@ describe('expectFilterIndexExact', () => {
     const tenant = `${names.tenant}-lacking`;
     await writer.insert(eventsOf(tenant, 2));
     // The events and by-id tables written, the index not: what an insert cut short between the two leaves.
-    await ch.command({ query: 'DETACH TABLE audit_events_by_mv' });
+    await ch.command({ query: `DETACH TABLE ${projectionTables(1).indexView}` });
     await writer.insert(eventsOf(tenant, 3));
-    await ch.command({ query: 'ATTACH TABLE audit_events_by_mv' });
+    await ch.command({ query: `ATTACH TABLE ${projectionTables(1).indexView}` });
 
     await expect(expectFilterIndexExact(ch, tenant)).rejects.toThrow(
       new RegExp(
         '3 of 5 events lack index rows; missing rows by dimension: action 3, resource_type 3, user_id 3, ' +
-          'resource_id 3, source_ip 3, phi_involved 3, success 3; ' +
+          'resource_id 3, source_ip 3, phi_involved 3, success 3, patient_id 3; ' +
           'lacking rows: 3 events ingested .*, inserted in blocks (\\d+)-\\1, 0 without by-id rows; ' +
           'with every row: 2 events',
       ),

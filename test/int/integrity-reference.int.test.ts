@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  encodeLeaf,
   keyHashOf,
+  leafEventOf,
   leafHashOf,
   parseSignedNote,
   parseVerifierKey,
@@ -22,7 +24,10 @@ import {
   type LeafEvent,
   type TrailCheck,
 } from '@audit-trail/integrity-verifier';
-import { CSV_HEADER, csvRecord } from '../../services/exporter/src/domain/csv-format.js';
+import { CSV_COLUMNS, CSV_HEADER, csvRecord } from '../../services/exporter/src/domain/csv-format.js';
+import type { AuditEventView } from '../../services/shared/src/contract/audit-event/event-view.js';
+import { ACCOUNTING_EXCLUSIONS } from '../../services/shared/src/contract/audit-event/disclosure.js';
+import { csvField } from '../../services/shared/src/contract/csv-field.js';
 import {
   rawPublicKey,
   signCheckpoint,
@@ -36,7 +41,14 @@ import {
   type Subtree,
 } from '../../services/shared/src/integrity/proof-ranges.js';
 import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
-import { checkScenario, keys as trailKeys, trailScenarios } from '../support/trail-fixture.js';
+import {
+  checkScenario,
+  keys as trailKeys,
+  makeTrailBefore,
+  T0,
+  trailScenarios,
+  type TrailScenario,
+} from '../support/trail-fixture.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,23 +58,68 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Events whose text runs through what UTF-8 and the length prefixes must get right.
 const TEXTS = ['', 'a', 'é', '日本語', '😀 emoji', 'x'.repeat(300), 'tab\there', '"quoted"'];
-const event = (i: number): LeafEvent => ({
-  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-  timestamp: 1795000000000 + i * 997,
-  tenant_id: 'acme',
-  action: i % 2 ? 'phi.read' : 'admin.key.create',
-  user_id: `user-${TEXTS[i % TEXTS.length]}`,
-  user_role: TEXTS[(i + 1) % TEXTS.length]!,
-  resource_type: 'claim',
-  resource_id: TEXTS[(i + 2) % TEXTS.length]!,
-  fields_accessed: i % 3 ? '[]' : '["dob","ssn"]',
-  phi_involved: i % 3 === 0,
-  source_ip: i % 2 ? '203.0.113.7' : '2001:db8::1',
-  user_agent: TEXTS[(i + 3) % TEXTS.length]!,
-  justification: '',
-  success: i % 5 !== 0,
-  details: JSON.stringify({ n: i, text: TEXTS[i % TEXTS.length] }),
-});
+const PURPOSES = ['TREAT', 'HPAYMT', 'HRESCH', 'ETREAT', 'BTG', 'PUBHLTH', 'HOPERAT'];
+const EXCLUSIONS = ['', ...ACCOUNTING_EXCLUSIONS];
+/**
+ * Version 2's fields of event `i` (docs/integrity.md "Leaves"), valid as ingest takes them (docs/ingest.md
+ * "Disclosures"), by i modulo 8: none (0, 4) or all at their defaults (1), leaves of version 1; one of them set
+ * (2: a patient, 3: a disclosure, 5: a purpose), or a disclosure with a patient, a purpose and a recipient (6, 7;
+ * every exclusion, or none), leaves of version 2.
+ */
+function laterFields(i: number): Partial<LeafEvent> {
+  const text = TEXTS[(i >> 3) % TEXTS.length]!;
+  const purpose = PURPOSES[i % PURPOSES.length]!;
+  const exclusion = EXCLUSIONS[((i >> 3) * 2 + (i & 1)) % EXCLUSIONS.length]!;
+  const all = {
+    patient_id: `mrn-${text}`,
+    purpose_of_use: purpose,
+    recipient: `Payer ${text}`,
+    disclosure: true,
+  };
+  switch (i % 8) {
+    case 1:
+      return {
+        patient_id: '',
+        purpose_of_use: '',
+        recipient: '',
+        disclosure: false,
+        accounting_exclusion: '',
+      };
+    case 2:
+      return { patient_id: `mrn-${text}` };
+    case 3:
+      return { disclosure: true };
+    case 5:
+      return { purpose_of_use: purpose };
+    case 6:
+    case 7:
+      return { ...all, accounting_exclusion: exclusion };
+    default:
+      return {};
+  }
+}
+const event = (i: number): LeafEvent => {
+  const later = laterFields(i);
+  return {
+    event_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    timestamp: 1795000000000 + i * 997,
+    tenant_id: 'acme',
+    action: i % 2 ? 'phi.read' : 'admin.key.create',
+    user_id: `user-${TEXTS[i % TEXTS.length]}`,
+    user_role: TEXTS[(i + 1) % TEXTS.length]!,
+    resource_type: 'claim',
+    resource_id: TEXTS[(i + 2) % TEXTS.length]!,
+    fields_accessed: i % 3 ? '[]' : '["dob","ssn"]',
+    // A disclosure is of PHI.
+    phi_involved: i % 3 === 0 || later.disclosure === true,
+    source_ip: i % 2 ? '203.0.113.7' : '2001:db8::1',
+    user_agent: TEXTS[(i + 3) % TEXTS.length]!,
+    justification: '',
+    success: i % 5 !== 0,
+    details: JSON.stringify({ n: i, text: TEXTS[i % TEXTS.length] }),
+    ...later,
+  };
+};
 
 /** Any text, signed by the key as a note: checkpoints that are not well formed, for the refusals. */
 function signText(body: string, key: CheckpointKey): string {
@@ -174,6 +231,72 @@ const ours = {
   ),
 };
 
+/** A scenario's checkpoints and window proofs, as the command's files and the Python reference's input. */
+type CsvCheck = Pick<TrailScenario, 'checkpoints' | 'proofs' | 'complete' | 'truncated'>;
+const trailKeyTexts = trailKeys.map((k) => verifierKeyText(k.name, k.publicKey));
+let csvFiles = 0;
+
+/**
+ * The command's exit code and findings on an export job's CSV file, which must be the Python reference's findings
+ * on it (the problems' wording left out); or, for a file whose header the command refuses (exit code 2, no
+ * findings), the Python reference's refusal of it too.
+ */
+async function bothOnCsv(s: CsvCheck, csv: string): Promise<{ code: number; ours: string[] }> {
+  writeReferenceModule(dir);
+  const file = (name: string, content: string) => {
+    const path = join(dir, `${csvFiles++}-${name}`);
+    writeFileSync(path, content);
+    return path;
+  };
+  const argv = [
+    ...['--keys', file('keys.txt', trailKeyTexts.join('\n'))],
+    ...['--checkpoints', file('checkpoints.json', JSON.stringify({ checkpoints: s.checkpoints }))],
+    ...s.proofs.flatMap((p, i) => ['--proof', file(`window-${i}.json`, JSON.stringify(p))]),
+    ...['--export', file('job.csv', csv), '--json'],
+    ...(s.complete ? [] : ['--partial']),
+    ...(s.truncated ? ['--truncated'] : []),
+  ];
+  let out = '';
+  const code = await verifyCommand(argv, { out: (t) => (out += t), err: (t) => (out += t) });
+  const python = runWith(
+    await referencePython(),
+    [join(ROOT, 'test/support/integrity-reference/check_trail.py'), dir],
+    // Only what the type names: a scenario's rows would stand for the file.
+    JSON.stringify({
+      checkpoints: s.checkpoints,
+      proofs: s.proofs,
+      complete: s.complete,
+      truncated: s.truncated,
+      csv,
+      keys: trailKeyTexts,
+    }),
+  );
+  if (code === 2) {
+    expect(out).toMatch(/header/);
+    await expect(python).rejects.toThrow(/not the header of an export job's CSV file/);
+    return { code, ours: [] };
+  }
+  const ours = (JSON.parse(out) as TrailCheck).findings.map((f) => {
+    const { problem: _problem, ...named } = f as Finding & { problem?: string };
+    return JSON.stringify(named);
+  });
+  const theirs = JSON.parse(await python) as unknown[];
+  expect(new Set(theirs.map((f) => JSON.stringify(f)))).toEqual(new Set(ours));
+  expect(theirs).toHaveLength(ours.length);
+  return { code, ours };
+}
+
+// The columns of a CSV file written before version 2's fields: those up to `details`.
+const OLD_COLUMNS = CSV_COLUMNS.slice(0, CSV_COLUMNS.indexOf('details') + 1);
+const OLD_HEADER = `${OLD_COLUMNS.join(',')}\r\n`;
+/** A row as a record of such a file, its fields as csvRecord writes them. */
+const oldRecord = (r: Record<string, unknown>) => {
+  const fields = OLD_COLUMNS.map((name) => r[name]);
+  return `${fields.map((v) => (typeof v === 'string' ? csvField(v) : String(v))).join(',')}\r\n`;
+};
+const altered = (r: { event_id: string }, leaf_index: number) =>
+  JSON.stringify({ kind: 'altered', event_id: r.event_id, leaf_index });
+
 describe('the integrity formats, checked by other implementations', () => {
   it('are cases with verdicts of both kinds in every group', () => {
     for (const verdicts of [ours.inclusion, ours.consistency, ours.checkpoints.map((v) => v !== null)])
@@ -189,6 +312,10 @@ describe('the integrity formats, checked by other implementations', () => {
       false,
     ]);
     expect(ours.formats.every((ok) => !ok)).toBe(true);
+    // Leaves of both encodings, version 1 of events with and without version 2's fields.
+    expect(c.events.map((e) => encodeLeaf(e)[0])).toEqual(
+      c.events.map((_, i) => ([0, 1, 4].includes(i % 8) ? 1 : 2)),
+    );
   });
 
   it("docs/integrity.md's Python reference names what the TypeScript names in every offline check", async () => {
@@ -251,41 +378,66 @@ describe('the integrity formats, checked by other implementations', () => {
         .join('') +
       // A blank line, a record with a quote inside an unquoted field that ends in CR alone, and a quote never closed.
       '\r\np"q,r\r"open,\r\nto the end';
-    const file = (name: string, content: string) => {
-      writeFileSync(join(dir, name), content);
-      return join(dir, name);
-    };
-    const argv = [
-      ...['--keys', file('keys.txt', trailKeys.map((k) => verifierKeyText(k.name, k.publicKey)).join('\n'))],
-      ...['--checkpoints', file('checkpoints.json', JSON.stringify({ checkpoints: s.checkpoints }))],
-      ...s.proofs.flatMap((p, i) => ['--proof', file(`window-${i}.json`, JSON.stringify(p))]),
-      ...['--export', file('job.csv', csv), '--json'],
-    ];
-    let out = '';
-    const code = await verifyCommand(argv, { out: (t) => (out += t), err: (t) => (out += t) });
-    const ours = (JSON.parse(out) as TrailCheck).findings.map((f) => {
-      const { problem: _problem, ...named } = f as Finding & { problem?: string };
-      return JSON.stringify(named);
-    });
+    const { code, ours } = await bothOnCsv(s, csv);
     expect(code).toBe(1);
-    const theirs = JSON.parse(
-      await runWith(
-        await referencePython(),
-        [join(ROOT, 'test/support/integrity-reference/check_trail.py'), dir],
-        JSON.stringify({
-          ...s,
-          rows: undefined,
-          csv,
-          keys: trailKeys.map((k) => verifierKeyText(k.name, k.publicKey)),
-        }),
-      ),
-    ) as unknown[];
-    expect(new Set(theirs.map((f) => JSON.stringify(f)))).toEqual(new Set(ours));
-    expect(theirs).toHaveLength(ours.length);
     expect(ours).toEqual(
       expect.arrayContaining([2, 3, 4, 5, 7, 8].map((row) => JSON.stringify({ kind: 'row', row }))),
     );
     expect(ours.filter((f) => f.includes('"altered"'))).toHaveLength(2);
+  });
+
+  it("docs/integrity.md's Python reference reads CSV files with or without version 2's columns", async () => {
+    const s = trailScenarios().find((t) => t.name === 'untouched')!;
+    const window = s.rows as AuditEventView[];
+    // Leaves of both versions, and a recipient the file quotes.
+    expect(new Set(window.map((r) => encodeLeaf(leafEventOf(r))[0]))).toEqual(new Set([1, 2]));
+    expect(window.map(csvRecord).join('')).toMatch(/,"Payer 7, ""Claims"" — 1 Main St",true,/);
+    expect(OLD_COLUMNS).toHaveLength(15);
+    // An event of version 1 is written as before, and then its defaults.
+    expect(csvRecord(window[0]!)).toBe(oldRecord(window[0]!).replace(/\r\n$/, ',,,,false,\r\n'));
+
+    // With version 2's columns: the export verifies, and a flag of theirs that is not one is a row's problem.
+    expect(await bothOnCsv(s, CSV_HEADER + window.map(csvRecord).join(''))).toEqual({ code: 0, ours: [] });
+    const badFlag = window.map((r, i) =>
+      csvRecord(i === 3 ? { ...r, disclosure: 'yes' as unknown as boolean } : r),
+    );
+    expect(await bothOnCsv(s, CSV_HEADER + badFlag.join(''))).toEqual({
+      code: 1,
+      ours: [
+        JSON.stringify({ kind: 'row', row: 4 }),
+        JSON.stringify({ kind: 'missing', event_id: window[3]!.event_id, leaf_index: 7 }),
+      ],
+    });
+    // A record written without them, under a header with them, is short of fields.
+    const short = await bothOnCsv(
+      s,
+      CSV_HEADER + window.map((r, i) => (i === 2 ? oldRecord(r) : csvRecord(r))).join(''),
+    );
+    expect(short.ours).toContain(JSON.stringify({ kind: 'row', row: 3 }));
+
+    // A file written before them, of a trail written before them: every event verifies, also under a column a later
+    // exporter adds.
+    const before = makeTrailBefore(Array.from({ length: 20 }, (_, i) => T0 + i * 1000));
+    const old = { ...s, proofs: [before.windowProof(4, 10, 12)], checkpoints: before.listed([5, 12, 20]) };
+    const oldRows = before.rows.slice(4, 10);
+    expect(await bothOnCsv(old, OLD_HEADER + oldRows.map(oldRecord).join(''))).toEqual({ code: 0, ours: [] });
+    const withLater =
+      `${OLD_HEADER.trimEnd()},later\r\n` +
+      oldRows.map((r) => oldRecord(r).replace(/\r\n$/, ',x\r\n')).join('');
+    expect(await bothOnCsv(old, withLater)).toEqual({ code: 0, ours: [] });
+    // The trail of today's events in such a file: those of version 1 verify, the others lost fields of their leaves.
+    expect(await bothOnCsv(s, OLD_HEADER + window.map(oldRecord).join(''))).toEqual({
+      code: 1,
+      ours: [1, 3, 5].map((i) => altered(window[i]!, i + 4)),
+    });
+    // Some of version 2's columns, or all of them out of their order or place, make the file no export job's.
+    const records = window.map(csvRecord).join('');
+    for (const header of [
+      `${OLD_HEADER.trimEnd()},patient_id\r\n`,
+      CSV_HEADER.replace('purpose_of_use,recipient', 'recipient,purpose_of_use'),
+      `${OLD_HEADER.trimEnd()},later,${CSV_HEADER.slice(OLD_HEADER.length)}`,
+    ])
+      expect(await bothOnCsv(s, header + records), header).toEqual({ code: 2, ours: [] });
   });
 
   it("docs/integrity.md's Python reference agrees on leaves, roots, every proof and checkpoint", async () => {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { freshPostgres } from '../support/postgres.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MigrationChecksumError, migrateClickHouse, migratePostgres } from '@audit/shared/migrations';
-import { filterIndexState } from '@audit/shared/projection';
+import { filterIndexState, projectionTables } from '@audit/shared/projection';
 import { uniqueNames } from '../support/names.js';
 import { cleanUp, clickhouseSettings, localTablesOf, testClickHouse } from '../support/stack.js';
 
@@ -25,6 +25,7 @@ describe('migrations', () => {
       '1_audit_events',
       '2_projection_state',
       '3_filter_index_state',
+      '4_filter_index_shapes',
     ]);
     expect((await migrateClickHouse(settings)).applied).toEqual([]);
     const ch = testClickHouse(names);
@@ -35,20 +36,23 @@ describe('migrations', () => {
     const ready = await filterIndexState(ch).ready(1);
     await ch.close();
     // On a cluster a tenant's tables also have their rows' local table (docs/operations.md "ClickHouse cluster").
-    const sharded = ['audit_event_buckets', 'audit_event_ids', 'audit_events', 'audit_events_by'];
+    const live = projectionTables(1);
+    const sharded = [live.buckets, live.ids, live.events, live.index];
     const local = localTablesOf(sharded);
     expect(tables.map((t) => t.name).sort()).toEqual(
       [
         ...local,
-        'audit_event_buckets',
-        'audit_event_buckets_mv',
-        'audit_event_ids',
-        'audit_event_ids_mv',
-        'audit_events',
-        'audit_events_by',
-        'audit_events_by_mv',
+        live.buckets,
+        live.bucketsView,
+        live.ids,
+        live.idsView,
+        live.events,
+        live.index,
+        live.indexView,
         'filter_index_backfill',
         'filter_index_ready',
+        'filter_index_shape_backfill',
+        'filter_index_shape_ready',
         'projection_acks',
         'projection_state',
         'schema_migrations',

@@ -33,6 +33,7 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   },
   rate_limit_buckets: { gateway: 'INSERT SELECT UPDATE' },
   schema_migrations: Object.fromEntries(DATABASE_SERVICES.map((s) => [s, 'SELECT'])),
+  tenant_profiles: { gateway: 'SELECT' },
   webhook_delivery_attempts: { gateway: 'SELECT', dispatcher: 'DELETE INSERT SELECT UPDATE' },
   webhook_endpoints: {
     gateway: 'DELETE INSERT SELECT UPDATE',

@@ -27,6 +27,24 @@ export function makeEvent(tenant: string, i: number, baseMs = Date.now() - 3_600
 
 export type TestEvent = ReturnType<typeof makeEvent>;
 
+/** makeEvent's event made a read of one patient's PHI; `fields` say what else the test is about. */
+export function patientEvent(
+  tenant: string,
+  i: number,
+  baseMs: number,
+  patientId: string,
+  fields: Record<string, unknown> = {},
+) {
+  return {
+    ...makeEvent(tenant, i, baseMs),
+    action: 'phi.read',
+    phi_involved: true,
+    fields_accessed: ['dob'],
+    patient_id: patientId,
+    ...fields,
+  };
+}
+
 /**
  * `count` events of the tenant from `from` on, in runs of 1 to 30 sharing one millisecond, so that ties meet
  * every boundary a reader may pick (pages, chunks); runs are `gapMs` apart at most.

@@ -77,6 +77,13 @@ export function gatewayFixture(
       });
       return { status: res.status, headers: res.headers, text: await res.text() };
     },
+    /** GET with the body as bytes: a PDF, a file. */
+    async getBytes(path: string, key: string) {
+      const res = await fetch(`${gateways[0]!.url}/api/v2/public${path}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+    },
     /** GET through gateway process `which` (0 by default). */
     async get(path: string, key?: string, headers: Record<string, string> = {}, which = 0) {
       const res = await fetch(`${gateways[which]!.url}/api/v2/public${path}`, {

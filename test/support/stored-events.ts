@@ -2,6 +2,7 @@ import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ClickHouseClient } from '@audit/shared/platform';
 import { EVENT_COLUMNS, type EventRow } from '@audit/shared/contract';
 import { sqlIdentifier, sqlValue } from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
 
 /** Every stored row of a tenant, as the ingest shape, read without FINAL: a duplicate would show. */
 export async function storedEvents(ch: ClickHouseClient, tenant: string, settings: ClickHouseSettings = {}) {
@@ -43,7 +44,7 @@ export async function countRows(
   const query =
     table === 'audit_events'
       ? `SELECT least((SELECT count() FROM audit_events ${ofTenant}),
-          (SELECT count() FROM audit_events_by ${ofTenant} AND dim = 1)) AS n`
+          (SELECT count() FROM ${projectionTables(1).index} ${ofTenant} AND dim = 1)) AS n`
       : `SELECT count() AS n FROM ${sqlIdentifier(table)} ${ofTenant}`;
   const result = await ch.query({ query, format: 'JSONEachRow' });
   const [row] = await result.json<{ n: string }>();

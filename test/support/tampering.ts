@@ -1,6 +1,10 @@
 import type { ClickHouseClient } from '@audit/shared/platform';
 import { sqlValue } from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
 import { waitFor } from './wait-for.js';
+
+/** The tables of the first generation, the one tests tamper with. */
+const LIVE = projectionTables(1);
 
 /** A mutation, waited for: ClickHouse 18.16 runs them in the background and has no `mutations_sync`. */
 export async function mutate(ch: ClickHouseClient, sql: string): Promise<void> {
@@ -24,7 +28,7 @@ export async function changeEverywhere(
   eventId: string,
   assignment: string,
 ): Promise<void> {
-  for (const table of ['audit_events', 'audit_events_by']) {
+  for (const table of [LIVE.events, LIVE.index]) {
     await mutate(
       ch,
       `ALTER TABLE ${table} UPDATE ${assignment} WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(eventId)}`,

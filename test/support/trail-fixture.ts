@@ -35,12 +35,68 @@ export const row = (i: number, ts = T0 + i * 1000) => ({
   justification: '',
   success: true,
   details: '{}',
+  // Leaves of both versions: every other event names a patient and a purpose, some of those are disclosures.
+  ...laterFields(i),
 });
+
+/**
+ * Version 2's fields of event `i` (docs/ingest.md "Disclosures"): their defaults when i is even (a leaf of version
+ * 1); a patient and a purpose when it is odd, and a disclosure with its recipient at 3 and 7 modulo 8, with an
+ * exclusion at 7 (leaves of version 2).
+ */
+function laterFields(i: number) {
+  const named = i % 2 === 1;
+  const disclosed = i % 4 === 3;
+  return {
+    patient_id: named ? `mrn-${i}` : '',
+    purpose_of_use: named ? (disclosed ? 'HPAYMT' : 'TREAT') : '',
+    // Text a CSV field must quote.
+    recipient: disclosed ? `Payer ${i}, "Claims" — 1 Main St` : '',
+    disclosure: disclosed,
+    accounting_exclusion: i % 8 === 7 ? 'treatment_payment_operations' : '',
+  };
+}
+
+/** The names of version 2's fields, which an answer or file written before them does not have. */
+export const LATER_FIELDS = [
+  'patient_id',
+  'purpose_of_use',
+  'recipient',
+  'disclosure',
+  'accounting_exclusion',
+] as const;
+
+/** A row as an answer or export written before version 2's fields gives it: without them. */
+export const withoutLaterFields = <T extends object>(r: T): Omit<T, (typeof LATER_FIELDS)[number]> =>
+  Object.fromEntries(
+    Object.entries(r).filter(([name]) => !(LATER_FIELDS as readonly string[]).includes(name)),
+  ) as Omit<T, (typeof LATER_FIELDS)[number]>;
+
 export const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 
 /** A trail of events at the given times, in leaf order, and the API's answers about it. */
 export function makeTrail(times: number[]) {
-  const rows = times.map((ts, i) => row(i, ts));
+  return trailOf(
+    times,
+    times.map((ts, i) => row(i, ts)),
+  );
+}
+
+/**
+ * A trail of events written before version 2's fields (their rows without them, every leaf of version 1), and the
+ * API's answers about it.
+ */
+export function makeTrailBefore(times: number[]) {
+  return trailOf(
+    times,
+    times.map((ts, i) => withoutLaterFields(row(i, ts))),
+  );
+}
+
+function trailOf<R extends Record<string, unknown> & { event_id: string; timestamp: string }>(
+  times: number[],
+  rows: R[],
+) {
   const hashes = rows.map((r) => leafHashOf(leafEventOf(r)));
   const subtree = (s: { level: number; index: number }) =>
     rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level));
@@ -157,6 +213,8 @@ export function trailScenarios(): TrailScenario[] {
       ...base,
       proofs: [windowProof(0, 6, 12)],
     },
+    // The window as an export written before version 2's fields has it: those of version 1 verify, not the others.
+    { name: 'rows without the later fields', rows: window.map(withoutLaterFields), ...base },
     ...cutScenarios(),
   ];
 }

@@ -1,4 +1,4 @@
-import { LEAF_FIELDS } from './leaf.js';
+import { LEAF_FIELDS, LEAF_V2_FIELDS } from './leaf.js';
 
 /**
  * The first columns of an export job's CSV file, in its order (docs/exports.md "Files"): the fields of a leaf, in
@@ -6,17 +6,35 @@ import { LEAF_FIELDS } from './leaf.js';
  */
 export const CSV_COLUMNS: readonly string[] = LEAF_FIELDS.map((f) => f.name);
 
+/**
+ * The columns of LEAF_V2_FIELDS, in their order: right after CSV_COLUMNS in a file written since they exist, and
+ * none of them in one written before.
+ */
+export const CSV_V2_COLUMNS: readonly string[] = LEAF_V2_FIELDS.map((f) => f.name);
+
 const HEADER = CSV_COLUMNS.join(',');
+const V2_HEADER = CSV_V2_COLUMNS.join(',');
+const ALL_COLUMNS = [...CSV_COLUMNS, ...CSV_V2_COLUMNS];
+const FLAGS: ReadonlySet<string> = new Set(
+  [...LEAF_FIELDS, ...LEAF_V2_FIELDS].filter((f) => f.kind === 'flag').map((f) => f.name),
+);
 
 /** Whether a file's first line (without its line end) is the header of an export job's CSV file. */
 export const isCsvHeader = (line: string): boolean => line === HEADER || line.startsWith(`${HEADER},`);
 
+/** Whether the header has CSV_V2_COLUMNS, in their order, right after CSV_COLUMNS. */
+const hasV2Columns = (header: readonly string[]): boolean =>
+  CSV_V2_COLUMNS.every((name, i) => header[CSV_COLUMNS.length + i] === name);
+
 /**
  * Why a header record is not that of an export job's CSV file, or null: the leaf's fields first, in their order,
- * and no column named twice (a later column of a leaf field's name must not stand in for it).
+ * then those of LEAF_V2_FIELDS all in their order or none of them anywhere, and no column named twice (a later
+ * column of a leaf field's name must not stand in for it).
  */
 export function csvHeaderProblem(header: readonly string[]): string | null {
   if (CSV_COLUMNS.some((name, i) => header[i] !== name)) return `its header does not begin with ${HEADER}`;
+  if (!hasV2Columns(header) && CSV_V2_COLUMNS.some((name) => header.includes(name)))
+    return `its header has some of ${V2_HEADER} but not all of them, in this order, right after details`;
   const seen = new Set<string>();
   for (const name of header) {
     if (seen.has(name)) return `its header names ${JSON.stringify(name)} twice`;
@@ -110,19 +128,21 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
   yield* drain(true);
 }
 
+/** The leaf's columns of a header csvHeaderProblem took: CSV_COLUMNS, then CSV_V2_COLUMNS where it has them. */
+export const leafColumnsOf = (header: readonly string[]): readonly string[] =>
+  hasV2Columns(header) ? ALL_COLUMNS : CSV_COLUMNS;
+
 /**
  * A CSV record as the event the API gives (the object a JSON export holds), its leaf fields read by their place
- * (the header was checked by csvHeaderProblem): `phi_involved` and `success` are `true` or `false` as booleans,
- * anything else is left as text for the leaf's check to name; every other value is the field's text.
+ * in `columns` (leafColumnsOf the header): a flag (`phi_involved`, `success`, `disclosure`) is `true` or `false`
+ * as a boolean, anything else is left as text for the leaf's check to name; every other value is the field's
+ * text. A record of a header without CSV_V2_COLUMNS leaves those fields out, as a JSON row written before them.
  */
-export function rowOfCsv(fields: readonly string[]): Record<string, unknown> {
+export function rowOfCsv(fields: readonly string[], columns: readonly string[]): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  CSV_COLUMNS.forEach((name, i) => {
+  columns.forEach((name, i) => {
     const value = fields[i]!;
-    row[name] =
-      (name === 'phi_involved' || name === 'success') && (value === 'true' || value === 'false')
-        ? value === 'true'
-        : value;
+    row[name] = FLAGS.has(name) && (value === 'true' || value === 'false') ? value === 'true' : value;
   });
   return row;
 }

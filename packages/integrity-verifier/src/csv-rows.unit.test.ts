@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { CSV_HEADER, csvRecord } from '../../../services/exporter/src/domain/csv-format.js';
+import {
+  CSV_COLUMNS as EXPORTER_COLUMNS,
+  CSV_HEADER,
+  csvRecord,
+} from '../../../services/exporter/src/domain/csv-format.js';
 import {
   CSV_COLUMNS,
+  CSV_V2_COLUMNS,
   csvHeaderProblem,
   csvRecords,
   isCsvHeader,
+  leafColumnsOf,
   MAX_RECORD_CHARS,
   rowOfCsv,
 } from './csv-rows.js';
@@ -40,15 +46,20 @@ const hostile = {
   justification: '',
   success: false,
   details: '{"k":"v, \\"w\\"\\n"}',
+  patient_id: 'p,1',
+  purpose_of_use: 'TREAT',
+  recipient: 'Acme "Insurance"\r\n',
+  disclosure: true,
+  accounting_exclusion: '',
 };
 
 describe('csvRecords', () => {
   it("reads back the exporter's records, however the text is cut into chunks", async () => {
     const text = CSV_HEADER + csvRecord(hostile) + csvRecord({ ...hostile, user_id: 'plain' });
     const expected = [
-      [...CSV_COLUMNS],
-      CSV_COLUMNS.map((c) => String(hostile[c as keyof typeof hostile])),
-      CSV_COLUMNS.map((c) => (c === 'user_id' ? 'plain' : String(hostile[c as keyof typeof hostile]))),
+      [...EXPORTER_COLUMNS],
+      EXPORTER_COLUMNS.map((c) => String(hostile[c])),
+      EXPORTER_COLUMNS.map((c) => (c === 'user_id' ? 'plain' : String(hostile[c]))),
     ];
     expect(await records(chunked(text))).toEqual(expected);
     for (let cut = 0; cut <= text.length; cut++) {
@@ -99,15 +110,38 @@ describe('csvRecords', () => {
   });
 });
 
+// The header of a file written before the fields of version 2, and of one written since.
+const OLD_HEADER = CSV_COLUMNS;
+const NEW_HEADER = [...CSV_COLUMNS, ...CSV_V2_COLUMNS];
+
 describe('rowOfCsv', () => {
   it('reads the leaf fields by place, the flags as booleans, anything else as text', () => {
     const fields = CSV_COLUMNS.map((c) => (c === 'phi_involved' ? 'true' : c === 'success' ? 'TRUE' : c));
-    expect(rowOfCsv([...fields, 'a later column'])).toEqual({
+    expect(rowOfCsv([...fields, 'a later column'], leafColumnsOf([...OLD_HEADER, 'later']))).toStrictEqual({
       ...Object.fromEntries(CSV_COLUMNS.map((c) => [c, c])),
       phi_involved: true,
       success: 'TRUE',
     });
-    expect(rowOfCsv(CSV_COLUMNS.map((c) => (c === 'success' ? 'false' : c))).success).toBe(false);
+    const row = CSV_COLUMNS.map((c) => (c === 'success' ? 'false' : c));
+    expect(rowOfCsv(row, leafColumnsOf(OLD_HEADER)).success).toBe(false);
+  });
+
+  it("reads the fields of version 2 under a header that has them, disclosure as a flag; none under one that hasn't", () => {
+    const fields = [...CSV_COLUMNS, 'p-1042', 'TREAT', '', 'true', 'later value'];
+    const row = rowOfCsv(fields, leafColumnsOf([...NEW_HEADER, 'later']));
+    expect(row).toMatchObject({
+      patient_id: 'p-1042',
+      purpose_of_use: 'TREAT',
+      recipient: '',
+      disclosure: true,
+    });
+    expect(row.accounting_exclusion).toBe('later value');
+    expect(rowOfCsv(fields.with(18, 'false'), leafColumnsOf(NEW_HEADER)).disclosure).toBe(false);
+    // A flag that is not one is left as text, which the leaf refuses.
+    expect(rowOfCsv(fields.with(18, 'True'), leafColumnsOf(NEW_HEADER)).disclosure).toBe('True');
+    // Under the header of before, what stands after details is no field of the leaf.
+    const old = rowOfCsv(fields, leafColumnsOf([...OLD_HEADER, ...'abcde']));
+    for (const name of CSV_V2_COLUMNS) expect(old).not.toHaveProperty(name);
   });
 });
 
@@ -119,13 +153,32 @@ describe('csvHeaderProblem', () => {
     expect(csvHeaderProblem([...CSV_COLUMNS].reverse())).toMatch(/^its header does not begin with event_id,/);
     expect(csvHeaderProblem(CSV_COLUMNS.slice(0, 14))).toMatch(/does not begin/);
   });
+
+  it('takes the fields of version 2 all in their order right after details, or none of them', () => {
+    expect(csvHeaderProblem(NEW_HEADER)).toBeNull();
+    expect(csvHeaderProblem([...NEW_HEADER, 'later_field'])).toBeNull();
+    expect(csvHeaderProblem([...NEW_HEADER, 'patient_id'])).toBe('its header names "patient_id" twice');
+    const some =
+      /^its header has some of patient_id,purpose_of_use,recipient,disclosure,accounting_exclusion but/;
+    for (const header of [
+      [...OLD_HEADER, 'patient_id'],
+      [...OLD_HEADER, 'later', 'disclosure'],
+      [...OLD_HEADER, ...CSV_V2_COLUMNS.slice(0, 4)],
+      [...OLD_HEADER, ...CSV_V2_COLUMNS.slice(0, 4), 'accounting_exclusionx'],
+      [...OLD_HEADER, ...CSV_V2_COLUMNS.toReversed()],
+      [...OLD_HEADER, 'later', ...CSV_V2_COLUMNS],
+    ])
+      expect(csvHeaderProblem(header), header.slice(15).join()).toMatch(some);
+  });
 });
 
 describe('isCsvHeader', () => {
   it("knows the exporter's header, also with columns added after, and nothing else", () => {
     expect(isCsvHeader(CSV_HEADER.trimEnd())).toBe(true);
     expect(isCsvHeader(`${CSV_HEADER.trimEnd()},later_field`)).toBe(true);
-    expect(isCsvHeader(`${CSV_HEADER.trimEnd()}x`)).toBe(false);
+    expect(isCsvHeader(OLD_HEADER.join())).toBe(true);
+    expect(isCsvHeader(NEW_HEADER.join())).toBe(true);
+    expect(isCsvHeader(`${OLD_HEADER.join()}x`)).toBe(false);
     expect(isCsvHeader('event_id,timestamp')).toBe(false);
     expect(isCsvHeader('{"event_id":"x"}')).toBe(false);
   });

@@ -21,10 +21,22 @@ export interface LeafEvent {
   justification: string;
   success: boolean;
   details: string;
+  // The fields of LEAF_V2_FIELDS: optional, as events and files written before them do not have them; an event
+  // without one has its default ("" for text, false for a flag).
+  patient_id?: string;
+  purpose_of_use?: string;
+  recipient?: string;
+  disclosure?: boolean;
+  accounting_exclusion?: string;
 }
 
-/** The encoding's version, its first byte: a later encoding gets another. */
+/**
+ * The encoding's version, its first byte, for an event whose LEAF_V2_FIELDS are all at their defaults: every
+ * event written before those fields existed keeps its leaf.
+ */
 export const LEAF_ENCODING_VERSION = 1;
+/** The version byte of any other event, whose encoding has LEAF_V2_FIELDS after LEAF_FIELDS. */
+export const LEAF_ENCODING_VERSION_2 = 2;
 
 type Field = { name: keyof LeafEvent; kind: 'text' | 'millis' | 'flag' };
 
@@ -46,6 +58,39 @@ export const LEAF_FIELDS: readonly Field[] = [
   { name: 'success', kind: 'flag' },
   { name: 'details', kind: 'text' },
 ];
+
+/** The fields version 2 encodes after LEAF_FIELDS, in this order (appended to the event schema after `details`). */
+export const LEAF_V2_FIELDS: readonly Field[] = [
+  { name: 'patient_id', kind: 'text' },
+  { name: 'purpose_of_use', kind: 'text' },
+  { name: 'recipient', kind: 'text' },
+  { name: 'disclosure', kind: 'flag' },
+  { name: 'accounting_exclusion', kind: 'text' },
+];
+
+/** What a field of LEAF_V2_FIELDS is for an event that does not have it. */
+export const defaultOf = (kind: Field['kind']): string | boolean => (kind === 'flag' ? false : '');
+
+/** An optional field's value, or `fallback` when the event has not got it (a null is a value, which is refused). */
+export const orDefault = <T>(value: T | undefined, fallback: T): T =>
+  value === undefined ? fallback : value;
+
+const isSet = (value: unknown, fallback: string | boolean) => value !== undefined && value !== fallback;
+
+/**
+ * Whether the event is encoded as version 2: one of LEAF_V2_FIELDS is there with anything but its default. A value
+ * of the wrong kind counts, so that the encoding of version 2 refuses it. Spelled out field by field: it is asked of
+ * every event the projector appends and a verifier checks (leaf.unit.test.ts holds it to LEAF_V2_FIELDS).
+ */
+export function isVersion2(e: LeafEvent): boolean {
+  return (
+    isSet(e.patient_id, '') ||
+    isSet(e.purpose_of_use, '') ||
+    isSet(e.recipient, '') ||
+    isSet(e.disclosure, false) ||
+    isSet(e.accounting_exclusion, '')
+  );
+}
 
 // A UTF-16 surrogate without its partner: text that has no UTF-8 encoding (the service refuses it at ingest).
 // String#isWellFormed says so natively where it exists (Node 20 and later), far faster than the pattern.
@@ -120,12 +165,24 @@ const flagOf = (name: string, value: unknown): boolean => {
   if (typeof value !== 'boolean') throw new TypeError(`${name}: missing or not a boolean`);
   return value;
 };
+// A field of LEAF_V2_FIELDS: absent from an answer or file written before it, it has its default.
+const laterTextOf = (name: string, value: unknown): string => {
+  if (value === undefined) return '';
+  if (typeof value !== 'string') throw new TypeError(`${name}: not a string`);
+  return value;
+};
+const laterFlagOf = (name: string, value: unknown): boolean => {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`${name}: not a boolean`);
+  return value;
+};
 
 /**
  * An event as the API, the export and the export jobs' files give it (a parsed JSON object), as a LeafEvent.
- * Throws a TypeError naming the first field that is missing or not as the API writes it. Made whole, in
- * LEAF_FIELDS' order (every event then has the one shape, which the encoding reads fastest), and spelled out field
- * by field: half the cost of a loop over LEAF_FIELDS.
+ * Throws a TypeError naming the first field that is missing or not as the API writes it; a field of
+ * LEAF_V2_FIELDS may be missing, and then has its default. Made whole, in the order of LEAF_FIELDS and
+ * LEAF_V2_FIELDS (every event then has the one shape, which the encoding reads fastest), and spelled out field by
+ * field: half the cost of a loop over the fields.
  */
 export function leafEventOf(row: Record<string, unknown>): LeafEvent {
   const time = apiMillis(row.timestamp);
@@ -146,5 +203,10 @@ export function leafEventOf(row: Record<string, unknown>): LeafEvent {
     justification: textOf('justification', row.justification),
     success: flagOf('success', row.success),
     details: textOf('details', row.details),
+    patient_id: laterTextOf('patient_id', row.patient_id),
+    purpose_of_use: laterTextOf('purpose_of_use', row.purpose_of_use),
+    recipient: laterTextOf('recipient', row.recipient),
+    disclosure: laterFlagOf('disclosure', row.disclosure),
+    accounting_exclusion: laterTextOf('accounting_exclusion', row.accounting_exclusion),
   };
 }

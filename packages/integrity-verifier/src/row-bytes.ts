@@ -1,23 +1,33 @@
 import { Buffer } from 'node:buffer';
-import { apiMillis, LEAF_ENCODING_VERSION, LEAF_FIELDS, writeMillis } from './leaf.js';
+import {
+  apiMillis,
+  LEAF_ENCODING_VERSION,
+  LEAF_ENCODING_VERSION_2,
+  LEAF_FIELDS,
+  LEAF_V2_FIELDS,
+  writeMillis,
+} from './leaf.js';
 import { LEAF_PREFIX, sha256 } from './merkle.js';
 import type { RowLeaf } from './row-leaf.js';
 
 // The leaf of an export row read straight from its UTF-8 bytes, for the rows as the API writes them: a JSON object
-// on one line, without whitespace, whose values are strings and flags. JSON.parse made 15 strings and an object of
-// each row that the leaf encoding then wrote back into bytes; here a string's bytes between its quotes are already
-// its UTF-8, unescaped as they are copied (docs/integrity.md "Offline verification"). Anything else (whitespace,
-// numbers, null, nesting, a field twice, a `\u` escape of half a character, a time not as the API writes it) is
-// left to JSON.parse and rowLeaf, which give the leaf or the problem.
+// on one line, without whitespace, whose values are strings and flags. JSON.parse made a string of each field and
+// an object of each row that the leaf encoding then wrote back into bytes; here a string's bytes between its
+// quotes are already its UTF-8, unescaped as they are copied (docs/integrity.md "Offline verification"). Anything
+// else (whitespace, numbers, null, nesting, a field twice, a `\u` escape of half a character, a time not as the API
+// writes it) is left to JSON.parse and rowLeaf, which give the leaf or the problem.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const CR = 0x0d;
-const KEYS = LEAF_FIELDS.map((f) => Buffer.from(f.name, 'latin1'));
-const TEXT = LEAF_FIELDS.map((f) => f.kind === 'text');
-const TIMESTAMP = LEAF_FIELDS.findIndex((f) => f.kind === 'millis');
-const EVENT_ID = LEAF_FIELDS.findIndex((f) => f.name === 'event_id');
-const ALL = (1 << LEAF_FIELDS.length) - 1;
+// The fields a row may have: LEAF_FIELDS, which it must, then LEAF_V2_FIELDS, which a row written before them has
+// not got.
+const FIELDS = [...LEAF_FIELDS, ...LEAF_V2_FIELDS];
+const KEYS = FIELDS.map((f) => Buffer.from(f.name, 'latin1'));
+const TEXT = FIELDS.map((f) => f.kind === 'text');
+const TIMESTAMP = FIELDS.findIndex((f) => f.kind === 'millis');
+const EVENT_ID = FIELDS.findIndex((f) => f.name === 'event_id');
+const REQUIRED = (1 << LEAF_FIELDS.length) - 1;
 // The order the API writes an event's fields in (docs/api.md): each key is first compared with the one expected.
 const API_ORDER = [
   'event_id',
@@ -35,7 +45,12 @@ const API_ORDER = [
   'justification',
   'success',
   'details',
-].map((name) => LEAF_FIELDS.findIndex((f) => f.name === name));
+  'patient_id',
+  'purpose_of_use',
+  'recipient',
+  'disclosure',
+  'accounting_exclusion',
+].map((name) => FIELDS.findIndex((f) => f.name === name));
 // What each escape's second character stands for; 0 for `u` (four hex digits follow) and for what JSON refuses.
 const UNESCAPED = new Uint8Array(128);
 for (const [c, b] of Object.entries({ '"': 0x22, '\\': 0x5c, '/': 0x2f, b: 8, f: 12, n: 10, r: 13, t: 9 }))
@@ -46,9 +61,9 @@ for (const [i, c] of [...'0123456789abcdef'].entries())
 
 // Each field's value as found in the row: its bytes from `starts` to `ends` (a string's between its quotes), and
 // its kind.
-const starts = new Int32Array(LEAF_FIELDS.length);
-const ends = new Int32Array(LEAF_FIELDS.length);
-const kinds = new Uint8Array(LEAF_FIELDS.length);
+const starts = new Int32Array(FIELDS.length);
+const ends = new Int32Array(FIELDS.length);
+const kinds = new Uint8Array(FIELDS.length);
 const [FALSE_FLAG, TRUE_FLAG, STRING, ESCAPED_STRING] = [0, 1, 2, 3];
 let scratch = Buffer.allocUnsafeSlow(4096);
 
@@ -106,26 +121,26 @@ const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
 
 /**
- * Finds each field's value in the row from `at` to `end` (starts, ends, kinds); false where the row is not one
- * this reader takes.
+ * Finds each field's value in the row from `at` to `end` (starts, ends, kinds); returns the fields found, a bit
+ * each, or -1 where the row is not one this reader takes.
  */
-function scan(b: Buffer, at: number, end: number): boolean {
-  if (b[at] !== 0x7b || b[end - 1] !== 0x7d) return false;
+function scan(b: Buffer, at: number, end: number): number {
+  if (b[at] !== 0x7b || b[end - 1] !== 0x7d) return -1;
   let seen = 0;
   let p = at + 1;
   for (let n = 0; ; n++) {
-    if (b[p] !== QUOTE) return false;
+    if (b[p] !== QUOTE) return -1;
     // The key the API writes n-th, compared in place; any other is read as a string, then looked up.
     let f = API_ORDER[n] ?? -1;
     if (f !== -1 && isKeyOf(b, p, end, f)) p += KEYS[f]!.length + 3;
     else {
       const keyEnd = stringEnd(b, p + 1, end);
-      if (keyEnd === -1 || escapes || b[keyEnd + 1] !== 0x3a) return false;
+      if (keyEnd === -1 || escapes || b[keyEnd + 1] !== 0x3a) return -1;
       f = fieldOf(b, p + 1, keyEnd);
       p = keyEnd + 2;
     }
     if (f !== -1) {
-      if ((seen & (1 << f)) !== 0) return false;
+      if ((seen & (1 << f)) !== 0) return -1;
       seen |= 1 << f;
     }
     let kind = STRING;
@@ -133,7 +148,7 @@ function scan(b: Buffer, at: number, end: number): boolean {
     if (b[p] === QUOTE) {
       p += 1;
       valueEnd = stringEnd(b, p, end);
-      if (valueEnd === -1) return false;
+      if (valueEnd === -1) return -1;
       if (escapes) kind = ESCAPED_STRING;
     } else if (isWord(b, p, end, TRUE)) {
       kind = TRUE_FLAG;
@@ -141,15 +156,15 @@ function scan(b: Buffer, at: number, end: number): boolean {
     } else if (isWord(b, p, end, FALSE)) {
       kind = FALSE_FLAG;
       valueEnd = p + 5;
-    } else return false;
+    } else return -1;
     if (f !== -1) {
       starts[f] = p;
       ends[f] = valueEnd;
       kinds[f] = kind;
     }
     p = kind >= STRING ? valueEnd + 1 : valueEnd;
-    if (b[p] === 0x7d) return p === end - 1 && seen === ALL;
-    if (b[p] !== 0x2c) return false;
+    if (b[p] === 0x7d) return p === end - 1 && (seen & REQUIRED) === REQUIRED ? seen : -1;
+    if (b[p] !== 0x2c) return -1;
     p += 1;
   }
 }
@@ -222,24 +237,45 @@ function text(b: Buffer, f: number, out: number): number {
   return out + 4 + written;
 }
 
+/** Gives each field of LEAF_V2_FIELDS the row has not got (not in `seen`) its default: empty text, or false. */
+function defaultAbsent(seen: number): void {
+  for (let f = LEAF_FIELDS.length; f < FIELDS.length; f++)
+    if ((seen & (1 << f)) === 0) {
+      starts[f] = ends[f] = 0;
+      kinds[f] = TEXT[f] ? STRING : FALSE_FLAG;
+    }
+}
+
+/** Whether a field of LEAF_V2_FIELDS is not at its default: text of any byte (an escape is one), or true. */
+function isVersion2Row(): boolean {
+  for (let f = LEAF_FIELDS.length; f < FIELDS.length; f++)
+    if (TEXT[f] ? ends[f]! > starts[f]! : kinds[f] === TRUE_FLAG) return true;
+  return false;
+}
+
 /**
  * The leaf of the row whose bytes are from `at` to `end` (a line of an export, with or without its carriage
  * return), which must be UTF-8; undefined for a row to read with JSON.parse and rowLeaf instead.
  */
 export function rowLeafOfBytes(b: Buffer, at: number, end: number): RowLeaf | undefined {
   if (end > at && b[end - 1] === CR) end -= 1;
-  if (!scan(b, at, end)) return undefined;
-  for (let f = 0; f < LEAF_FIELDS.length; f++)
+  const seen = scan(b, at, end);
+  if (seen === -1) return undefined;
+  defaultAbsent(seen);
+  for (let f = 0; f < FIELDS.length; f++)
     if (kinds[f]! >= STRING !== (f === TIMESTAMP || TEXT[f]!)) return undefined;
   if (kinds[TIMESTAMP] !== STRING || kinds[EVENT_ID] !== STRING) return undefined;
   const ts = apiMillis(b.toString('latin1', starts[TIMESTAMP], ends[TIMESTAMP]));
   if (ts === null) return undefined;
-  // An escape writes fewer bytes than it takes; the rest of the encoding is at most 4 bytes a field more.
+  // An escape writes fewer bytes than it takes; the rest of the encoding, a field the row has not got included, is
+  // at most 4 bytes a field more.
   if (scratch.length < end - at + 128) scratch = Buffer.allocUnsafeSlow(2 * (end - at + 128));
+  const version2 = isVersion2Row();
+  const fields = version2 ? FIELDS.length : LEAF_FIELDS.length;
   scratch[0] = LEAF_PREFIX;
-  scratch[1] = LEAF_ENCODING_VERSION;
+  scratch[1] = version2 ? LEAF_ENCODING_VERSION_2 : LEAF_ENCODING_VERSION;
   let out = 2;
-  for (let f = 0; f < LEAF_FIELDS.length && out !== -1; f++) {
+  for (let f = 0; f < fields && out !== -1; f++) {
     if (f === TIMESTAMP) out = writeMillis(scratch, ts, out);
     else if (TEXT[f]) out = text(b, f, out);
     else scratch[out++] = kinds[f]!;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { rowLeafOfBytes } from './row-bytes.js';
 import { rowLeaf } from './row-leaf.js';
 
-/** An event as the API writes it, in its order of fields. */
+/** An event as the API wrote it before the fields of version 2, in its order of fields. */
 const apiRow = (over: Record<string, unknown> = {}) => ({
   event_id: '599b93aa-9cde-4bbd-bed0-d8ebac59eb69',
   timestamp: '2026-11-01T00:08:19.999+00:00',
@@ -23,6 +23,14 @@ const apiRow = (over: Record<string, unknown> = {}) => ({
   details: '{"seq":4,"nested":{"ok":true,"text":"line\\n4"}}',
   ...over,
 });
+/** The fields of version 2 as the API writes them after `details`, some set. */
+const V2 = {
+  patient_id: 'p-1042',
+  purpose_of_use: 'TREAT',
+  recipient: '',
+  disclosure: false,
+  accounting_exclusion: '',
+};
 
 /** The row's leaf by both readers: JSON.parse and rowLeaf's, and the bytes' (undefined where it defers). */
 function both(line: string | Buffer) {
@@ -52,9 +60,17 @@ const text = fc.oneof(
 
 describe('the leaf of a row read from its bytes', () => {
   it('is the leaf JSON.parse and rowLeaf give, for rows of any text as the API writes them', () => {
+    const keys = Object.keys(apiRow(V2));
+    // Rows written before the fields of version 2 and since, each field of any text, the flag of any value.
+    const row = fc.record({
+      since: fc.boolean(),
+      over: fc.dictionary(fc.constantFrom(...keys), text),
+      disclosure: fc.option(fc.boolean(), { nil: undefined }),
+    });
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...Object.keys(apiRow())), text), (over) => {
-        const line = JSON.stringify(apiRow(over));
+      fc.property(row, ({ since, over, disclosure }) => {
+        const flag = disclosure === undefined ? {} : { disclosure };
+        const line = JSON.stringify(apiRow({ ...(since ? V2 : {}), ...over, ...flag }));
         const { slow, fast } = both(line);
         // Every row whose text is well formed is read from its bytes, escapes and all, but in its event id (the
         // API's are UUIDs): its text is kept, and JSON.parse makes it.
@@ -68,18 +84,45 @@ describe('the leaf of a row read from its bytes', () => {
   });
 
   it('takes fields in any order, other keys of strings and flags, and a carriage return at the end', () => {
-    const row = apiRow();
-    const reversed = Object.fromEntries(Object.entries(row).reverse());
-    for (const line of [
-      JSON.stringify(reversed),
-      JSON.stringify({ ...row, extra: 'x', more: true }),
-      JSON.stringify({ extra: false, ...row }),
-      `${JSON.stringify(row)}\r`,
-    ]) {
-      const { slow, fast } = both(line);
-      expect(fast).toEqual(slow);
-      expect(fast).toBeDefined();
+    for (const row of [apiRow(), apiRow(V2), apiRow({ ...V2, patient_id: '', disclosure: true })]) {
+      const reversed = Object.fromEntries(Object.entries(row).reverse());
+      for (const line of [
+        JSON.stringify(reversed),
+        JSON.stringify({ ...row, extra: 'x', more: true }),
+        JSON.stringify({ extra: false, ...row }),
+        `${JSON.stringify(row)}\r`,
+      ]) {
+        const { slow, fast } = both(line);
+        expect(fast).toEqual(slow);
+        expect(fast).toBeDefined();
+      }
     }
+  });
+
+  it('reads a row without the fields of version 2, or with them all at their defaults, as one leaf of version 1', () => {
+    const leaf = (row: object) => both(JSON.stringify(row)).fast;
+    const defaults = {
+      patient_id: '',
+      purpose_of_use: '',
+      recipient: '',
+      disclosure: false,
+      accounting_exclusion: '',
+    };
+    expect(leaf(apiRow(defaults))).toEqual(leaf(apiRow()));
+    expect(leaf(apiRow({ patient_id: '' }))).toEqual(leaf(apiRow()));
+    // Any one of them set is a leaf of version 2, an escape too, which stands for one byte at least.
+    const set = [
+      { patient_id: 'p' },
+      { recipient: '\u0000' },
+      { disclosure: true },
+      { accounting_exclusion: '"' },
+    ];
+    const hashes = [apiRow(), ...set.map((over) => apiRow({ ...defaults, ...over }))].map((row) => {
+      const { slow, fast } = both(JSON.stringify(row));
+      expect(fast).toEqual(slow);
+      return Buffer.from(fast!.hash).toString('hex');
+    });
+    expect(new Set(hashes).size).toBe(hashes.length);
   });
 
   it('leaves to JSON.parse what it does not take, whatever JSON.parse makes of it', () => {
@@ -98,6 +141,7 @@ describe('the leaf of a row read from its bytes', () => {
       line.replace('"action":"phi.read"', '"action":"phi.read","o":{}'),
       line.replace('"action":"phi.read",', ''),
       line.replace('"phi_involved":false', '"phi_involved":"false"'),
+      `${line.slice(0, -1)},"recipient":"a","recipient":""}`,
       line.replace('+00:00', 'Z'),
       line.replace('2026-11-01', '2026-02-30'),
       line.replace('2026-11-01', '2026-11-0\\u0031'),
@@ -114,6 +158,23 @@ describe('the leaf of a row read from its bytes', () => {
       `${line}\r\r`,
     ]) {
       expect(agrees(other), other).toBe(true);
+    }
+  });
+
+  it('leaves to JSON.parse a field of version 2 of the wrong kind, which the leaf refuses', () => {
+    const line = JSON.stringify(apiRow());
+    for (const [name, value] of [
+      ['disclosure', '"true"'],
+      ['disclosure', 'null'],
+      ['patient_id', 'null'],
+      ['patient_id', '1'],
+      ['recipient', '{}'],
+      ['accounting_exclusion', 'false'],
+      ['purpose_of_use', '"\\ud800"'],
+    ]) {
+      const { slow, fast } = both(`${line.slice(0, -1)},"${name}":${value}}`);
+      expect(fast).toBeUndefined();
+      expect(slow).toMatch(new RegExp(`^${name}: not `));
     }
   });
 
@@ -136,11 +197,12 @@ describe('the leaf of a row read from its bytes', () => {
       '0',
       'é',
     ];
-    const base = JSON.stringify(apiRow());
+    const bases = [JSON.stringify(apiRow()), JSON.stringify(apiRow({ ...V2, disclosure: true }))];
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.nat(base.length), fc.nat(3), fc.constantFrom(...pieces)), { maxLength: 4 }),
-        (edits) => {
+        fc.constantFrom(...bases),
+        fc.array(fc.tuple(fc.nat(bases[1]!.length), fc.nat(3), fc.constantFrom(...pieces)), { maxLength: 4 }),
+        (base, edits) => {
           let line = base;
           for (const [at, cut, piece] of edits) line = line.slice(0, at) + piece + line.slice(at + cut);
           const bytes = Buffer.from(line);

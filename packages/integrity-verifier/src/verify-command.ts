@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { type VerifierKey } from './checkpoint.js';
-import { csvHeaderProblem, csvRecords, isCsvHeader, rowOfCsv } from './csv-rows.js';
+import { csvHeaderProblem, csvRecords, isCsvHeader, leafColumnsOf, rowOfCsv } from './csv-rows.js';
 import { isCheckpointPage, isWindowProof, verifierKeysOfText } from './input-shapes.js';
 import { eachLine, fileBlocks, lineBlocks } from './line-reader.js';
 import { hashBlock } from './row-hasher.js';
@@ -295,18 +295,20 @@ function csvRows(path: string, gzip: boolean): ExportRows {
   return {
     read: async (check) => {
       let header: readonly string[] | undefined;
+      let columns: readonly string[] = [];
       let n = 0;
       for await (const record of records()) {
         if (header === undefined) {
           const problem = csvHeaderProblem(record);
           if (problem) throw new InputError(`${path}: ${problem}`);
           header = record;
+          columns = leafColumnsOf(header);
           continue;
         }
         n += 1;
         if (record.length !== header.length)
           check.unreadable(n, `a record of ${record.length} fields under a header of ${header.length}`);
-        else check.row(rowOfCsv(record), n);
+        else check.row(rowOfCsv(record, columns), n);
       }
       return false;
     },

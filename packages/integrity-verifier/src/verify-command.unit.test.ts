@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CSV_HEADER, csvRecord } from '../../../services/exporter/src/domain/csv-format.js';
 import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/integrity/checkpoint-signer.js';
 import { coverRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
+import { CSV_COLUMNS, CSV_V2_COLUMNS } from './csv-rows.js';
 import { leafEventOf, leafHashOf } from './leaf.js';
 import { rootOf } from './merkle.js';
 import { verifyCommand } from './verify-command.js';
@@ -14,7 +15,8 @@ import { verifyCommand } from './verify-command.js';
 const dir = mkdtempSync(join(tmpdir(), 'verify-command-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Three events, all in the window and in the one checkpoint; the files as the API gives them.
+// Three events, all in the window and in the one checkpoint; the files as the API gives them. Their fields of
+// version 2 are at their defaults: leaves of version 1, as they were before those fields.
 const key = { name: 'audit.example.test-1', privateKey: generateKeyPairSync('ed25519').privateKey };
 const T0 = Date.UTC(2026, 10, 1);
 const rows = [0, 1, 2].map((i) => ({
@@ -33,10 +35,13 @@ const rows = [0, 1, 2].map((i) => ({
   justification: '',
   success: true,
   details: '{}',
+  patient_id: '',
+  purpose_of_use: '',
+  recipient: '',
+  disclosure: false,
+  accounting_exclusion: '',
 }));
-const hashes = rows.map((r) => leafHashOf(leafEventOf(r)));
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-const note = signCheckpoint({ origin: 'o/tenants/acme', size: 3, root: rootOf(hashes), time: T0 }, key);
 const file = (name: string, content: unknown) => {
   const path = join(dir, name);
   const bytes =
@@ -45,23 +50,36 @@ const file = (name: string, content: unknown) => {
   return path;
 };
 const keys = file('keys.json', { keys: [{ verifier_key: verifierKeyOf(key) }] });
-const checkpoints = file('checkpoints.json', { checkpoints: [{ tree_size: 3, note, previous: null }] });
-const proofOfLeaves = (indices: number[]) =>
-  file(`window-${indices.join('-')}.json`, {
-    tree_size: 3,
-    since: new Date(T0).toISOString(),
-    until: new Date(T0 + 3).toISOString(),
-    leaves: indices.map((i) => ({
-      event_id: rows[i]!.event_id,
-      leaf_index: i,
-      timestamp: rows[i]!.timestamp,
-      leaf_hash: b64(hashes[i]!),
-    })),
-    hashes: proofOf(coverRanges(indices, 3), (s) =>
-      rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level)),
-    ).map(b64),
-    later: [],
+
+/** The checkpoint of a tree of the events (in `prefix`checkpoints.json), and its window proofs of some of them. */
+function trailFiles(events: typeof rows, prefix = '') {
+  const hashes = events.map((r) => leafHashOf(leafEventOf(r)));
+  const size = events.length;
+  const note = signCheckpoint({ origin: 'o/tenants/acme', size, root: rootOf(hashes), time: T0 }, key);
+  const checkpoints = file(`${prefix}checkpoints.json`, {
+    checkpoints: [{ tree_size: size, note, previous: null }],
   });
+  const proofOfLeaves = (indices: number[]) =>
+    file(`${prefix}window-${indices.join('-')}.json`, {
+      tree_size: size,
+      since: new Date(T0).toISOString(),
+      until: new Date(T0 + size).toISOString(),
+      leaves: indices.map((i) => ({
+        event_id: events[i]!.event_id,
+        leaf_index: i,
+        timestamp: events[i]!.timestamp,
+        leaf_hash: b64(hashes[i]!),
+      })),
+      hashes: proofOf(coverRanges(indices, size), (s) =>
+        rootOf(hashes.slice(s.index * 2 ** s.level, (s.index + 1) * 2 ** s.level)),
+      ).map(b64),
+      later: [],
+    });
+  return { checkpoints, proofOfLeaves };
+}
+const { checkpoints, proofOfLeaves } = trailFiles(rows);
+// How many columns the exporter's header has.
+const headerColumns = CSV_HEADER.trimEnd().split(',').length;
 
 async function command(...argv: string[]) {
   let out = '';
@@ -175,8 +193,8 @@ describe('audit-trail-integrity', () => {
     expect(result.out).toContain('5 rows against 3 leaves');
     expect(result.out).toContain(`altered: event ${rows[0]!.event_id} (leaf 0)\n`);
     expect(result.out).toContain('row 2: phi_involved: missing or not a boolean\n');
-    expect(result.out).toContain('row 3: a record of 4 fields under a header of 15\n');
-    expect(result.out).toContain('row 5: a record of 1 fields under a header of 15\n');
+    expect(result.out).toContain(`row 3: a record of 4 fields under a header of ${headerColumns}\n`);
+    expect(result.out).toContain(`row 5: a record of 1 fields under a header of ${headerColumns}\n`);
     expect(result.out).toContain(`missing: event ${rows[1]!.event_id} (leaf 1)\n`);
     expect(result.out).toContain('NOT VERIFIED: 5 findings\n');
   });
@@ -203,6 +221,67 @@ describe('audit-trail-integrity', () => {
     const bad = await command(...base, '--proof', proof, '--export', file('bad.csv', notUtf8));
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('bad.csv');
+  });
+
+  it('reads files written before the fields of version 2 and since, and finds those fields changed', async () => {
+    // A trail whose second and third events have fields of version 2 set: leaves of version 2.
+    const events = [
+      rows[0]!,
+      { ...rows[1]!, patient_id: 'p-1042', purpose_of_use: 'TREAT' },
+      { ...rows[2]!, recipient: 'Acme "Insurance", Inc.', disclosure: true },
+    ];
+    const trail = trailFiles(events, 'v2-');
+    const check = async (name: string, content: string) =>
+      command(
+        '--keys',
+        keys,
+        '--checkpoints',
+        trail.checkpoints,
+        '--proof',
+        trail.proofOfLeaves([0, 1, 2]),
+        '--export',
+        file(name, content),
+      );
+    // RFC 4180 as the exporter writes it: a field with a comma, a quote or a line end quoted.
+    const field = (v: unknown) =>
+      /[",\r\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v);
+    const csv = (columns: readonly string[], list: readonly Record<string, unknown>[]) =>
+      [columns, ...list.map((e) => columns.map((c) => field(e[c])))]
+        .map((r) => `${r.join(',')}\r\n`)
+        .join('');
+    const ndjson = (list: readonly object[]) => list.map((e) => `${JSON.stringify(e)}\n`).join('');
+    const allColumns = [...CSV_COLUMNS, ...CSV_V2_COLUMNS];
+    // The API's rows, and the files since: every event verifies.
+    expect((await check('v2.ndjson', ndjson(events))).code).toBe(0);
+    expect((await check('v2.json', JSON.stringify({ events, truncated: false }))).code).toBe(0);
+    expect((await check('v2.csv', csv(allColumns, events))).code).toBe(0);
+    expect((await check('v2-later.csv', csv([...allColumns, 'later'], events))).code).toBe(0);
+    // Files of before, without the fields of version 2: the events that had none set verify, the others do not.
+    const before = events.map((e) => Object.fromEntries(CSV_COLUMNS.map((c) => [c, e[c as keyof typeof e]])));
+    for (const result of [
+      await check('old.ndjson', ndjson(before)),
+      await check('old.csv', csv(CSV_COLUMNS, before)),
+      await check('old-later.csv', csv([...CSV_COLUMNS, 'later'], before)),
+    ]) {
+      expect(result.code).toBe(1);
+      expect(result.out).toContain(`altered: event ${events[1]!.event_id} (leaf 1)\n`);
+      expect(result.out).toContain(`altered: event ${events[2]!.event_id} (leaf 2)\n`);
+      expect(result.out).toContain('NOT VERIFIED: 2 findings\n');
+    }
+    // A field of version 2 changed, also to its default, and a flag that is not one.
+    const changed = [
+      { ...events[0]!, recipient: 'x' },
+      { ...events[1]!, patient_id: '' },
+      { ...events[2]!, disclosure: 'yes' },
+    ];
+    const found = await check('changed.csv', csv(allColumns, changed));
+    expect(found.out).toContain(`altered: event ${events[0]!.event_id} (leaf 0)\n`);
+    expect(found.out).toContain(`altered: event ${events[1]!.event_id} (leaf 1)\n`);
+    expect(found.out).toContain('row 3: disclosure: not a boolean\n');
+    // A header with some of the fields of version 2 is no export's.
+    const some = await check('some.csv', csv([...CSV_COLUMNS, 'patient_id'], events));
+    expect(some.code).toBe(2);
+    expect(some.err).toContain('its header has some of patient_id,');
   });
 
   it("reads a JSON export's envelope, its truncation included, and names each finding with exit status 1", async () => {

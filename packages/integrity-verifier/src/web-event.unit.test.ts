@@ -5,7 +5,7 @@ import { signCheckpoint, verifierKeyOf } from '../../../services/shared/src/inte
 import { inclusionRanges, proofOf } from '../../../services/shared/src/integrity/proof-ranges.js';
 import { b64, hashes, key, keys, note, ORIGIN, rows, T0 } from '../../../test/support/trail-fixture.js';
 import * as node from './index.js';
-import { LEAF_FIELDS, verifyEvent, type EventCheck, type InclusionProof } from './web.js';
+import { LEAF_FIELDS, LEAF_V2_FIELDS, verifyEvent, type EventCheck, type InclusionProof } from './web.js';
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('Z', '+00:00');
 const subtree = (s: { level: number; index: number }) =>
@@ -48,6 +48,8 @@ function flipSignatureBit(text: string, bit: number): string {
 }
 
 const reason = (check: EventCheck) => (check.ok ? 'ok' : check.reason);
+// Every field of the leaf, version 2's included: a change of any one of them is caught.
+const FIELDS = [...LEAF_FIELDS, ...LEAF_V2_FIELDS];
 
 describe('verifyEvent', () => {
   it('verifies every event of a checkpoint with the answers of the API, and says so', async () => {
@@ -80,12 +82,12 @@ describe('verifyEvent', () => {
     expect(await verifyEvent({ event: rows[5]!, proof, keys: rotated })).toMatchObject({ ok: true });
   });
 
-  it('finds every field of the event changed, and its time moved', async () => {
-    for (const { name, kind } of LEAF_FIELDS) {
+  it('finds every field of the event changed, one of version 2 added, and its time moved', async () => {
+    for (const { name, kind } of FIELDS) {
       if (name === 'event_id') continue;
-      const value = rows[6]![name];
+      const value = (rows[6] as Record<string, unknown>)[name];
       const changed =
-        kind === 'flag' ? !value : kind === 'millis' ? iso(T0 + 6 * 1000 + 1) : `${value as string}x`;
+        kind === 'flag' ? !value : kind === 'millis' ? iso(T0 + 6 * 1000 + 1) : `${(value as string) ?? ''}x`;
       const check = await verifyEvent({
         event: { ...rows[6]!, [name]: changed },
         proof: proofAnswer(6),
@@ -201,7 +203,7 @@ describe('verifyEvent', () => {
   it("gives the Node entry's verdict on random events, proofs and checkpoints, whole or with one thing changed", async () => {
     const change = fc.oneof(
       fc.constant({ kind: 'none' as const }),
-      fc.record({ kind: fc.constant('field' as const), field: fc.nat(LEAF_FIELDS.length - 1) }),
+      fc.record({ kind: fc.constant('field' as const), field: fc.nat(FIELDS.length - 1) }),
       fc.record({ kind: fc.constant('hash' as const), at: fc.nat(), bit: fc.nat(255) }),
       fc.record({ kind: fc.constant('signature' as const), bit: fc.nat(511) }),
       fc.record({ kind: fc.constant('signer' as const) }),
@@ -212,7 +214,7 @@ describe('verifyEvent', () => {
         const proof: InclusionProof = proofAnswer(i, size);
         let event: Record<string, unknown> = rows[i]!;
         if (spoil.kind === 'field') {
-          const { name, kind } = LEAF_FIELDS[spoil.field]!;
+          const { name, kind } = FIELDS[spoil.field]!;
           event = {
             ...event,
             [name]: kind === 'flag' ? !event[name] : kind === 'millis' ? iso(T0 - 1) : 'x',

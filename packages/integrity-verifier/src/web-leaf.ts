@@ -1,6 +1,17 @@
 // The leaf encoding (docs/integrity.md "Leaves") with the Web's UTF-8 encoder, for the web entry: leaf.ts writes it
 // into Node Buffers, faster for the millions of events a trail has, but not in a browser.
-import { LEAF_ENCODING_VERSION, LEAF_FIELDS, wellFormed, writeMillis, type LeafEvent } from './leaf-event.js';
+import {
+  defaultOf,
+  isVersion2,
+  LEAF_ENCODING_VERSION,
+  LEAF_ENCODING_VERSION_2,
+  LEAF_FIELDS,
+  LEAF_V2_FIELDS,
+  orDefault,
+  wellFormed,
+  writeMillis,
+  type LeafEvent,
+} from './leaf-event.js';
 import { hashLeaf } from './web-crypto.js';
 
 const utf8 = new TextEncoder();
@@ -29,12 +40,17 @@ function fieldBytes(name: string, kind: 'text' | 'millis' | 'flag', value: unkno
 
 /**
  * The canonical bytes of an event (docs/integrity.md "Leaves"), as leaf.ts's encodeLeaf gives them: the version
- * byte, then each field in `LEAF_FIELDS` order. Throws a TypeError for a value of the wrong kind.
+ * byte, then each field in `LEAF_FIELDS` order, and for version 2 each of `LEAF_V2_FIELDS` after them, at its
+ * default where the event does not have it. Throws a TypeError for a value of the wrong kind.
  */
 export function encodeLeaf(event: LeafEvent): Uint8Array {
+  const version2 = isVersion2(event);
   const fields = LEAF_FIELDS.map(({ name, kind }) => fieldBytes(name, kind, event[name]));
+  if (version2)
+    for (const { name, kind } of LEAF_V2_FIELDS)
+      fields.push(fieldBytes(name, kind, orDefault(event[name], defaultOf(kind))));
   const out = new Uint8Array(1 + fields.reduce((n, f) => n + f.length, 0));
-  out[0] = LEAF_ENCODING_VERSION;
+  out[0] = version2 ? LEAF_ENCODING_VERSION_2 : LEAF_ENCODING_VERSION;
   let at = 1;
   for (const field of fields) {
     out.set(field, at);

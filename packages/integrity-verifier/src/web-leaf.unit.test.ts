@@ -28,6 +28,9 @@ const BYTES =
   '61636d65000000087068692e7265616400000006757365722d3100000009636c696e696369616e00000005636c61696d0000000563' +
   '6c6d5f310000000d5b22646f62222c2273736e225d010000000b3230332e302e3131332e370000000a706f7274616c2f342e3200' +
   '00000974726561746d656e74010000001f7b22726561736f6e223a22726576696577222c226e6f7465223a22c3a9227d';
+// And its vector of version 2 (patient_id "p-1042", purpose_of_use "TREAT"), whose bytes it builds by hand.
+const EVENT_V2: LeafEvent = { ...EVENT, patient_id: 'p-1042', purpose_of_use: 'TREAT' };
+const BYTES_V2 = `02${BYTES.slice(2)}00000006702d31303432000000055452454154000000000000000000`;
 
 /** What the Node entry says of an event: its bytes and leaf hash, or the TypeError it throws. */
 function nodeLeaf(e: LeafEvent): { bytes: string; hash: string } | string {
@@ -55,6 +58,9 @@ const text = fc.oneof(
     weight: 1,
   },
 );
+// A field of version 2: often left out or at its default (an event of version 1), else any value.
+const later = <T>(value: fc.Arbitrary<T>, fallback: T) =>
+  fc.oneof(fc.constant(undefined), fc.constant(fallback), value);
 const event: fc.Arbitrary<LeafEvent> = fc.record({
   event_id: text,
   timestamp: fc.oneof(fc.maxSafeInteger(), fc.integer()),
@@ -71,6 +77,11 @@ const event: fc.Arbitrary<LeafEvent> = fc.record({
   justification: text,
   success: fc.boolean(),
   details: text,
+  patient_id: later(text, ''),
+  purpose_of_use: later(text, ''),
+  recipient: later(text, ''),
+  disclosure: later(fc.boolean(), false),
+  accounting_exclusion: later(text, ''),
 });
 
 describe("the web entry's leaf encoding", () => {
@@ -78,6 +89,10 @@ describe("the web entry's leaf encoding", () => {
     expect(hex(encodeLeaf(EVENT))).toBe(BYTES);
     expect(hex(await leafHashOf(EVENT))).toBe(
       'a4ef72332a0cde1be18e7936ad6543f49e5eb5c04e01a6d12ad5ebe1090ad410',
+    );
+    expect(hex(encodeLeaf(EVENT_V2))).toBe(BYTES_V2);
+    expect(hex(await leafHashOf(EVENT_V2))).toBe(
+      'ca422c4ca01a9cce6eee0acc48245a79356ddaed2dfb305d89c5cafb737ff6f5',
     );
   });
 
@@ -96,6 +111,10 @@ describe("the web entry's leaf encoding", () => {
       { ...EVENT, timestamp: 2 ** 53 },
       { ...EVENT, success: 'yes' as unknown as boolean },
       { ...EVENT, user_id: 7 as unknown as string, success: 'yes' as unknown as boolean },
+      { ...EVENT, disclosure: 'no' as unknown as boolean },
+      { ...EVENT, patient_id: null as unknown as string },
+      { ...EVENT, recipient: 'a\uD800', accounting_exclusion: 1 as unknown as string },
+      { ...EVENT, success: 'yes' as unknown as boolean, recipient: 7 as unknown as string },
     ]) {
       expect(await webLeaf(wrong)).toEqual(nodeLeaf(wrong));
       expect(await webLeaf(wrong)).toMatch(/^\w+: not /);
@@ -104,6 +123,7 @@ describe("the web entry's leaf encoding", () => {
 
   it('hashes an event as the API returns it', async () => {
     const row = { ...EVENT, timestamp: '2026-11-18T11:06:40.123+00:00' };
-    expect(hex(await leafHashOf(leafEventOf(row)))).toBe(hex(node.leafHashOf(node.leafEventOf(row))));
+    for (const r of [row, { ...row, recipient: 'r', disclosure: true }])
+      expect(hex(await leafHashOf(leafEventOf(r)))).toBe(hex(node.leafHashOf(node.leafEventOf(r))));
   });
 });

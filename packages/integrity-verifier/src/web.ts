@@ -6,7 +6,15 @@ export { encodeLeaf, leafHashOf } from './web-leaf.js';
 export { hashChildren, hashLeaf } from './web-crypto.js';
 export { rootOfInclusionProof, verifyInclusion } from './web-merkle.js';
 export { keyHashOf, parseVerifierKey, verifyCheckpoint, verifyNoteSignature } from './web-checkpoint.js';
-export { apiMillis, LEAF_ENCODING_VERSION, LEAF_FIELDS, leafEventOf, type LeafEvent } from './leaf-event.js';
+export {
+  apiMillis,
+  LEAF_ENCODING_VERSION,
+  LEAF_ENCODING_VERSION_2,
+  LEAF_FIELDS,
+  LEAF_V2_FIELDS,
+  leafEventOf,
+  type LeafEvent,
+} from './leaf-event.js';
 export {
   checkpointText,
   parseCheckpoint,

@@ -22,6 +22,7 @@ import { integrityRoutes, type IntegrityRoutesOptions } from './routes/integrity
 import { integrityWindowRoute } from './routes/integrity-window.route.js';
 import { describedRoutes } from './routes/api-route.js';
 import { openApiRoute } from './routes/openapi.route.js';
+import { patientAccessRoutes, type PatientAccessOptions } from './routes/patient-access.route.js';
 import { webhookAttemptsRoute } from './routes/webhook-attempts.route.js';
 import { webhookReplayRoute, type WebhookReplayOptions } from './routes/webhook-replay.route.js';
 import { webhookTestRoute, type WebhookTestOptions } from './routes/webhook-test.route.js';
@@ -47,6 +48,7 @@ export interface GatewayAppOptions
     Pick<DisplayTemplateRoutesOptions, 'displayTemplates'>,
     Pick<ExportDownloadOptions, 'exportFiles' | 'downloads' | 'minRate'>,
     Pick<ExportOptions, 'exportConcurrency'>,
+    Pick<PatientAccessOptions, 'reportEvents' | 'tenantName'>,
     ServiceAppOptions {
   logger: Logger;
   /** The HTTP and public API metrics go here; they are served on a listener of their own (gateway.service.ts). */
@@ -91,6 +93,7 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         webhookReplayRoute(api, opts);
         viewerTokenRoutes(api, opts);
         displayTemplateRoutes(api, opts);
+        patientAccessRoutes(api, opts);
       });
     },
     { prefix: API_PREFIX },

@@ -5,6 +5,8 @@ import { integrityStore } from '@audit/shared/integrity';
 import { checkClickHouseSchema, checkPostgresSchema } from '@audit/shared/migrations';
 import { clickhouseReady } from '@audit/shared/platform';
 import { filterIndexState, liveTables, projectionStateStore } from '@audit/shared/projection';
+import { readReportEvents } from '@audit/shared/reports';
+import { tenantProfilesRepository } from '@audit/shared/tenants';
 import { allowList, cachedResolve, resolveWithin, secretBox, webhookClient } from '@audit/shared/webhooks';
 import { eventsReader } from './adapters/events.reader.js';
 import { exportJobRequests } from './adapters/export-job-requests.js';
@@ -72,6 +74,8 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
   host.onStop(() => testSender.close());
   // Its own listener: the public port must not expose internal metrics (see config.ts).
   await host.serveInternal(config.metrics);
+  // The live generation's tables, asked once a second at most, for the list and the reports alike.
+  const live = liveTables(projectionStateStore(clickhouse), filterIndexState(clickhouse));
   const app = await buildApp({
     logger,
     metrics: host.metrics,
@@ -87,10 +91,9 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     // A throttled address may still use a key that exists: looked up as any key (one query per prefix per TTL at
     // most, so revocation still applies within 5 s), but only for a prefix known without asking Postgres.
     knownKey: async (prefix) => (keys.seen(prefix) || directory.exists(prefix) ? keys.find(prefix) : null),
-    events: eventsReader(
-      clickhouse,
-      liveTables(projectionStateStore(clickhouse), filterIndexState(clickhouse)),
-    ),
+    events: eventsReader(clickhouse, live),
+    reportEvents: async (tenantId, filters) => readReportEvents(clickhouse, await live(), tenantId, filters),
+    tenantName: (tenantId) => tenantProfilesRepository.displayName(pool, tenantId),
     cursorSecret: config.cursorSecret,
     // Bounded like ingest: during a Kafka outage an export fails with 503 quickly instead of queueing.
     auditLog: auditLog({ maxQueuedBytes: 16 * 1024 * 1024, maxWaitMs: config.auditTimeoutMs }),

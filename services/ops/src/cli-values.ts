@@ -29,6 +29,12 @@ export const OPTIONS = {
   'if-none': { type: 'boolean', default: false },
   partitions: { type: 'string' },
   keys: { type: 'string' },
+  patient: { type: 'string' },
+  mode: { type: 'string' },
+  sort: { type: 'string' },
+  order: { type: 'string' },
+  format: { type: 'string' },
+  out: { type: 'string' },
 } as const;
 
 export type CliValues = ReturnType<
@@ -43,6 +49,8 @@ export interface CliContext {
   config: OpsConfig;
   logger: Logger;
   print: Print;
+  /** Text on stdout that is the command's output whatever --json says (a report); a line break follows it. */
+  output: (text: string) => void;
   /** Progress on stderr, a line at most once a second: never part of the output. */
   progress: (done: number, total: number) => void;
   /** A line on stderr for the operator: never part of the output. */

@@ -10,7 +10,9 @@ import { keysCli } from './commands/keys.cli.js';
 import { lagCommand } from './commands/lag.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { replayCli } from './commands/replay.cli.js';
+import { reportsCli } from './commands/reports.cli.js';
 import { statusCommand } from './commands/status.command.js';
+import { tenantsCli } from './commands/tenants.cli.js';
 import { topicsCli } from './commands/topics.cli.js';
 import { loadConfig } from './config.js';
 import { KAFKA_READ_DEADLINE_MS, withKafka } from './contexts.js';
@@ -62,7 +64,14 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
     // Results are the command's output; only problems are logged (to stderr).
     const logger = createLogger('ops', config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
     const print: Print = (json, human) => io.out(values.json ? JSON.stringify(json) : human);
-    const cli: CliContext = { config, logger, print, progress: progressTo(io), note: (text) => io.err(text) };
+    const cli: CliContext = {
+      config,
+      logger,
+      print,
+      output: (text) => io.out(text),
+      progress: progressTo(io),
+      note: (text) => io.err(text),
+    };
     switch (command as Exclude<HelpTopic, 'main'>) {
       case 'migrate': {
         const r = await migrateCommand(config, logger);
@@ -112,6 +121,12 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         return 0;
       case 'topics':
         await topicsCli(sub, values, cli);
+        return 0;
+      case 'tenants':
+        await tenantsCli(sub, values, cli);
+        return 0;
+      case 'reports':
+        await reportsCli(sub, values, cli);
         return 0;
       case 'lag': {
         const report = await withKafka(config, logger, ({ kafka, topics }) =>

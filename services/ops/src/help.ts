@@ -20,6 +20,9 @@ Commands:
   integrity verify --tenant T
                            a tenant's stored events against its tree, and its checkpoints against both
   topics list|grow         the audit topic's generations; grow it to more partitions (ops topics --help)
+  tenants show|set-name    the name a tenant's reports are headed with (ops tenants --help)
+  reports patient-access --tenant T --patient P
+                           who saw a patient's records: the API's report, for staff (ops reports --help)
   help                     this text
 
 ${COMMON}
@@ -84,9 +87,9 @@ Reports the generation, records replayed and durations. --abort gives up a repla
 
 replay webhooks:
 re-drives the tenant's events ingested in [--since, --until) (RFC 3339 times; --until defaults to now) that match
-the endpoint's filter, to that endpoint, through the normal delivery path: same event ids and payload bytes,
-signed at attempt time, retried on the normal schedule, attempts recorded as replays. The events are read from
-the audit topic. The endpoint must be the tenant's and active.
+the endpoint's filters (actions and patients), to that endpoint, through the normal delivery path: same event ids
+and payload bytes, signed at attempt time, retried on the normal schedule, attempts recorded as replays. The
+events are read from the audit topic. The endpoint must be the tenant's and active.
 `,
   exports: `Usage: ops exports <list|show|cancel> [options] [--json]
 
@@ -137,6 +140,37 @@ every tenant with a tree. Checkpoints: docs/integrity.md.
 
 A growth takes seconds on one broker and about 1.5 x replica.lag.time.max.ms more with replicas. Run it again
 after it stopped midway: it finishes the growth it began. See docs/topic-growth.md.
+`,
+  tenants: `Usage: ops tenants show --tenant T [--json]
+       ops tenants set-name --tenant T --name N [--json]
+
+  tenants show --tenant T  the tenant's name, or that it has none (its reports are then headed with its id)
+  tenants set-name --tenant T --name N
+                           names the tenant: 1 to 200 characters on one line, no space at either end. Writes
+                           admin.tenant.update (the name and the one it replaced) into the tenant's trail; the name
+                           changes only once Kafka has that event
+
+The name heads the tenant's patient access reports, which go to patients (docs/reports.md "Tenant names").
+`,
+  reports: `Usage: ops reports patient-access --tenant T --patient P [options] [--json]
+
+  --since TIME, --until TIME
+                           the window, RFC 3339 (until exclusive; defaults: now, and six years before until)
+  --mode access|accounting every event naming the patient (default), or only the disclosures the patient is owed
+  --sort COLUMN            timestamp (default), user_id, user_role, action, resource_type, resource_id,
+                           purpose_of_use, justification, disclosure, recipient, success, accounting_status,
+                           exclusion or event_id; ties in time order, then by event id
+  --order asc|desc         default desc
+  --format json|csv|pdf|fhir
+                           default json: the whole report (heading, counts, rows); csv: the rows; pdf: the letter
+                           to send the patient; fhir: an R4 Bundle of AuditEvents
+  --out FILE               writes the report to FILE (a new file, readable by its owner only) and prints a
+                           summary: path, rows, bytes, report id. Without it json, csv and fhir go to stdout;
+                           pdf needs it
+
+The report is the API's (GET /audit/reports/patient-access, docs/reports.md), made for staff answering a
+patient's request. Each read writes audit.report.patient_access into the tenant's trail, naming the patient and
+the operator, before the report is given: when Kafka cannot take it, the command fails and nothing is written.
 `,
 } as const;
 

@@ -32,7 +32,7 @@ def csv_rows(path):
         yield {"columns": [[name, "string", False] for name in header]}
         for values in reader:
             row = dict(zip(header, values, strict=True))
-            for flag in ("phi_involved", "success"):
+            for flag in ("phi_involved", "success", "disclosure"):
                 assert row[flag] in ("true", "false"), row[flag]
                 row[flag] = row[flag] == "true"
             yield row

@@ -11,6 +11,7 @@ const endpoint: ActiveEndpoint = {
   tenantId: 'tenant-a',
   url: 'https://siem.example/hook',
   filter: [],
+  patients: [],
   secret: 'whsec_test',
   previous: null,
   version: 1,

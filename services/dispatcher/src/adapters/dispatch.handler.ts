@@ -1,7 +1,7 @@
 import { decodeAuditRecord, type AuditEventRecord, type Codec } from '@audit/shared/contract';
 import { type Logger } from '@audit/shared/platform';
 import { deliveryPayload } from '@audit/shared/webhooks';
-import type { ActiveEndpoint } from '../domain/endpoint-index.js';
+import type { ActiveEndpoint, MatchedEvent } from '../domain/endpoint-index.js';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 
@@ -9,7 +9,7 @@ import type { MessageContext } from './tracked-consumer.js';
 const CHANGE_WAIT_MS = 10_000;
 // The endpoint changes after which a tenant's later events must see the endpoint as changed (docs/webhooks.md
 // "Delivery"): its creation, a new secret (which deliveries from then on are signed with), and an update (its
-// URL, filter and rate from then on).
+// URL, filters and rate from then on).
 const ORDERED_CHANGES = new Set([
   'admin.webhook.create',
   'admin.webhook.rotate_secret',
@@ -28,7 +28,8 @@ export function changedVersion(details: string): number {
 
 export interface DispatchDeps extends StartDeliveryDeps {
   codec: Codec<AuditEventRecord>;
-  matching: (tenantId: string, action: string, writtenAt: number) => ActiveEndpoint[];
+  /** The active endpoints the event goes to: its tenant's, whose filters match it. */
+  matching: (event: MatchedEvent) => ActiveEndpoint[];
   /** Resolves once the endpoint is known at that version (or after the wait, if it never is). */
   changed: (endpointId: string, version: number, timeoutMs: number) => Promise<void>;
   clock: () => number;
@@ -53,7 +54,7 @@ export function dispatchHandler(deps: DispatchDeps) {
     if (ORDERED_CHANGES.has(event.action) && event.resource_type === 'webhook_endpoint') {
       await deps.changed(event.resource_id, changedVersion(event.details), CHANGE_WAIT_MS);
     }
-    const matches = deps.matching(event.tenant_id, event.action, event.ingested_at);
+    const matches = deps.matching(event);
     const finish = begin(matches.length);
     if (matches.length === 0) return true;
     const body = deliveryPayload(event);

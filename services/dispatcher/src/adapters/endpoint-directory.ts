@@ -7,7 +7,7 @@ import {
   webhooksRepository,
   type SecretBox,
 } from '@audit/shared/webhooks';
-import { EndpointIndex, type ActiveEndpoint } from '../domain/endpoint-index.js';
+import { EndpointIndex, type ActiveEndpoint, type MatchedEvent } from '../domain/endpoint-index.js';
 
 export interface EndpointDirectoryOptions {
   pool: pg.Pool;
@@ -42,6 +42,7 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
           tenantId: row.tenant_id,
           url: row.url,
           filter: row.event_filter,
+          patients: row.patient_filter,
           secret: signingKey(opts.box.open(row.secret_sealed, binding)),
           previous:
             row.previous_secret_sealed && expiresAt !== undefined && expiresAt > Date.now()
@@ -162,8 +163,7 @@ export function endpointDirectory(opts: EndpointDirectoryOptions) {
       );
     },
     get: (id: string) => index.get(id),
-    matching: (tenantId: string, action: string, writtenAt: number) =>
-      index.matching(tenantId, action, writtenAt, (id) => followed.has(id)),
+    matching: (event: MatchedEvent) => index.matching(event, (id) => followed.has(id)),
     changed,
     /** The dispatcher's own change (an auto-disable) applies here at once, like an announced one. */
     forget,

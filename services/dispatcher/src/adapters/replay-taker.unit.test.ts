@@ -11,7 +11,14 @@ const INGESTED = Date.UTC(2026, 10, 21, 10, 0, 1);
 // Ten seconds pass at every look: the pace never holds a part back.
 let now = 0;
 const clock = () => (now += 10_000);
-const target = { endpointId: 'wh_1', tenantId: 'tenant-a', filter: ['phi.'], since: 0, until: INGESTED + 1 };
+const target = {
+  endpointId: 'wh_1',
+  tenantId: 'tenant-a',
+  filter: ['phi.'],
+  patients: [],
+  since: 0,
+  until: INGESTED + 1,
+};
 
 function records(actions: string[], tenantOf = (_i: number) => target.tenantId): TopicRecord[] {
   return actions.map((action, i) => ({

@@ -98,6 +98,7 @@ export function replayRunner(deps: ReplayRunnerDeps) {
       endpointId: endpoint.id,
       tenantId: held.tenantId,
       filter: endpoint.event_filter,
+      patients: endpoint.patient_filter,
       since: Math.max(held.since, endpoint.created_at.getTime()),
       until: held.until,
     };

@@ -1,11 +1,11 @@
-import { matchesFilter, type WebhookSecret } from '@audit/shared/webhooks';
+import type { AuditEventRecord } from '@audit/shared/contract';
+import { matchesEndpoint, type EndpointFilters, type WebhookSecret } from '@audit/shared/webhooks';
 
 /** An active endpoint as the dispatcher needs it, secrets opened (as signing keys: `signingKey`). */
-export interface ActiveEndpoint {
+export interface ActiveEndpoint extends EndpointFilters {
   id: string;
   tenantId: string;
   url: string;
-  filter: readonly string[];
   secret: WebhookSecret;
   /** The secret a rotation replaced, and when it stops signing (epoch ms), while its overlap may run. */
   previous: { secret: WebhookSecret; expiresAt: number } | null;
@@ -15,6 +15,9 @@ export interface ActiveEndpoint {
   ratePerSecond: number | null;
   createdAt: number;
 }
+
+/** What of an event decides which endpoints it goes to. */
+export type MatchedEvent = Pick<AuditEventRecord, 'tenant_id' | 'action' | 'patient_id' | 'ingested_at'>;
 
 /** Active endpoints by id and by tenant; built whole on every reload, changed in place by removals. */
 export class EndpointIndex {
@@ -39,20 +42,15 @@ export class EndpointIndex {
   }
 
   /**
-   * The tenant's endpoints whose filter matches the action, among those the event was written after (spec:
-   * "fires whenever an audit event is written"). `follows(id)` says the endpoint's own creation event was read
-   * before this event in the tenant's partition: the order is then exact. Otherwise (an endpoint created before
-   * this process started reading) the clocks decide, so a dispatcher catching up never pushes older events to a
-   * newer endpoint.
+   * The tenant's endpoints whose filters match the event (its action and its patient), among those it was written
+   * after (spec: "fires whenever an audit event is written"). `follows(id)` says the endpoint's own creation event
+   * was read before this event in the tenant's partition: the order is then exact. Otherwise (an endpoint created
+   * before this process started reading) the clocks decide, so a dispatcher catching up never pushes older events
+   * to a newer endpoint.
    */
-  matching(
-    tenantId: string,
-    action: string,
-    writtenAt: number,
-    follows: (id: string) => boolean,
-  ): ActiveEndpoint[] {
-    return (this.byTenant.get(tenantId) ?? []).filter(
-      (e) => (follows(e.id) || e.createdAt <= writtenAt) && matchesFilter(e.filter, action),
+  matching(event: MatchedEvent, follows: (id: string) => boolean): ActiveEndpoint[] {
+    return (this.byTenant.get(event.tenant_id) ?? []).filter(
+      (e) => (follows(e.id) || e.createdAt <= event.ingested_at) && matchesEndpoint(e, event),
     );
   }
 

@@ -24,6 +24,11 @@ const row = (i: number): EventRow => ({
   justification: '',
   success: 0,
   details: '{}',
+  patient_id: `p-${i % 7}`,
+  purpose_of_use: 'TREAT',
+  recipient: '',
+  disclosure: 0,
+  accounting_exclusion: '',
 });
 
 /** n rows in batches of uneven sizes (an empty one among them), as the window's reads deliver them. */

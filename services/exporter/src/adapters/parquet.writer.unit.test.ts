@@ -23,6 +23,11 @@ const row = (i: number): EventRow => ({
   justification: '',
   success: i % 3 ? 1 : 0,
   details: `{"seq":${i}}`,
+  patient_id: i % 5 ? `p-${i}` : '',
+  purpose_of_use: i % 5 ? 'HPAYMT' : '',
+  recipient: i % 4 ? '' : `Payer ${i}, "Suite" ü`,
+  disclosure: i % 4 ? 0 : 1,
+  accounting_exclusion: i % 8 ? '' : 'authorized',
 });
 
 /** n rows as the RowBinary decoder lays them out from the window's reads. */
@@ -53,7 +58,7 @@ describe('parquetFile', () => {
         name,
         name === 'timestamp'
           ? 'INT64'
-          : name === 'phi_involved' || name === 'success'
+          : name === 'phi_involved' || name === 'success' || name === 'disclosure'
             ? 'BOOLEAN'
             : 'BYTE_ARRAY',
         'REQUIRED',
@@ -70,6 +75,7 @@ describe('parquetFile', () => {
       timestamp: new Date(Number(row(i).ts)),
       phi_involved: row(i).phi_involved === 1,
       success: row(i).success === 1,
+      disclosure: row(i).disclosure === 1,
     });
     for (const [k, i] of [19_999, 20_000].entries()) {
       const { ts: _ts, ...want } = expected(i);

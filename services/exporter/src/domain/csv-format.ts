@@ -1,4 +1,4 @@
-import type { AuditEventView } from '@audit/shared/contract';
+import { csvField, type AuditEventView } from '@audit/shared/contract';
 
 /**
  * The CSV file's columns, in their documented order (docs/exports.md "Files"). The order never changes: a field
@@ -20,16 +20,12 @@ export const CSV_COLUMNS = [
   'justification',
   'success',
   'details',
+  'patient_id',
+  'purpose_of_use',
+  'recipient',
+  'disclosure',
+  'accounting_exclusion',
 ] as const satisfies readonly (keyof AuditEventView)[];
-
-// RFC 4180: a field holding a comma, a double quote, CR or LF is quoted. Written here rather than with
-// csv-stringify, which leaves a field with a lone LF unquoted when records end in CRLF (checked with 6.9).
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** One field, quoted with its double quotes doubled where RFC 4180 needs it, and verbatim otherwise. */
-export function csvField(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
 
 /** The header record, CRLF-terminated. */
 export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
@@ -41,5 +37,5 @@ export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
  */
 export function csvRecord(e: AuditEventView): string {
   const q = csvField;
-  return `${q(e.event_id)},${e.timestamp},${q(e.tenant_id)},${q(e.action)},${q(e.user_id)},${q(e.user_role)},${q(e.resource_type)},${q(e.resource_id)},${q(e.fields_accessed)},${e.phi_involved},${q(e.source_ip)},${q(e.user_agent)},${q(e.justification)},${e.success},${q(e.details)}\r\n`;
+  return `${q(e.event_id)},${e.timestamp},${q(e.tenant_id)},${q(e.action)},${q(e.user_id)},${q(e.user_role)},${q(e.resource_type)},${q(e.resource_id)},${q(e.fields_accessed)},${e.phi_involved},${q(e.source_ip)},${q(e.user_agent)},${q(e.justification)},${e.success},${q(e.details)},${q(e.patient_id)},${q(e.purpose_of_use)},${q(e.recipient)},${e.disclosure},${q(e.accounting_exclusion)}\r\n`;
 }

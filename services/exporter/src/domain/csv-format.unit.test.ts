@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import type { AuditEventView } from '@audit/shared/contract';
-import { CSV_COLUMNS, CSV_HEADER, csvField, csvRecord } from './csv-format.js';
+import { csvField, type AuditEventView } from '@audit/shared/contract';
+import { CSV_COLUMNS, CSV_HEADER, csvRecord } from './csv-format.js';
 
 const event: AuditEventView = {
   event_id: '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90',
@@ -20,18 +20,25 @@ const event: AuditEventView = {
   justification: 'treatment, "urgent"\r\nsecond line',
   success: false,
   details: '{"a":"b,c"}',
+  patient_id: 'p-1042',
+  purpose_of_use: 'HPAYMT',
+  recipient: 'Acme Billing, 1 Main St',
+  disclosure: true,
+  accounting_exclusion: '',
 };
 
 describe('CSV records', () => {
   it('writes the header and fields in the documented order, quoting only what RFC 4180 needs', () => {
     expect(CSV_HEADER).toBe(
       'event_id,timestamp,tenant_id,action,user_id,user_role,resource_type,resource_id,fields_accessed,' +
-        'phi_involved,source_ip,user_agent,justification,success,details\r\n',
+        'phi_involved,source_ip,user_agent,justification,success,details,' +
+        'patient_id,purpose_of_use,recipient,disclosure,accounting_exclusion\r\n',
     );
     expect(csvRecord(event)).toBe(
       '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90,2026-11-21T09:30:00.123+00:00,acme,phi.read,u-1,nurse,patient,123,' +
         '"[""ssn"",""dob""]",true,203.0.113.7,Mozilla/5.0 (X11; Linux x86_64),' +
-        '"treatment, ""urgent""\r\nsecond line",false,"{""a"":""b,c""}"\r\n',
+        '"treatment, ""urgent""\r\nsecond line",false,"{""a"":""b,c""}",p-1042,HPAYMT,' +
+        '"Acme Billing, 1 Main St",true,\r\n',
     );
   });
 
@@ -43,6 +50,7 @@ describe('CSV records', () => {
           ...Object.fromEntries(CSV_COLUMNS.map((c) => [c, text])),
           phi_involved: fc.boolean(),
           success: fc.boolean(),
+          disclosure: fc.boolean(),
         }),
         (values) => {
           const e = { ...values, timestamp: event.timestamp } as AuditEventView;

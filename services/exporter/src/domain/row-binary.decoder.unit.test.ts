@@ -40,6 +40,11 @@ const row = fc.record<EventRow>({
   justification: text,
   success: fc.constantFrom(0, 1),
   details: fc.string({ unit: 'grapheme', maxLength: 2000 }),
+  patient_id: text,
+  purpose_of_use: text,
+  recipient: text,
+  disclosure: fc.constantFrom(0, 1),
+  accounting_exclusion: text,
 });
 
 describe('RowBinaryDecoder', () => {

@@ -8,7 +8,11 @@ export const PARQUET_COLUMNS: readonly { name: (typeof CSV_COLUMNS)[number]; typ
   CSV_COLUMNS.map((name) => ({
     name,
     type:
-      name === 'timestamp' ? 'timestamp' : name === 'phi_involved' || name === 'success' ? 'bool' : 'utf8',
+      name === 'timestamp'
+        ? 'timestamp'
+        : name === 'phi_involved' || name === 'success' || name === 'disclosure'
+          ? 'bool'
+          : 'utf8',
   }));
 
 /** Rows per row group: what the encoding thread holds of the file at once, besides the footer it builds. */

@@ -2,7 +2,7 @@ import { EVENT_COLUMNS, type EventRow } from '@audit/shared/contract';
 
 const COLUMNS = EVENT_COLUMNS.split(', ') as (keyof EventRow)[];
 const INTEGER = new Set(['ts']);
-const FLAG = new Set(['phi_involved', 'success']);
+const FLAG = new Set(['phi_involved', 'success', 'disclosure']);
 
 function leb128(value: number): number[] {
   const bytes: number[] = [];

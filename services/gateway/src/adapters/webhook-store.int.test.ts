@@ -42,6 +42,7 @@ async function endpoint(tenant = names.tenant, rate: number | null = 20) {
     {
       url: 'https://siem.example.com/hook',
       event_filter: ['phi.'],
+      patient_filter: ['p-1042'],
       description: 'SIEM',
       rate_limit_per_second: rate,
     },
@@ -91,6 +92,28 @@ describe('webhookStore.update', () => {
     });
     const set = await store.update(names.tenant, before.id, { rate_limit_per_second: 10_000 }, audit);
     expect(set.found && set.value.rate_limit_per_second).toBe(10_000);
+  });
+
+  it('changes the patient filter, to none too, and keeps it when it is not given', async () => {
+    const { endpoint: before } = await endpoint();
+    expect(before.patient_filter).toEqual(['p-1042']);
+    const kept = await store.update(names.tenant, before.id, { event_filter: [] }, audit);
+    expect(kept.found && kept.value.patient_filter).toEqual(['p-1042']);
+    const changed = await store.update(names.tenant, before.id, { patient_filter: ['p-1', 'p-2'] }, audit);
+    expect(changed.found && changed.value).toMatchObject({
+      event_filter: [],
+      patient_filter: ['p-1', 'p-2'],
+    });
+    const emptied = await store.update(names.tenant, before.id, { patient_filter: [] }, audit);
+    expect(emptied.found && emptied.value.patient_filter).toEqual([]);
+    expect((await store.list(names.tenant)).find((e) => e.id === before.id)?.patient_filter).toEqual([]);
+    // The schema holds the bound the API checks, for whatever writes the table besides the gateway.
+    await expect(
+      pool.query(
+        `UPDATE webhook_endpoints SET patient_filter = array_fill('p'::text, ARRAY[51]) WHERE id = $1`,
+        [before.id],
+      ),
+    ).rejects.toMatchObject({ code: '23514' });
   });
 
   it('changes an inactive endpoint without enabling it', async () => {

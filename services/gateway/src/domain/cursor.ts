@@ -60,6 +60,18 @@ export const encodeCursor = (
 export const decodeCursor = (cursor: string, tenantId: string, filters: EventFilters, secret: string) =>
   open(cursor, filterKey(tenantId, filters), secret);
 
+/**
+ * A patient access report's cursor (docs/reports.md "Paging"): the window's end as the first page settled it, and
+ * the last row's event id. Valid only for the report it was issued for (`binding`, patient-access-query.ts).
+ */
+export const encodeReportCursor = (until: number, lastEventId: string, binding: string, secret: string) =>
+  seal({ ts: until, id: lastEventId }, binding, secret);
+
+export const decodeReportCursor = (cursor: string, binding: string, secret: string) => {
+  const position = open(cursor, binding, secret);
+  return position && { until: position.ts, after: position.id };
+};
+
 // A filter key is a JSON array, so this text never equals one: a cursor of the event list is never one of the
 // export jobs' list, whatever its tenant and filters.
 const jobsBinding = (tenantId: string) => `export-jobs ${JSON.stringify(tenantId)}`;

@@ -26,6 +26,7 @@ const VALUES: Record<(typeof FILTER_NAMES)[number], [string, string]> = {
   success: ['true', 'false'],
   source_ip: ['10.0.0.1', '::1'],
   action_prefix: ['phi.', 'admin.'],
+  patient_id: ['p-1042', 'p-1043'],
 };
 
 const filtersOf = (query: Record<string, string>): EventFilters => {

@@ -1,7 +1,13 @@
 import type { EventFilters } from '@audit/shared/projection';
 
-/** The filters a viewer token may be narrowed to: one user, one resource, one action prefix (docs/viewer.md). */
-export const NARROWING_FIELDS = ['user_id', 'resource_type', 'resource_id', 'action_prefix'] as const;
+/** The filters a viewer token may be narrowed to: one user, one resource, one action prefix, one patient (docs/viewer.md). */
+export const NARROWING_FIELDS = [
+  'user_id',
+  'resource_type',
+  'resource_id',
+  'action_prefix',
+  'patient_id',
+] as const;
 export type NarrowingField = (typeof NARROWING_FIELDS)[number];
 export type Narrowing = Partial<Record<NarrowingField, string>>;
 
@@ -34,7 +40,7 @@ export function narrowFilters(
 
 /** Whether one event is inside a narrowing: a lookup by id must not reach past it either. */
 export function withinNarrowing(
-  event: { user_id: string; resource_type: string; resource_id: string; action: string },
+  event: { user_id: string; resource_type: string; resource_id: string; action: string; patient_id: string },
   narrowing: Narrowing,
 ): boolean {
   return NARROWING_FIELDS.every((field) => {

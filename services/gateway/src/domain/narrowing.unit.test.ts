@@ -35,13 +35,21 @@ describe('narrowFilters', () => {
 });
 
 describe('withinNarrowing', () => {
-  const event = { user_id: 'u-1', resource_type: 'patient', resource_id: 'p-7', action: 'phi.read' };
+  const event = {
+    user_id: 'u-1',
+    resource_type: 'patient',
+    resource_id: 'p-7',
+    action: 'phi.read',
+    patient_id: 'p-7',
+  };
 
   it('holds an event to every field of the narrowing', () => {
     expect(withinNarrowing(event, { resource_type: 'patient', resource_id: 'p-7' })).toBe(true);
     expect(withinNarrowing(event, { action_prefix: 'phi.' })).toBe(true);
     expect(withinNarrowing(event, { resource_type: 'patient', resource_id: 'p-8' })).toBe(false);
     expect(withinNarrowing(event, { action_prefix: 'admin.' })).toBe(false);
+    expect(withinNarrowing(event, { patient_id: 'p-7' })).toBe(true);
+    expect(withinNarrowing(event, { patient_id: 'p-8' })).toBe(false);
     expect(withinNarrowing(event, {})).toBe(true);
   });
 });

@@ -13,12 +13,13 @@ export const MAX_FRAME_ORIGINS = 10;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
- * The origins the API document promises to take: a host of letters, digits and single hyphens (each label from a
- * letter, so never an address nor an IDNA `xn--` label) over https, or loopback over http, with an optional port.
- * Others that the check below takes are taken too.
+ * The origins taken, as the API document states them: a host of letters, digits and single hyphens (each label from
+ * a letter, so never an address nor an IDNA `xn--` label) over https, or loopback over http, with an optional port
+ * and a final slash.
+ * Exactly these: the URL parser alone would take more (a `*` in a host), which the document does not promise.
  */
 export const FRAME_ORIGIN_PATTERN =
-  /^(?:https:\/\/[a-z](?:-?[a-z0-9])*(?:\.[a-z](?:-?[a-z0-9])*)*|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\]))(?::[1-9][0-9]{0,3})?$/;
+  /^(?:https:\/\/[A-Za-z](?:-?[A-Za-z0-9])*(?:\.[A-Za-z](?:-?[A-Za-z0-9])*)*|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\]))(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?\/?$/;
 
 /**
  * An origin that may frame the page: https, or http on loopback only (a page framing ours over plain http would
@@ -29,7 +30,7 @@ const frameOrigin = z
   .string()
   .max(300)
   .transform((text, ctx) => {
-    const origin = originOf(text);
+    const origin = FRAME_ORIGIN_PATTERN.test(text) ? originOf(text) : null;
     if (origin !== null) return origin;
     ctx.addIssue({
       code: 'custom',

@@ -64,6 +64,25 @@ describe('parseViewerTokenRequest', () => {
     });
   });
 
+  it('refuses what the API document does not promise to take, though a URL parser would', () => {
+    for (const origin of [
+      'https://a.example*',
+      'https://10.0.0.1',
+      'https://xn--bcher-kva.example',
+      'http://127.0.0.1:65536',
+    ]) {
+      expect(parseViewerTokenRequest({ frame_origins: [origin] }).ok, origin).toBe(false);
+    }
+  });
+
+  it('takes every port a URL may have', () => {
+    for (const port of [1, 443, 9999, 10000, 34567, 65535]) {
+      expect(parseViewerTokenRequest({ frame_origins: [`http://127.0.0.1:${port}`] }).ok, String(port)).toBe(
+        true,
+      );
+    }
+  });
+
   it('takes every origin the API document promises to take', () => {
     fc.assert(
       fc.property(fc.stringMatching(FRAME_ORIGIN_PATTERN), (origin) => {

@@ -52,6 +52,7 @@ function changeDetails(change: WebhookChange, endpoint: WebhookEndpointRecord, c
     case 'create':
       return {
         event_filter: endpoint.event_filter,
+        patient_filter: endpoint.patient_filter,
         description: endpoint.description,
         rate_limit_per_second: endpoint.rate_limit_per_second,
         endpoint_version: endpoint.version,
@@ -60,7 +61,7 @@ function changeDetails(change: WebhookChange, endpoint: WebhookEndpointRecord, c
       const changed = context.changed ?? [];
       // The new values of what changed; a new URL is the target above, never with its query.
       const values = Object.fromEntries(
-        (['event_filter', 'description', 'rate_limit_per_second'] as const)
+        (['event_filter', 'patient_filter', 'description', 'rate_limit_per_second'] as const)
           .filter((field) => changed.includes(field))
           .map((field) => [field, endpoint[field]]),
       );

@@ -18,7 +18,7 @@ export const replayBodySchema = z
   .meta({
     id: 'WebhookReplayRequest',
     description:
-      "The window of ingestion times whose events, those the endpoint's filter matches, are sent again.",
+      "The window of ingestion times whose events, those the endpoint's filters match, are sent again.",
   });
 
 /**

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { FILTER_ENTRY_PATTERN, NO_SPACE_OR_CONTROL_PATTERN, text } from '@audit/shared/contract';
+import {
+  FILTER_ENTRY_PATTERN,
+  NO_SPACE_OR_CONTROL_PATTERN,
+  patientIdText,
+  text,
+} from '@audit/shared/contract';
 import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
-import { MAX_FILTER_ENTRIES, MAX_URL_LENGTH } from '@audit/shared/webhooks';
+import { MAX_FILTER_ENTRIES, MAX_PATIENT_FILTER_ENTRIES, MAX_URL_LENGTH } from '@audit/shared/webhooks';
 
 export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{8}$/;
 export const MAX_ENDPOINTS_PER_TENANT = 100;
@@ -25,6 +30,9 @@ const webhookFields = {
       message: 'must be an array of action prefixes',
     })
     .max(MAX_FILTER_ENTRIES),
+  patient_filter: z
+    .array(patientIdText().min(1, 'must not be empty'), { message: 'must be an array of patient ids' })
+    .max(MAX_PATIENT_FILTER_ENTRIES),
   description: text(500).refine(
     (d) => !d.includes(String.fromCharCode(0)),
     'must not contain NUL characters',
@@ -42,13 +50,20 @@ const webhookFields = {
     }),
 };
 
-/** docs/contract.md "Webhooks": url required; filter, description and rate optional; unknown fields refused. */
+const PATIENT_FILTER_DESCRIPTION =
+  'Patient ids, as events name them in `patient_id` (exact): only events naming one of them are delivered, if the action filter matches too.';
+
+/** docs/contract.md "Webhooks": url required; filters, description and rate optional; unknown fields refused. */
 export const createWebhookBodySchema = z
   .strictObject({
     url: webhookFields.url,
     event_filter: webhookFields.event_filter
       .default([])
       .meta({ description: 'Action prefixes; empty (the default) means every action.', example: ['phi.'] }),
+    patient_filter: webhookFields.patient_filter.default([]).meta({
+      description: PATIENT_FILTER_DESCRIPTION + ' Empty (the default) means every event.',
+      example: ['p-1042'],
+    }),
     description: webhookFields.description.default('').meta({ description: 'A label.' }),
     rate_limit_per_second: webhookFields.rate_limit_per_second.default(null),
   })
@@ -72,6 +87,10 @@ export const updateWebhookBodySchema = z
     event_filter: webhookFields.event_filter
       .optional()
       .meta({ description: 'Action prefixes; empty means every action.', example: ['phi.', 'admin.'] }),
+    patient_filter: webhookFields.patient_filter.optional().meta({
+      description: PATIENT_FILTER_DESCRIPTION + ' Empty means every event.',
+      example: ['p-1042', 'p-2210'],
+    }),
     description: webhookFields.description.optional().meta({ description: 'A label.', example: 'SIEM' }),
     rate_limit_per_second: webhookFields.rate_limit_per_second.optional(),
   })

@@ -1,3 +1,4 @@
+import { NO_PATIENT_FIELDS } from '@audit/shared/contract';
 import { deliveryPayload, type WebhookEndpointRecord } from '@audit/shared/webhooks';
 import type { ApiCall } from './api-call.js';
 import { endpointActedOn } from './webhook-audit-event.js';
@@ -23,5 +24,6 @@ export function testPayload(call: ApiCall, endpoint: WebhookEndpointRecord, id: 
     user_agent: '',
     justification: '',
     ingested_at: now,
+    ...NO_PATIENT_FIELDS,
   });
 }

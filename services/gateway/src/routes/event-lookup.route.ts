@@ -4,10 +4,10 @@ import { NotFoundError } from '@audit/shared/platform';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { auditEventSchema } from '../schemas/read-api.schema.js';
-import { json } from '../schemas/openapi.responses.js';
 import { z } from 'zod';
 import { apiRoute, type ApiRoute } from './api-route.js';
 import { withinNarrowing } from '../domain/narrowing.js';
+import { FHIR_JSON, fhirAuditEvent } from '@audit/shared/reports';
 
 export const getEventRoute: ApiRoute = {
   method: 'GET',
@@ -23,8 +23,29 @@ export const getEventRoute: ApiRoute = {
   requestParams: {
     path: z.object({ event_id: z.string().meta({ description: 'The event id (a UUID).' }) }),
   },
-  ok: { description: 'The event.', ...json(auditEventSchema) },
+  ok: {
+    description:
+      'The event; as an R4 AuditEvent following IHE BALP when `Accept` names `application/fhir+json` (docs/fhir.md).',
+    content: {
+      'application/json': { schema: auditEventSchema },
+      [FHIR_JSON]: {
+        schema: z
+          .object({ resourceType: z.literal('AuditEvent'), id: z.string() })
+          .loose()
+          .meta({ description: 'An R4 AuditEvent (docs/fhir.md).' }),
+      },
+    },
+  },
 };
+
+/** FHIR's JSON when the client names it among the types it accepts (not with `q=0`); the API's JSON otherwise. */
+const wantsFhir = (accept: string | undefined) =>
+  accept !== undefined &&
+  accept.split(',').some((entry) => {
+    const [type, ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return type === FHIR_JSON && (q === undefined || Number(q.slice(2)) > 0);
+  });
 
 // Missing, another tenant's, and not a UUID at all: one identical answer
 // (docs/contract.md "Status codes and error bodies").
@@ -34,7 +55,7 @@ export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader
   apiRoute<{ Params: { event_id: string }; Querystring: Record<string, unknown> }>(
     app,
     getEventRoute,
-    async (request) => {
+    async (request, reply) => {
       refuseUnknownQuery(request.query);
       const id = request.params.event_id;
       if (!UUID_PATTERN.test(id)) throw notFound();
@@ -43,7 +64,9 @@ export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader
         .catch(unavailable('clickhouse'));
       const narrowing = request.principal!.viewer?.narrowedTo;
       if (!row || (narrowing && !withinNarrowing(row, narrowing))) throw notFound();
-      return auditEventSchema.parse(toAuditEventView(row));
+      const event = auditEventSchema.parse(toAuditEventView(row));
+      if (!wantsFhir(request.headers.accept)) return event;
+      return reply.type(`${FHIR_JSON}; charset=utf-8`).send(JSON.stringify(fhirAuditEvent(event)));
     },
   );
 }

@@ -22,7 +22,7 @@ export const replayWebhookRoute: ApiRoute = {
   tags: ['Webhooks'],
   summary: "Send the endpoint again the tenant's events ingested in a window.",
   description:
-    'Every event ingested in `[since, until)` that the endpoint\'s filter matches is delivered again, with the same `id` and body bytes as its first delivery, marked as a replay; paced by a dispatcher, which records its progress (docs/webhooks.md, "Replays"). One replay per endpoint at a time, and at most `WEBHOOK_REPLAYS_PER_TENANT` (default 4) queued or running per tenant: one more is 429 with scope `concurrent_replays`. The window ends by now and spans at most `WEBHOOK_REPLAY_MAX_DAYS` (default 31); what lies before the endpoint was created is never read. Written to the trail as `admin.webhook.replay`.',
+    'Every event ingested in `[since, until)` that the endpoint\'s filters match (its action and its patient, as the live deliveries match them) is delivered again, with the same `id` and body bytes as its first delivery, marked as a replay; paced by a dispatcher, which records its progress (docs/webhooks.md, "Replays"). One replay per endpoint at a time, and at most `WEBHOOK_REPLAYS_PER_TENANT` (default 4) queued or running per tenant: one more is 429 with scope `concurrent_replays`. The window ends by now and spans at most `WEBHOOK_REPLAY_MAX_DAYS` (default 31); what lies before the endpoint was created is never read. Written to the trail as `admin.webhook.replay`.',
   requestParams: { path: webhookIdParam },
   requestBody: { required: true, ...json(replayBodySchema) },
   okStatus: 202,

@@ -120,6 +120,7 @@ describe('POST /audit/webhooks/{id}/test', () => {
         success: true,
         details: { message: 'A test delivery: no audit event behind it.' },
         schema_version: '1',
+        patient_id: '',
       }),
     );
     expect(request!.headers['webhook-id']).toBe(answer.id);

@@ -46,7 +46,7 @@ export const createWebhookRoute: ApiRoute = {
   tags: ['Webhooks'],
   summary: 'Register a webhook endpoint; its secret is returned only here.',
   description:
-    'Matching events are pushed to the URL, signed with the secret. The host must resolve to public addresses only (docs/webhooks.md, "Target guard"); at most 100 endpoints per tenant.',
+    'Matching events (their action by `event_filter`, their patient by `patient_filter`) are pushed to the URL, signed with the secret. The host must resolve to public addresses only (docs/webhooks.md, "Target guard"); at most 100 endpoints per tenant.',
   requestBody: { required: true, ...json(createWebhookBodySchema) },
   okStatus: 201,
   ok: {
@@ -117,7 +117,7 @@ export const updateWebhookRoute: ApiRoute = {
   statuses: [400, 403, 404, 413, 415, 422],
   operationId: 'updateWebhook',
   tags: ['Webhooks'],
-  summary: "Change an endpoint's URL, filter, label or rate limit.",
+  summary: "Change an endpoint's URL, filters, label or rate limit.",
   description:
     'The fields given change; the others stay. Each is checked as at creation, a new URL by the target guard too. Events written after the answer are delivered as the endpoint is now. An inactive endpoint can be changed and stays inactive; its secret never changes here.',
   requestParams: { path: webhookIdParam },

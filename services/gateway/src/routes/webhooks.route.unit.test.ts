@@ -81,6 +81,7 @@ describe('PATCH /audit/webhooks/{id}', () => {
     tenant_id: stored.tenant_id,
     url: 'https://public.example/hook',
     event_filter: ['phi.'],
+    patient_filter: ['p-1042'],
     description: 'SIEM',
     active: false,
     created_at: new Date(0),
@@ -139,6 +140,7 @@ describe('PATCH /audit/webhooks/{id}', () => {
       id: 'wh_0000abcd',
       url: 'https://public.example/new?token=t0k3n',
       event_filter: ['phi.'],
+      patient_filter: ['p-1042'],
       description: 'new label',
       active: false,
       created_at: '1970-01-01T00:00:00.000+00:00',
@@ -166,8 +168,9 @@ describe('PATCH /audit/webhooks/{id}', () => {
         endpoint_version: 4,
       },
     });
-    // Only what was given: the filter did not change, and the URL's query never reaches the trail.
+    // Only what was given: the filters did not change, and the URL's query never reaches the trail.
     expect(published.at(-1)!.details).not.toHaveProperty('event_filter');
+    expect(published.at(-1)!.details).not.toHaveProperty('patient_filter');
     expect(JSON.stringify(published.at(-1))).not.toContain('t0k3n');
   });
 
@@ -177,6 +180,32 @@ describe('PATCH /audit/webhooks/{id}', () => {
     });
     expect((await update('wh_0000abcd', { event_filter: [] })).json()).toMatchObject({ event_filter: [] });
     expect(published.at(-1)!.details).toMatchObject({ changed: ['event_filter'], event_filter: [] });
+    expect((await update('wh_0000abcd', { patient_filter: [] })).json()).toMatchObject({
+      patient_filter: [],
+    });
+    expect(published.at(-1)!.details).toMatchObject({ changed: ['patient_filter'], patient_filter: [] });
+  });
+
+  it('changes the patient filter, with the new one in the audit event', async () => {
+    const patients = [
+      'p-1',
+      'MRN 0042',
+      '\u{1F9FE}',
+      'x'.repeat(256),
+      ...Array.from({ length: 46 }, (_, i) => `q-${i}`),
+    ];
+    const res = await update('wh_0000abcd', { patient_filter: patients, event_filter: ['phi.read'] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ event_filter: ['phi.read'], patient_filter: patients });
+    expect(updates.at(-1)).toEqual({
+      id: 'wh_0000abcd',
+      changes: { event_filter: ['phi.read'], patient_filter: patients },
+    });
+    expect(published.at(-1)!.details).toMatchObject({
+      changed: ['event_filter', 'patient_filter'],
+      event_filter: ['phi.read'],
+      patient_filter: patients,
+    });
   });
 
   it.each([
@@ -193,6 +222,18 @@ describe('PATCH /audit/webhooks/{id}', () => {
     [{ event_filter: 'phi.' }, ['event_filter']],
     [{ event_filter: null }, ['event_filter']],
     [{ event_filter: Array.from({ length: 51 }, () => 'phi.') }, ['event_filter']],
+    [{ patient_filter: 'p-1' }, ['patient_filter']],
+    [{ patient_filter: null }, ['patient_filter']],
+    [{ patient_filter: { 0: 'p-1' } }, ['patient_filter']],
+    [{ patient_filter: [42] }, ['patient_filter.0']],
+    [{ patient_filter: [null] }, ['patient_filter.0']],
+    [{ patient_filter: ['p-1', ''] }, ['patient_filter.1']],
+    [{ patient_filter: ['x'.repeat(257)] }, ['patient_filter.0']],
+    [{ patient_filter: ['p-\ud800'] }, ['patient_filter.0']],
+    [{ patient_filter: ['p\u00001'] }, ['patient_filter.0']],
+    [{ patient_filter: ['p-1\n'] }, ['patient_filter.0']],
+    [{ patient_filter: ['p-\u00851'] }, ['patient_filter.0']],
+    [{ patient_filter: Array.from({ length: 51 }, (_, i) => `p-${i}`) }, ['patient_filter']],
     [{ description: 'x'.repeat(501) }, ['description']],
     [{ description: 'a\u0000b' }, ['description']],
     [{ description: null }, ['description']],

@@ -38,6 +38,7 @@ const filtersSchema = z
     source_ip: z.string().optional(),
     phi_involved: z.boolean().optional(),
     success: z.boolean().optional(),
+    patient_id: z.string().optional().meta({ example: 'p-1042' }),
     since: time('As given, rendered as every time of the API.', '2025-11-01T00:00:00.000+00:00'),
     until: time(
       'As given; absent when the request left it to the time of acceptance.',

@@ -39,6 +39,17 @@ export const auditEventSchema = z
     justification: z.string(),
     success: z.boolean(),
     details: jsonText('Free-form context that varies per action.'),
+    patient_id: z.string().meta({ description: 'Whose PHI the event concerns; `""` when none was named.' }),
+    purpose_of_use: z.string().meta({
+      description: 'An HL7 v3 PurposeOfUse code (`TREAT`, `HPAYMT`, `HOPERAT`, ...), or `""`.',
+      example: 'TREAT',
+    }),
+    recipient: z.string().meta({ description: 'Whom PHI was disclosed to; `""` unless `disclosure`.' }),
+    disclosure: z.boolean().meta({ description: 'PHI left the covered entity (a disclosure, not a use).' }),
+    accounting_exclusion: z.string().meta({
+      description:
+        'The HIPAA 164.528(a)(1) exclusion the producer named for a disclosure, or `""` (docs/ingest.md "Disclosures").',
+    }),
   })
   .meta({ id: 'AuditEvent', description: 'Clients must tolerate fields added later.' });
 

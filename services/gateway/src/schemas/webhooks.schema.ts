@@ -14,6 +14,9 @@ export const webhookEndpointSchema = z
       .meta({ example: 'wh_3f9a0c12' }),
     url: z.string(),
     event_filter: z.array(z.string()),
+    patient_filter: z.array(z.string()).meta({
+      description: 'Patient ids: only events naming one of them are delivered; empty: every event.',
+    }),
     description: z.string(),
     active: z.boolean().meta({ description: '`true` while deliveries are dispatched; never re-enabled.' }),
     created_at: time,
@@ -101,6 +104,7 @@ export const webhookView = (r: WebhookEndpointRecord) => ({
   id: r.id,
   url: r.url,
   event_filter: r.event_filter,
+  patient_filter: r.patient_filter,
   description: r.description,
   active: r.active,
   created_at: ms(r.created_at),

@@ -17,4 +17,9 @@ export const eventRow = (i: number, tenantId: string, newest: number): EventRow 
   justification: '',
   success: 1,
   details: '{}',
+  patient_id: '',
+  purpose_of_use: '',
+  recipient: '',
+  disclosure: 0,
+  accounting_exclusion: '',
 });

@@ -7,6 +7,7 @@ export function endpointRecord(overrides: Partial<WebhookEndpointRecord> = {}): 
     tenant_id: 'acme',
     url: 'https://public.example/hook',
     event_filter: [],
+    patient_filter: [],
     description: '',
     active: true,
     created_at: new Date(0),

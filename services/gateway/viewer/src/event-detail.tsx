@@ -26,6 +26,11 @@ const FIELDS: [keyof AuditEvent, string][] = [
   ['source_ip', 'Source IP'],
   ['user_agent', 'User agent'],
   ['justification', 'Justification'],
+  ['patient_id', 'Patient'],
+  ['purpose_of_use', 'Purpose of use'],
+  ['disclosure', 'Disclosure'],
+  ['recipient', 'Recipient'],
+  ['accounting_exclusion', 'Accounting exclusion'],
   ['tenant_id', 'Tenant'],
 ];
 

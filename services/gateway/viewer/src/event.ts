@@ -15,6 +15,11 @@ export interface AuditEvent {
   justification: string;
   success: boolean;
   details: string;
+  patient_id?: string;
+  purpose_of_use?: string;
+  recipient?: string;
+  disclosure?: boolean;
+  accounting_exclusion?: string;
 }
 
 export interface EventPage {

@@ -13,6 +13,7 @@ export const FILTER_FIELDS: FilterField[] = [
   { name: 'user_id', label: 'User', kind: 'text' },
   { name: 'resource_type', label: 'Resource type', kind: 'text' },
   { name: 'resource_id', label: 'Resource id', kind: 'text' },
+  { name: 'patient_id', label: 'Patient', kind: 'text' },
   { name: 'source_ip', label: 'Source IP', kind: 'text' },
   {
     name: 'phi_involved',

@@ -9,6 +9,7 @@ interface Endpoint {
   url: string;
   description: string;
   event_filter: string[];
+  patient_filter: string[];
   active: boolean;
   consecutive_failures: number;
   last_delivery_at: string | null;
@@ -105,6 +106,12 @@ function EndpointCard({ api, endpoint, canManage, utc, onChange }: CardProps) {
           <dd>{endpoint.url}</dd>
           <dt>Actions sent</dt>
           <dd>{endpoint.event_filter.length > 0 ? endpoint.event_filter.join(', ') : 'every action'}</dd>
+          <dt>Patients</dt>
+          <dd>
+            {endpoint.patient_filter.length > 0
+              ? endpoint.patient_filter.join(', ')
+              : 'every event, whoever it names'}
+          </dd>
           <dt>State</dt>
           <dd>
             {endpoint.active ? 'active' : 'disabled'}, {endpoint.consecutive_failures} failed deliveries in a

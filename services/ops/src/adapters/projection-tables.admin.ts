@@ -9,6 +9,8 @@ import {
 import {
   createFilterIndex,
   EVENTS_PARTITION_MS,
+  FILTER_INDEX_SHAPE,
+  filterIndexTables,
   filterIndexState,
   generationOf,
   projectionTables,
@@ -51,7 +53,7 @@ export async function createGeneration(
 
 /**
  * INSERT … SELECT gathers blocks of about a million rows before the views see them, and the filter index's view
- * makes seven rows of each: blocks this size keep one statement's memory far below the server's limit (a view
+ * makes eight rows of each: blocks this size keep one statement's memory far below the server's limit (a view
  * push that fails half way leaves the events table written and the views not).
  */
 export const VIEW_FRIENDLY_BLOCKS = { max_block_size: '65536', min_insert_block_size_rows: '65536' };
@@ -101,9 +103,11 @@ export async function partitions(client: ClickHouseClient, table: string) {
 /** Drops a generation: the views first, so nothing writes into the tables they fill while they go. */
 export async function dropGeneration(schema: SchemaWriter, generation: number) {
   const t = projectionTables(generation);
-  for (const table of [t.idsView, t.indexView, t.bucketsView, t.ids, t.index, t.buckets, t.events]) {
-    await schema.run(`DROP TABLE IF EXISTS ${sqlIdentifier(table)}`);
-  }
+  // The filter indexes of every shape: a generation made before the current shape still has its first one's.
+  const shapes = Array.from({ length: FILTER_INDEX_SHAPE }, (_, i) => filterIndexTables(generation, i + 1));
+  const views = [t.idsView, ...shapes.flatMap((s) => [s.indexView, s.bucketsView])];
+  const tables = [t.ids, ...shapes.flatMap((s) => [s.index, s.buckets]), t.events];
+  for (const table of [...views, ...tables]) await schema.run(`DROP TABLE IF EXISTS ${sqlIdentifier(table)}`);
 }
 
 export async function countEvents(client: ClickHouseClient, tables: ProjectionTables): Promise<number> {

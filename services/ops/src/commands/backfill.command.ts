@@ -3,6 +3,7 @@ import {
   bucketRowsQuery,
   EVENTS_PARTITION_MS,
   createFilterIndex,
+  dropOlderFilterIndexes,
   filterIndexState,
   indexRowsQuery,
   projectionStateStore,
@@ -38,11 +39,11 @@ export interface BackfillResult {
  * index holds it once (the summary, only a hint for sizing reads, may count it twice).
  */
 export async function backfillFilterIndex(ctx: BackfillContext): Promise<BackfillResult> {
-  // The index exists from a cluster's first migration, so no cluster holds events the index lacks; a backfill reads
-  // one node's parts (system.parts) and merges one node's partitions, which a cluster's shards would not match.
+  // A backfill reads one node's parts (system.parts) and merges one node's partitions, which a cluster's shards
+  // would not match: a cluster gets an index of a new shape by a replay into a new generation, made whole.
   if (ctx.schema.cluster) {
     throw new CliError(
-      'a cluster needs no backfill: its filter index was complete from its first migration',
+      'a cluster is not backfilled: `ops replay projection` builds a generation whose filter index is complete',
       2,
     );
   }
@@ -53,7 +54,10 @@ export async function backfillFilterIndex(ctx: BackfillContext): Promise<Backfil
   const state = filterIndexState(client);
   await createFilterIndex(ctx.schema, t);
   const result = { generation: live, partitions: 0, events: 0, already_ready: false };
-  if (await state.ready(live)) return { ...result, already_ready: true, duration_ms: ctx.now() - started };
+  if (await state.ready(live)) {
+    await dropOlderFilterIndexes(client, ctx.schema, live);
+    return { ...result, already_ready: true, duration_ms: ctx.now() - started };
+  }
 
   const done = await state.backfilled(live);
   const todo = (await partitions(client, t.events)).filter((p) => !done.has(p.partition));
@@ -87,5 +91,6 @@ export async function backfillFilterIndex(ctx: BackfillContext): Promise<Backfil
     });
   }
   await state.markReady(live, ctx.now());
+  await dropOlderFilterIndexes(client, ctx.schema, live);
   return { ...result, duration_ms: ctx.now() - started };
 }

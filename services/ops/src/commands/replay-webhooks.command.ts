@@ -54,6 +54,7 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
     endpointId: endpoint.id,
     tenantId: r.tenant,
     filter: endpoint.event_filter,
+    patients: endpoint.patient_filter,
     since: r.since,
     until,
   };

@@ -13,6 +13,7 @@ import { clickhouseSink } from './clickhouse.sink.js';
 const names = uniqueNames('chsink');
 const ch = testClickHouse(names);
 const { cluster } = clickhouseSettings(names);
+const LIVE = projectionTables(1);
 let writer: ReturnType<ReturnType<typeof clickhouseSink>['on']>;
 
 const rows = async <T>(query: string) => (await ch.query({ query, format: 'JSONEachRow' })).json<T>();
@@ -27,7 +28,7 @@ const view = (verb: 'DETACH' | 'ATTACH', name: string) =>
 
 beforeAll(async () => {
   await migrateClickHouse(clickhouseSettings(names));
-  writer = clickhouseSink(ch, names.database, 'live', await testGuard(ch)).on(projectionTables(1));
+  writer = clickhouseSink(ch, names.database, 'live', await testGuard(ch)).on(LIVE);
 });
 afterAll(async () => {
   await ch.close();
@@ -60,19 +61,19 @@ describe('clickhouseSink, an insert the server died in the middle of', () => {
     const whole = sampleRecord({ tenant_id: names.tenant, timestamp: at + 3, user_id: 'u-0' });
     await writer.insert([whole]);
     // The events and by-id tables written, the filter index only for one event, the summary not at all.
-    await view('DETACH', 'audit_event_buckets_mv');
+    await view('DETACH', LIVE.bucketsView);
     await writer.insert([torn[0]!]);
-    await view('DETACH', 'audit_events_by_mv');
+    await view('DETACH', LIVE.indexView);
     await writer.insert(torn.slice(1));
-    await view('ATTACH', 'audit_events_by_mv');
-    await view('ATTACH', 'audit_event_buckets_mv');
+    await view('ATTACH', LIVE.indexView);
+    await view('ATTACH', LIVE.bucketsView);
 
     const all = [...torn, whole];
     expect(await writer.storedKeys(all, true)).toEqual(new Set(all.map(idKey)));
     await writer.storedKeys(all, true);
 
     const index = await rows<{ dim: number; value: string; event_id: string }>(
-      `SELECT dim, value, event_id FROM audit_events_by WHERE tenant_id = '${names.tenant}' AND ts >= ${at} AND ts < ${at + 10}`,
+      `SELECT dim, value, event_id FROM ${LIVE.index} WHERE tenant_id = '${names.tenant}' AND ts >= ${at} AND ts < ${at + 10}`,
     );
     const expected = all.flatMap((e) =>
       indexedValues(e).map(([dim, value]) => ({ dim, value, event_id: e.event_id })),
@@ -82,7 +83,7 @@ describe('clickhouseSink, an insert the server died in the middle of', () => {
     expect(index.map(order).sort()).toEqual(expected.map(order).sort());
 
     const counts = await rows<{ dim: number; value: string; n: string }>(
-      `SELECT dim, value, sum(n) AS n FROM audit_event_buckets WHERE tenant_id = '${names.tenant}'
+      `SELECT dim, value, sum(n) AS n FROM ${LIVE.buckets} WHERE tenant_id = '${names.tenant}'
        AND bucket = ${Math.floor(at / BUCKET_MS)} GROUP BY dim, value HAVING n != 0`,
     );
     const users = Object.fromEntries(

@@ -34,7 +34,9 @@ const toLine = (e: AuditEventRecord) =>
     e.phi_involved ? 1 : 0
   }\t${tsvField(e.source_ip)}\t${tsvField(e.user_agent)}\t${tsvField(e.justification)}\t${e.success ? 1 : 0}\t${tsvField(
     e.details,
-  )}\t${e.ingested_at}\n`;
+  )}\t${e.ingested_at}\t${tsvField(e.patient_id)}\t${tsvField(e.purpose_of_use)}\t${tsvField(e.recipient)}\t${
+    e.disclosure ? 1 : 0
+  }\t${tsvField(e.accounting_exclusion)}\n`;
 
 const SETTLE_POLL_MS = 100;
 // A pending quorum waits for a replica to come back: seconds at least, and each look is a query per table.

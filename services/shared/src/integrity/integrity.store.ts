@@ -150,6 +150,30 @@ export function integrityStore(db: Db) {
       return leaf as Leaf | null;
     },
 
+    /**
+     * For each of the events that is a leaf of its tenant's tree, the first checkpoint covering it (the smallest
+     * tree holding its leaf), or null while none does yet; events that are no leaf are left out. One round trip:
+     * a leaf's id is one index entry and its checkpoint one probe of the checkpoints' key.
+     */
+    async coveringCheckpoints(
+      tenant: string,
+      eventIds: readonly string[],
+    ): Promise<Map<string, { tree_size: number; made_at: number } | null>> {
+      const { rows } = await db.query<{ event_id: string; tree_size: string | null; made_at: string | null }>(
+        `SELECT k.event_id, c.tree_size, c.made_at FROM integrity_leaf_events k
+         LEFT JOIN LATERAL (SELECT tree_size, made_at FROM integrity_checkpoints
+           WHERE tenant_id = $1 AND tree_size > k.leaf_index ORDER BY tree_size LIMIT 1) c ON true
+         WHERE k.tree_id = ${TREE_OF_TENANT} AND k.event_id = ANY($2::uuid[])`,
+        [tenant, eventIds],
+      );
+      return new Map(
+        rows.map((r) => [
+          r.event_id,
+          r.tree_size === null ? null : { tree_size: Number(r.tree_size), made_at: Number(r.made_at) },
+        ]),
+      );
+    },
+
     /** Every signing key's public half, the active one first. */
     keys: () => integrityKeysRepository.list(db),
 

@@ -2,7 +2,7 @@ import type { ClickHouseSettings } from '../platform/config/components.js';
 import { createClickHouse, type ClickHouseClient } from '../platform/clickhouse/clickhouse-client.js';
 import { schemaWriter } from '../platform/clickhouse/schema-writer.js';
 import { sqlIdentifier, sqlValue } from '../platform/clickhouse/sql-quote.js';
-import { ensureFilterIndex } from '../projection/filter-index.state.js';
+import { ensureEventColumns, ensureFilterIndex } from '../projection/filter-index.state.js';
 import { checkApplied, loadMigrations, MIGRATIONS_DIR, splitStatements } from './migration-files.js';
 
 export interface MigrationReport {
@@ -51,6 +51,7 @@ export async function migrateClickHouse(
           VALUES (${sqlValue(m.version)}, ${sqlValue(m.name)}, ${sqlValue(m.checksum)})`,
       });
     }
+    await ensureEventColumns(client, schema);
     await ensureFilterIndex(client, schema);
     return { applied: pending.map((m) => `${m.version}_${m.name}`) };
   } finally {

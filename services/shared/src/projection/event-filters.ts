@@ -4,6 +4,7 @@ import { FILTER_DIMS, flagValue } from './filter-index.js';
 import { parseRfc3339, RFC3339_RULE } from '../contract/time.js';
 import { ACTION_PATTERN, FILTER_ENTRY_PATTERN } from '../contract/audit-event/audit-event.js';
 import { canonicalIp } from '../contract/audit-event/ip-address.js';
+import { patientIdText } from '../contract/audit-event/patient-id.js';
 import { text } from '../contract/audit-event/text.js';
 
 /**
@@ -136,6 +137,13 @@ export const FILTERS = {
     // A range rather than LIKE: no wildcard to escape, and the same on every ClickHouse version.
     (v) => `action >= ${sqlValue(v)} AND action < ${sqlValue(pastPrefix(v))}`,
     (v) => ({ dim: FILTER_DIMS.action, from: v, to: pastPrefix(v) }),
+  ),
+  patient_id: column(
+    'patient_id',
+    patientIdText().min(1, 'must not be empty').meta({
+      description: "Only events concerning this patient (exact): the events' `patient_id`.",
+      example: 'p-1042',
+    }),
   ),
 } as const;
 

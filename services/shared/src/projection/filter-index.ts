@@ -29,6 +29,23 @@ export const EVENT_TABLE_COLUMNS = [
   ['success', 'UInt8'],
   ['details', 'String'],
   ['ingested_at', 'Int64'],
+  ['patient_id', 'String'],
+  ['purpose_of_use', 'String'],
+  ['recipient', 'String'],
+  ['disclosure', 'UInt8'],
+  ['accounting_exclusion', 'String'],
+] as const;
+
+/**
+ * The columns the event's version 2 added, with the defaults the events tables made before it give them: the
+ * migrator adds them to every generation's events table (filter-index.state.ts).
+ */
+export const ADDED_EVENT_COLUMNS = [
+  { name: 'patient_id', type: 'String', default: "''" },
+  { name: 'purpose_of_use', type: 'String', default: "''" },
+  { name: 'recipient', type: 'String', default: "''" },
+  { name: 'disclosure', type: 'UInt8', default: '0' },
+  { name: 'accounting_exclusion', type: 'String', default: "''" },
 ] as const;
 
 /**
@@ -45,6 +62,7 @@ export const FILTER_DIMS = {
   source_ip: 5,
   phi_involved: 6,
   success: 7,
+  patient_id: 8,
 } as const;
 export type FilterDim = keyof typeof FILTER_DIMS;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { liveTables } from './live-tables.js';
-import { projectionTables, effectiveState, generationOf } from './projection-tables.js';
+import { filterIndexTables, projectionTables, effectiveState, generationOf } from './projection-tables.js';
 
 describe('projectionTables', () => {
   it('keeps the first names for generation 1 and suffixes later ones', () => {
@@ -9,12 +9,20 @@ describe('projectionTables', () => {
       events: 'audit_events',
       ids: 'audit_event_ids',
       idsView: 'audit_event_ids_mv',
+      index: 'audit_events_by_s2',
+      indexView: 'audit_events_by_mv_s2',
+      buckets: 'audit_event_buckets_s2',
+      bucketsView: 'audit_event_buckets_mv_s2',
+    });
+    expect(projectionTables(3).events).toBe('audit_events_g3');
+    expect(projectionTables(3).index).toBe('audit_events_by_s2_g3');
+    // The first shape kept the names it shipped with.
+    expect(filterIndexTables(1, 1)).toEqual({
       index: 'audit_events_by',
       indexView: 'audit_events_by_mv',
       buckets: 'audit_event_buckets',
       bucketsView: 'audit_event_buckets_mv',
     });
-    expect(projectionTables(3).events).toBe('audit_events_g3');
     expect(() => projectionTables(0)).toThrow();
     expect([
       generationOf('audit_events'),

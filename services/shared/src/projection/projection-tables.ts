@@ -13,19 +13,40 @@ export interface ProjectionTables {
   bucketsView: string;
 }
 
+/**
+ * The filter index's shape: its dimensions and columns (filter-index.ts). A shape has tables of its own, so that a
+ * new one is built beside the one the previous version reads (docs/operations.md, "Backfilling the filter index").
+ * Shape 2 added the patient dimension and the event's version 2 columns.
+ */
+export const FILTER_INDEX_SHAPE = 2;
+
+export type FilterIndexTables = Pick<ProjectionTables, 'index' | 'indexView' | 'buckets' | 'bucketsView'>;
+
+const generationSuffix = (generation: number) => {
+  if (!Number.isInteger(generation) || generation < 1) throw new Error(`invalid generation ${generation}`);
+  return generation === 1 ? '' : `_g${generation}`;
+};
+
+/** A generation's filter index and summary of one shape; shape 1 keeps the first names. */
+export function filterIndexTables(generation: number, shape: number): FilterIndexTables {
+  const suffix = `${shape === 1 ? '' : `_s${shape}`}${generationSuffix(generation)}`;
+  return {
+    index: `audit_events_by${suffix}`,
+    indexView: `audit_events_by_mv${suffix}`,
+    buckets: `audit_event_buckets${suffix}`,
+    bucketsView: `audit_event_buckets_mv${suffix}`,
+  };
+}
+
 /** Generation 1 keeps the first names (0001_audit_events); a rebuilt generation N has its own suffix. */
 export function projectionTables(generation: number): ProjectionTables {
-  if (!Number.isInteger(generation) || generation < 1) throw new Error(`invalid generation ${generation}`);
-  const suffix = generation === 1 ? '' : `_g${generation}`;
+  const suffix = generationSuffix(generation);
   return {
     generation,
     events: `audit_events${suffix}`,
     ids: `audit_event_ids${suffix}`,
     idsView: `audit_event_ids_mv${suffix}`,
-    index: `audit_events_by${suffix}`,
-    indexView: `audit_events_by_mv${suffix}`,
-    buckets: `audit_event_buckets${suffix}`,
-    bucketsView: `audit_event_buckets_mv${suffix}`,
+    ...filterIndexTables(generation, FILTER_INDEX_SHAPE),
   };
 }
 

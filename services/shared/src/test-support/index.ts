@@ -1,2 +1,3 @@
 export * from './sample-record.js';
 export * from './stored-key.js';
+export * from './sample-view.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEventRecord } from '../contract/audit-event/audit-event.js';
+import { NO_PATIENT_FIELDS, type AuditEventRecord } from '../contract/audit-event/audit-event.js';
 
 /** A valid stored record for unit tests; override what the test is about. */
 export function sampleRecord(overrides: Partial<AuditEventRecord> = {}): AuditEventRecord {
@@ -20,6 +20,7 @@ export function sampleRecord(overrides: Partial<AuditEventRecord> = {}): AuditEv
     success: true,
     details: '{"reason":"review"}',
     ingested_at: Date.UTC(2026, 10, 21, 10, 0, 1),
+    ...NO_PATIENT_FIELDS,
     ...overrides,
   };
 }

@@ -1,7 +1,10 @@
 import type { AuditEventRecord } from '../contract/audit-event/audit-event.js';
 import { formatTimestamp } from '../contract/time.js';
 
-/** The spec's delivery payload; `details` parsed to an object. Serialized once, sent byte-identical every time. */
+/**
+ * The spec's delivery payload; `details` parsed to an object. Serialized once, sent byte-identical every time.
+ * `patient_id` ("" when the event names none) comes last, after the spec's fields, which keep their order.
+ */
 export function deliveryPayload(event: AuditEventRecord): Buffer {
   return Buffer.from(
     JSON.stringify({
@@ -15,6 +18,7 @@ export function deliveryPayload(event: AuditEventRecord): Buffer {
       success: event.success,
       details: JSON.parse(event.details) as unknown,
       schema_version: '1',
+      patient_id: event.patient_id,
     }),
   );
 }

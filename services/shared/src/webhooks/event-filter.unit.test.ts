@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesFilter } from './event-filter.js';
+import { matchesEndpoint, matchesFilter, matchesPatients } from './event-filter.js';
 
 const ACTIONS = ['phi.read', 'phi.query', 'phi.export', 'phi.decrypt', 'admin.key.create', 'audit.export'];
 const matched = (filter: string[]) => ACTIONS.filter((a) => matchesFilter(filter, a));
@@ -12,4 +12,34 @@ describe('matchesFilter (the spec examples)', () => {
   it('["phi.", "admin."] matches PHI and admin actions', () =>
     expect(matched(['phi.', 'admin.'])).toEqual(ACTIONS.slice(0, 5)));
   it('is a prefix, not a word match', () => expect(matched(['phi.re'])).toEqual(['phi.read']));
+});
+
+describe('matchesPatients', () => {
+  it('[] matches every event, one naming no patient too', () => {
+    expect(matchesPatients([], 'p-1')).toBe(true);
+    expect(matchesPatients([], '')).toBe(true);
+  });
+  it('matches exactly the patients named: no prefix, no case folding, never an event naming none', () => {
+    const patients = ['p-1', 'MRN 42'];
+    expect(
+      ['p-1', 'MRN 42', 'p-10', 'p-', 'P-1', 'mrn 42', ''].filter((p) => matchesPatients(patients, p)),
+    ).toEqual(['p-1', 'MRN 42']);
+  });
+});
+
+describe('matchesEndpoint', () => {
+  const event = (action: string, patient_id: string) => ({ action, patient_id });
+  it('needs both the action and the patient to match', () => {
+    const endpoint = { filter: ['phi.'], patients: ['p-1'] };
+    expect(matchesEndpoint(endpoint, event('phi.read', 'p-1'))).toBe(true);
+    expect(matchesEndpoint(endpoint, event('phi.read', 'p-2'))).toBe(false);
+    expect(matchesEndpoint(endpoint, event('admin.user.update', 'p-1'))).toBe(false);
+  });
+  it('with no action filter, every action of the patients named', () => {
+    const endpoint = { filter: [], patients: ['p-1', 'p-2'] };
+    expect(matchesEndpoint(endpoint, event('record.update', 'p-2'))).toBe(true);
+    expect(matchesEndpoint(endpoint, event('record.update', ''))).toBe(false);
+  });
+  it('with neither, every event', () =>
+    expect(matchesEndpoint({ filter: [], patients: [] }, event('record.update', ''))).toBe(true));
 });

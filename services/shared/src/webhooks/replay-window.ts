@@ -5,16 +5,18 @@ import type { Codec } from '../contract/codec/single-object.codec.js';
 import type { PartitionRange, TopicRecord } from '../platform/kafka/range-reader.js';
 import type { DeliveryJob } from './delivery-job.js';
 import { deliveryPayload } from './delivery-payload.js';
-import { matchesFilter } from './event-filter.js';
+import { matchesEndpoint, type EndpointFilters } from './event-filter.js';
 
 // A record reaches Kafka at most this long after ingest stamped it (the ingest publish timeout, with room).
 const PUBLISH_SLACK_MS = 60_000;
 
-/** What a replay sends again: an endpoint's events ingested in [since, until) (docs/webhooks.md "Replays"). */
-export interface ReplayTarget {
+/**
+ * What a replay sends again: an endpoint's events ingested in [since, until) that its filters match, as the live
+ * deliveries match them (docs/webhooks.md "Replays").
+ */
+export interface ReplayTarget extends EndpointFilters {
   endpointId: string;
   tenantId: string;
-  filter: readonly string[];
   since: number;
   until: number;
 }
@@ -57,7 +59,7 @@ export function tenantEvent(
 
 /**
  * The delivery a replay makes of one of the tenant's events (`tenantEvent`), or null when there is none (no
- * event, outside the window, not matching the filter): attempt 1, due at `now`, marked as a replay, with the same
+ * event, outside the window, not matching the filters): attempt 1, due at `now`, marked as a replay, with the same
  * payload bytes and event id as its first delivery, through the normal retry path.
  */
 export function replayJob(
@@ -70,7 +72,7 @@ export function replayJob(
     !event ||
     event.ingested_at < target.since ||
     event.ingested_at >= target.until ||
-    !matchesFilter(target.filter, event.action)
+    !matchesEndpoint(target, event)
   ) {
     return null;
   }

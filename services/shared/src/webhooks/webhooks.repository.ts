@@ -5,6 +5,8 @@ export interface WebhookEndpointRecord {
   tenant_id: string;
   url: string;
   event_filter: string[];
+  /** The patients whose events the endpoint is sent; empty: every event (docs/webhooks.md "Delivery"). */
+  patient_filter: string[];
   description: string;
   active: boolean;
   created_at: Date;
@@ -26,18 +28,28 @@ export interface StoredWebhookEndpoint extends WebhookEndpointRecord {
 
 export type NewWebhookEndpoint = Pick<
   StoredWebhookEndpoint,
-  'id' | 'tenant_id' | 'url' | 'event_filter' | 'description' | 'rate_limit_per_second' | 'secret_sealed'
+  | 'id'
+  | 'tenant_id'
+  | 'url'
+  | 'event_filter'
+  | 'patient_filter'
+  | 'description'
+  | 'rate_limit_per_second'
+  | 'secret_sealed'
 >;
 
 /** What an update changes: the fields given; an absent one stays as it is (a null rate removes the limit). */
 export type WebhookEndpointChanges = Partial<
-  Pick<WebhookEndpointRecord, 'url' | 'event_filter' | 'description' | 'rate_limit_per_second'>
+  Pick<
+    WebhookEndpointRecord,
+    'url' | 'event_filter' | 'patient_filter' | 'description' | 'rate_limit_per_second'
+  >
 >;
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
 const COLUMNS =
-  'id, tenant_id, url, event_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at, version, previous_secret_expires_at, rate_limit_per_second';
+  'id, tenant_id, url, event_filter, patient_filter, description, active, created_at, disabled_at, consecutive_failures, last_delivery_at, version, previous_secret_expires_at, rate_limit_per_second';
 const SECRETS = 'secret_sealed, previous_secret_sealed';
 
 /** Postgres channel on which every endpoint change is announced (payload `id:change`), at commit. */
@@ -77,14 +89,15 @@ export const webhooksRepository = {
   async insert(db: Queryable, endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRecord> {
     try {
       const { rows } = await db.query<WebhookEndpointRecord>(
-        `INSERT INTO webhook_endpoints (id, tenant_id, url, event_filter, description, rate_limit_per_second,
-           secret_sealed)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+        `INSERT INTO webhook_endpoints (id, tenant_id, url, event_filter, patient_filter, description,
+           rate_limit_per_second, secret_sealed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
         [
           endpoint.id,
           endpoint.tenant_id,
           endpoint.url,
           endpoint.event_filter,
+          endpoint.patient_filter,
           endpoint.description,
           endpoint.rate_limit_per_second,
           endpoint.secret_sealed,
@@ -135,14 +148,15 @@ export const webhooksRepository = {
   ): Promise<WebhookEndpointRecord | null> {
     const { rows } = await db.query<WebhookEndpointRecord>(
       `UPDATE webhook_endpoints SET url = coalesce($2, url), event_filter = coalesce($3, event_filter),
-         description = coalesce($4, description),
-         rate_limit_per_second = CASE WHEN $5 THEN $6::integer ELSE rate_limit_per_second END,
+         patient_filter = coalesce($4, patient_filter), description = coalesce($5, description),
+         rate_limit_per_second = CASE WHEN $6 THEN $7::integer ELSE rate_limit_per_second END,
          version = version + 1
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [
         id,
         changes.url ?? null,
         changes.event_filter ?? null,
+        changes.patient_filter ?? null,
         changes.description ?? null,
         changes.rate_limit_per_second !== undefined,
         changes.rate_limit_per_second ?? null,

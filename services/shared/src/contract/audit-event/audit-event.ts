@@ -16,7 +16,26 @@ export interface AuditEventRecord {
   success: boolean;
   details: string;
   ingested_at: number;
+  /** Whose PHI the event concerns ("" when none was named); version 2 of the record. */
+  patient_id: string;
+  /** An HL7 v3 PurposeOfUse code (purpose-of-use.ts), or "". */
+  purpose_of_use: string;
+  /** Whom PHI was disclosed to: only on a disclosure. */
+  recipient: string;
+  /** PHI left the covered entity: a disclosure in HIPAA's sense, not a use within it. */
+  disclosure: boolean;
+  /** The paragraph of HIPAA 164.528(a)(1) the producer names for a disclosure it need not account for, or "". */
+  accounting_exclusion: string;
 }
+
+/** The version 2 fields of an event that names no patient, purpose or disclosure: what a version 1 record reads as. */
+export const NO_PATIENT_FIELDS = {
+  patient_id: '',
+  purpose_of_use: '',
+  recipient: '',
+  disclosure: false,
+  accounting_exclusion: '',
+} as const satisfies Partial<AuditEventRecord>;
 
 export const TENANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const ACTION_PATTERN = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)+$/;
@@ -26,13 +45,15 @@ export const STORED_UUID_PATTERN = new RegExp(UUID_PATTERN.source);
 export const MAX_DETAILS_BYTES = 64 * 1024;
 
 /**
- * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook and signing key
- * changes and everything under `audit.` (exports). Ingest refuses them, so none in a trail can come from a producer.
+ * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook, signing key and
+ * tenant name changes and everything under `audit.` (exports, reports). Ingest refuses them, so none in a trail can
+ * come from a producer.
  */
 export const RESERVED_ACTION_PREFIXES = [
   'admin.key.',
   'admin.webhook.',
   'admin.integrity.',
+  'admin.tenant.',
   'audit.',
 ] as const;
 export const isReservedAction = (action: string) =>

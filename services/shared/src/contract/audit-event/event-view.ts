@@ -2,16 +2,24 @@ import { formatTimestamp } from '../time.js';
 import type { AuditEventRecord } from './audit-event.js';
 
 /** The fields that keep their type from the audit topic's record to the public API: text. */
-type TextFields = Omit<AuditEventRecord, 'timestamp' | 'phi_involved' | 'success' | 'ingested_at'>;
+type TextFields = Omit<
+  AuditEventRecord,
+  'timestamp' | 'phi_involved' | 'success' | 'disclosure' | 'ingested_at'
+>;
 
 /** An audit_events row as ClickHouse returns it in JSON (64-bit integers as strings). */
-export type EventRow = TextFields & { ts: string; phi_involved: number; success: number };
+export type EventRow = TextFields & { ts: string; phi_involved: number; success: number; disclosure: number };
 
 export const EVENT_COLUMNS =
-  'event_id, ts, tenant_id, action, user_id, user_role, resource_type, resource_id, fields_accessed, phi_involved, source_ip, user_agent, justification, success, details';
+  'event_id, ts, tenant_id, action, user_id, user_role, resource_type, resource_id, fields_accessed, phi_involved, source_ip, user_agent, justification, success, details, patient_id, purpose_of_use, recipient, disclosure, accounting_exclusion';
 
 /** The audit event as the public API returns it, and as export files hold it (docs/exports.md "Files"). */
-export type AuditEventView = TextFields & { timestamp: string; phi_involved: boolean; success: boolean };
+export type AuditEventView = TextFields & {
+  timestamp: string;
+  phi_involved: boolean;
+  success: boolean;
+  disclosure: boolean;
+};
 
 /** A stored row as the public API returns it. */
 export function toAuditEventView(row: EventRow): AuditEventView {
@@ -31,5 +39,10 @@ export function toAuditEventView(row: EventRow): AuditEventView {
     justification: row.justification,
     success: row.success === 1,
     details: row.details,
+    patient_id: row.patient_id,
+    purpose_of_use: row.purpose_of_use,
+    recipient: row.recipient,
+    disclosure: row.disclosure === 1,
+    accounting_exclusion: row.accounting_exclusion,
   };
 }

@@ -43,6 +43,11 @@ function toRecord(event: IngestEvent, now: number, newId: () => string): AuditEv
     success: event.success,
     details: event.details,
     ingested_at: now,
+    patient_id: event.patient_id,
+    purpose_of_use: event.purpose_of_use,
+    recipient: event.recipient,
+    disclosure: event.disclosure,
+    accounting_exclusion: event.accounting_exclusion,
   };
 }
 

@@ -36,6 +36,11 @@ describe('validateBatch', () => {
           success: true,
           details: '{}',
           ingested_at: NOW,
+          patient_id: '',
+          purpose_of_use: '',
+          recipient: '',
+          disclosure: false,
+          accounting_exclusion: '',
         },
       ],
     });
@@ -118,5 +123,56 @@ describe('validateBatch', () => {
     );
     expect(result.ok).toBe(false);
     if (!result.ok) expect([...new Set(result.errors.map((e) => e.index))]).toEqual([0, 2, 3]);
+  });
+
+  it('keeps a disclosure: the patient, an HL7 purpose, the recipient and a named exclusion', () => {
+    const result = validateBatch(
+      [
+        {
+          ...minimal,
+          patient_id: 'p-1042',
+          purpose_of_use: 'HPAYMT',
+          recipient: 'Acme Billing, 1 Main St',
+          disclosure: true,
+          accounting_exclusion: 'authorized',
+        },
+      ],
+      ctx,
+    );
+    expect(result.ok && result.records[0]).toMatchObject({
+      patient_id: 'p-1042',
+      purpose_of_use: 'HPAYMT',
+      recipient: 'Acme Billing, 1 Main St',
+      disclosure: true,
+      accounting_exclusion: 'authorized',
+    });
+  });
+
+  it('refuses an unknown purpose or exclusion, and disclosure fields on what is no disclosure of PHI', () => {
+    const refused = (event: object) => {
+      const result = validateBatch([{ ...minimal, ...event }], ctx);
+      return result.ok ? [] : result.errors.map((e) => `${e.field}: ${e.message}`);
+    };
+    expect(refused({ purpose_of_use: 'treat' })).toEqual([
+      'purpose_of_use: must be an HL7 v3 PurposeOfUse code (docs/ingest.md)',
+    ]);
+    expect(refused({ disclosure: true, patient_id: 'p-1', accounting_exclusion: 'tpo' })[0]).toMatch(
+      /^accounting_exclusion: must be one of/,
+    );
+    expect(refused({ recipient: 'Acme' })).toEqual(['recipient: must be empty when disclosure is false']);
+    expect(refused({ accounting_exclusion: 'authorized' })).toEqual([
+      'accounting_exclusion: must be empty when disclosure is false',
+    ]);
+    expect(refused({ phi_involved: false, disclosure: true, patient_id: 'p-1' })).toEqual([
+      'disclosure: must be false when phi_involved is false',
+    ]);
+    expect(refused({ disclosure: true, recipient: 'Acme' })).toEqual([
+      'patient_id: must name the patient of a disclosure',
+    ]);
+    expect(refused({ patient_id: 'p-\u0000' })).toEqual(['patient_id: must not contain control characters']);
+    expect(refused({ patient_id: 'x'.repeat(257), disclosure: 'yes' }).map((e) => e.split(':')[0])).toEqual([
+      'patient_id',
+      'disclosure',
+    ]);
   });
 });

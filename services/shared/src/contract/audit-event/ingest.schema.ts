@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { parseRfc3339, RFC3339_RULE } from '../time.js';
 import { ACTION_PATTERN, MAX_DETAILS_BYTES, TENANT_ID_PATTERN, UUID_PATTERN } from './audit-event.js';
+import { ACCOUNTING_EXCLUSIONS, isAccountingExclusion } from './disclosure.js';
 import { canonicalIp } from './ip-address.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
+import { patientIdText } from './patient-id.js';
+import { isPurposeOfUse } from './purpose-of-use.js';
 import { text } from './text.js';
 
 const stringArray = z.array(text(256).min(1, 'must not be empty')).max(1000, 'at most 1000 entries');
@@ -64,14 +67,39 @@ export const ingestEventSchema = z
       .transform((d) => JSON.stringify(d))
       .refine((json) => Buffer.byteLength(json) <= MAX_DETAILS_BYTES, 'at most 64 KiB as JSON')
       .default('{}'),
+    patient_id: patientIdText().default(''),
+    purpose_of_use: z
+      .string()
+      .max(64)
+      .refine((s) => s === '' || isPurposeOfUse(s), 'must be an HL7 v3 PurposeOfUse code (docs/ingest.md)')
+      .default(''),
+    recipient: text(1024).default(''),
+    disclosure: z.boolean().default(false),
+    accounting_exclusion: z
+      .string()
+      .max(64)
+      .refine(
+        (s) => s === '' || isAccountingExclusion(s),
+        `must be one of ${ACCOUNTING_EXCLUSIONS.join(', ')}, or empty`,
+      )
+      .default(''),
   })
   .superRefine((event, ctx) => {
+    const refuse = (field: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: [field], message });
     if (!event.phi_involved && event.fields_accessed.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['fields_accessed'],
-        message: 'must be empty when phi_involved is false',
-      });
+      refuse('fields_accessed', 'must be empty when phi_involved is false');
+    }
+    // A disclosure is of PHI; its recipient and its exclusion describe a disclosure and nothing else.
+    if (event.disclosure && !event.phi_involved)
+      refuse('disclosure', 'must be false when phi_involved is false');
+    // A disclosure is accounted for to the patient whose PHI it was (docs/reports.md): it names them.
+    if (event.disclosure && event.patient_id === '')
+      refuse('patient_id', 'must name the patient of a disclosure');
+    if (!event.disclosure && event.recipient !== '')
+      refuse('recipient', 'must be empty when disclosure is false');
+    if (!event.disclosure && event.accounting_exclusion !== '') {
+      refuse('accounting_exclusion', 'must be empty when disclosure is false');
     }
   });
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MAX_EPOCH_MS } from '../time.js';
+import { isAccountingExclusion } from './disclosure.js';
+import { isPurposeOfUse } from './purpose-of-use.js';
 import { ACTION_PATTERN, MAX_DETAILS_BYTES, STORED_UUID_PATTERN, TENANT_ID_PATTERN } from './audit-event.js';
 
 const jsonText = (check: (value: unknown) => boolean, message: string) =>
@@ -44,4 +46,9 @@ export const auditEventRecordSchema = z.object({
     'must be a JSON object',
   ).refine((s) => Buffer.byteLength(s) <= MAX_DETAILS_BYTES, 'at most 64 KiB'),
   ingested_at: epochMs,
+  patient_id: bounded(256),
+  purpose_of_use: z.string().refine((s) => s === '' || isPurposeOfUse(s), 'must be a PurposeOfUse code'),
+  recipient: bounded(1024),
+  disclosure: z.boolean(),
+  accounting_exclusion: z.string().refine((s) => s === '' || isAccountingExclusion(s), 'unknown exclusion'),
 });

@@ -4,15 +4,18 @@ import type avro from 'avsc';
 import { auditEventCodec } from './audit-event.codec.js';
 import { rabinFingerprint64 } from './rabin-fingerprint.js';
 import { loadSchemaVersions, schemaVersion } from './schema-registry.js';
+import { NO_PATIENT_FIELDS, type AuditEventRecord } from '../audit-event/audit-event.js';
 import { DecodeError, singleObjectCodec } from './single-object.codec.js';
 import { sampleRecord } from '../../test-support/sample-record.js';
 
-const v1 = loadSchemaVersions('audit-event')[0]!;
-const v1Schema = v1.type.schema() as avro.schema.RecordType;
-// A v2 as the contract allows it to evolve: one added field with a default.
-const v2 = schemaVersion(2, {
-  ...v1Schema,
-  fields: [...v1Schema.fields, { name: 'session_id', type: 'string', default: '' }],
+const versions = loadSchemaVersions('audit-event');
+const v1 = versions[0]!;
+const newest = versions.at(-1)!;
+const newestSchema = newest.type.schema({ exportAttrs: true }) as avro.schema.RecordType;
+// The version after the newest, as the contract allows it to evolve: one added field with a default.
+const next = schemaVersion(newest.version + 1, {
+  ...newestSchema,
+  fields: [...newestSchema.fields, { name: 'session_id', type: 'string', default: '' }],
 });
 
 describe('CRC-64-AVRO', () => {
@@ -26,13 +29,19 @@ describe('CRC-64-AVRO', () => {
 });
 
 describe('audit event codec', () => {
-  it('round-trips a record with the single-object header', () => {
+  it('round-trips a record with the single-object header, in the oldest version that holds it whole', () => {
     const codec = auditEventCodec();
-    const record = sampleRecord();
-    const bytes = codec.encode(record);
+    const named = sampleRecord({ patient_id: 'p-1', disclosure: true });
+    const bytes = codec.encode(named);
     expect([...bytes.subarray(0, 2)]).toEqual([0xc3, 0x01]);
-    expect(bytes.subarray(2, 10).equals(v1.fingerprint)).toBe(true);
-    expect(codec.decode(bytes)).toEqual(record);
+    expect(bytes.subarray(2, 10).equals(newest.fingerprint)).toBe(true);
+    expect(codec.decode(bytes)).toEqual(named);
+    // Nothing of version 2 in it: written in version 1, which consumers of before version 2 read too.
+    const plain = sampleRecord();
+    const older = codec.encode(plain);
+    expect(older.subarray(2, 10).equals(v1.fingerprint)).toBe(true);
+    expect(codec.decode(older)).toEqual(plain);
+    expect(singleObjectCodec([v1], v1).decode(older)).toMatchObject({ event_id: plain.event_id });
   });
 
   it('refuses bytes without the header, with an unknown fingerprint, or truncated', () => {
@@ -48,16 +57,24 @@ describe('audit event codec', () => {
 });
 
 describe('schema evolution', () => {
-  it('a v2 reader with an added defaulted field reads v1 records', () => {
+  it('reads a version 1 record with the patient and disclosure fields empty, as written before they existed', () => {
     const record = sampleRecord();
-    const bytes = singleObjectCodec([v1], v1).encode(record);
-    expect(singleObjectCodec([v1, v2], v2).decode(bytes)).toEqual({ ...record, session_id: '' });
+    const v1Fields = (v1.type.schema() as avro.schema.RecordType).fields.map((f) => f.name);
+    const older = Object.fromEntries(v1Fields.map((name) => [name, record[name as keyof AuditEventRecord]]));
+    const bytes = singleObjectCodec([v1], v1).encode(older);
+    expect(auditEventCodec().decode(bytes)).toEqual({ ...older, ...NO_PATIENT_FIELDS });
   });
 
-  it('a v1 reader reads v2 records, skipping the field it does not know', () => {
-    const record = sampleRecord();
-    const bytes = singleObjectCodec([v1, v2], v2).encode({ ...record, session_id: 's-1' });
-    expect(singleObjectCodec([v1, v2], v1).decode(bytes)).toEqual(record);
+  it('a reader with an added defaulted field reads the records before it', () => {
+    const record = sampleRecord({ patient_id: 'p-1' });
+    const bytes = singleObjectCodec(versions).encode(record);
+    expect(singleObjectCodec([...versions, next], next).decode(bytes)).toEqual({ ...record, session_id: '' });
+  });
+
+  it('a reader reads the records of a later version, skipping the field it does not know', () => {
+    const record = sampleRecord({ patient_id: 'p-1' });
+    const bytes = singleObjectCodec([...versions, next], next).encode({ ...record, session_id: 's-1' });
+    expect(singleObjectCodec([...versions, next], newest).decode(bytes)).toEqual(record);
   });
 
   // Every contract under schemas/ (the audit event, the export job request).

@@ -13,13 +13,35 @@ export interface Codec<T> {
   decode(bytes: Buffer): T;
 }
 
+type Field = { name: string; default?: unknown };
+const fieldsOf = (v: SchemaVersion) => (v.type.schema({ exportAttrs: true }) as { fields: Field[] }).fields;
+
 /**
- * Avro single-object encoding: writes with the newest version, reads any known version by its fingerprint and
- * resolves it to the reader's version (defaults fill added fields; removed fields are skipped).
+ * The versions a value may be written in, oldest first, each with the fields of `writer` it lacks: a value is
+ * written in the oldest whose lacking fields all hold their defaults, which that version's readers fill back in.
+ * Consumers of an older version then read every record that carries nothing new to them (a rolling upgrade, where
+ * producers move first, dead-letters only records that use the new fields).
+ */
+function writableVersions(versions: readonly SchemaVersion[], writer: SchemaVersion) {
+  const newer = fieldsOf(writer);
+  return versions
+    .filter((v) => v.version <= writer.version)
+    .map((v) => {
+      const has = new Set(fieldsOf(v).map((f) => f.name));
+      return { version: v, lacks: newer.filter((f) => !has.has(f.name)) };
+    })
+    .filter(({ lacks }) => lacks.every((f) => f.default !== undefined));
+}
+
+/**
+ * Avro single-object encoding: writes with the oldest version that holds the value whole (writableVersions), reads
+ * any known version by its fingerprint and resolves it to the reader's version (defaults fill added fields; removed
+ * fields are skipped).
  */
 export function singleObjectCodec<T>(versions: readonly SchemaVersion[], reader?: SchemaVersion): Codec<T> {
   const writer = reader ?? versions.at(-1);
   if (!writer) throw new Error('no schema versions');
+  const writable = writableVersions(versions, writer);
   // undefined: the bytes were written with the reader's own schema, nothing to resolve.
   const resolvers = new Map<string, ReturnType<avro.Type['createResolver']> | undefined>();
   for (const v of versions) {
@@ -29,7 +51,11 @@ export function singleObjectCodec<T>(versions: readonly SchemaVersion[], reader?
 
   return {
     encode(value) {
-      return Buffer.concat([MAGIC, writer.fingerprint, writer.type.toBuffer(value)]);
+      const record = value as Record<string, unknown>;
+      const { version } = writable.find(({ lacks }) => lacks.every((f) => record[f.name] === f.default)) ?? {
+        version: writer,
+      };
+      return Buffer.concat([MAGIC, version.fingerprint, version.type.toBuffer(value)]);
     },
     decode(bytes) {
       if (bytes.length < HEADER_BYTES || !bytes.subarray(0, 2).equals(MAGIC)) {

@@ -36,6 +36,33 @@ export function schemaWriter(client: ClickHouseClient, where: { database: string
       if (await exists(statement.trim())) return;
       await run(clusterStatements(statement, topology));
     },
+    /**
+     * Adds to `table` those of `columns` it lacks, each with its default for the rows stored before (ClickHouse
+     * 18.16 has no ADD COLUMN IF NOT EXISTS). On a cluster the local table and the Distributed one over it.
+     */
+    async addColumns(
+      table: string,
+      columns: readonly { name: string; type: string; default: string }[],
+    ): Promise<void> {
+      for (const target of topology ? [localTable(table), table] : [table]) {
+        const found = await (
+          await client.query({
+            query: `SELECT name FROM system.columns WHERE database = ${sqlValue(where.database)}
+              AND table = ${sqlValue(target)}`,
+            format: 'JSONEachRow',
+          })
+        ).json<{ name: string }>();
+        const have = new Set(found.map((c) => c.name));
+        const missing = columns.filter((c) => !have.has(c.name));
+        if (missing.length === 0) continue;
+        const adds = missing.map((c) => `ADD COLUMN ${sqlIdentifier(c.name)} ${c.type} DEFAULT ${c.default}`);
+        await run([
+          topology
+            ? `ALTER TABLE ${topology.database}.${target} ON CLUSTER ${topology.cluster} ${adds.join(', ')}`
+            : `ALTER TABLE ${sqlIdentifier(target)} ${adds.join(', ')}`,
+        ]);
+      }
+    },
     /** A new table `name` shaped as `like` is: its columns, engine, keys and settings. */
     async clone(like: string, name: string): Promise<void> {
       if (!topology) return run([`CREATE TABLE ${sqlIdentifier(name)} AS ${sqlIdentifier(like)}`]);
