@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEventView } from '@audit/shared/contract';
-import { sampleView } from '@audit/shared/test-support';
+import { sampleHeading, sampleView } from '@audit/shared/test-support';
 import {
   fhirAuditEvent,
   fhirBundle,
   fhirReportAuditEvent,
-  type PatientAccessHeading,
   type PatientAccessRow,
 } from '@audit/shared/reports';
 import { startFhirValidator, type FhirValidator, type Issue } from '../support/fhir-validator.js';
@@ -68,15 +67,7 @@ const events: [string, Partial<AuditEventView>][] = [
   ],
 ];
 
-const heading: PatientAccessHeading = {
-  tenant_id: 'acme-health.eu_1',
-  tenant_name: 'Acme Health',
-  patient_id: 'p-1042',
-  since: '2020-11-21T00:00:00.000+00:00',
-  until: '2026-11-22T00:00:00.000+00:00',
-  mode: 'access',
-  generated_at: '2026-11-22T08:00:00.000+00:00',
-};
+const heading = sampleHeading({ tenant_id: 'acme-health.eu_1' });
 
 /** A report row of an event: every other one covered by a checkpoint, its tree beyond what unsignedInt holds. */
 function rowOf(event: AuditEventView, i: number): PatientAccessRow {

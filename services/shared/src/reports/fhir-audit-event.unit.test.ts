@@ -2,7 +2,7 @@ import { formatTimestamp, PURPOSE_OF_USE } from '@audit/shared/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AuditEventView } from '../contract/audit-event/event-view.js';
-import { sampleView } from '../test-support/sample-view.js';
+import { sampleHeading, sampleView } from '../test-support/sample-view.js';
 import {
   CHECKPOINT_EXTENSION,
   FHIR_JSON,
@@ -11,7 +11,7 @@ import {
   fhirReportAuditEvent,
   type FhirAuditEvent,
 } from './fhir-audit-event.js';
-import type { PatientAccessHeading, PatientAccessRow } from './patient-access-report.js';
+import type { PatientAccessRow } from './patient-access-report.js';
 
 const DCM = 'http://dicom.nema.org/resources/ontology/DCM';
 const REST = {
@@ -39,15 +39,7 @@ const ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
 const view = sampleView();
 
-const heading: PatientAccessHeading = {
-  tenant_id: 'acme',
-  tenant_name: 'Acme Health',
-  patient_id: 'p-1042',
-  since: '2020-11-21T00:00:00.000+00:00',
-  until: '2026-11-22T00:00:00.000+00:00',
-  mode: 'access',
-  generated_at: '2026-11-22T08:00:00.000+00:00',
-};
+const heading = sampleHeading();
 
 const row: PatientAccessRow = {
   event_id: '1c8f2b63-6d1f-4b9f-8a4c-3e7d2f5b8ca1',

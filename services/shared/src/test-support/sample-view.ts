@@ -1,4 +1,5 @@
 import type { AuditEventView } from '../contract/audit-event/event-view.js';
+import type { PatientAccessHeading } from '../reports/patient-access-report.js';
 
 /** An event as the API returns it, naming a patient, for unit tests; override what the test is about. */
 export function sampleView(overrides: Partial<AuditEventView> = {}): AuditEventView {
@@ -23,6 +24,20 @@ export function sampleView(overrides: Partial<AuditEventView> = {}): AuditEventV
     recipient: '',
     disclosure: false,
     accounting_exclusion: '',
+    ...overrides,
+  };
+}
+
+/** A report's heading for unit tests; override what the test is about. */
+export function sampleHeading(overrides: Partial<PatientAccessHeading> = {}): PatientAccessHeading {
+  return {
+    tenant_id: 'acme',
+    tenant_name: 'Acme Health',
+    patient_id: 'p-1042',
+    since: '2020-11-21T00:00:00.000+00:00',
+    until: '2026-11-22T00:00:00.000+00:00',
+    mode: 'access',
+    generated_at: '2026-11-22T08:00:00.000+00:00',
     ...overrides,
   };
 }
