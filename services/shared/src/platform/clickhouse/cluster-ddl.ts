@@ -46,7 +46,7 @@ function replicatedEngine(engine: string, args: string, path: string): string {
 // Every name is qualified: each node runs the statement in its default database, not the sender's.
 const qualified = (t: ClusterTopology, name: string) => `${t.database}.${name}`;
 
-const distributed = (t: ClusterTopology, name: string) =>
+export const distributed = (t: ClusterTopology, name: string) =>
   `CREATE TABLE IF NOT EXISTS ${qualified(t, name)} ON CLUSTER ${t.cluster} AS ${qualified(t, localTable(name))}
    ENGINE = Distributed(${t.cluster}, ${t.database}, ${localTable(name)}, ${SHARD_KEY})`;
 

@@ -1,5 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { clusterStatements, cloneStatements, localTable, type ClusterTopology } from './cluster-ddl.js';
+import {
+  clusterStatements,
+  cloneStatements,
+  distributed,
+  localTable,
+  type ClusterTopology,
+} from './cluster-ddl.js';
 import { sqlIdentifier, sqlValue } from './sql-quote.js';
 
 /**
@@ -38,7 +44,7 @@ export function schemaWriter(client: ClickHouseClient, where: { database: string
     },
     /**
      * Adds to `table` those of `columns` it lacks, each with its default for the rows stored before (ClickHouse
-     * 18.16 has no ADD COLUMN IF NOT EXISTS). On a cluster the local table and the Distributed one over it.
+     * 18.16 has no ADD COLUMN IF NOT EXISTS). On a cluster the local table, then the Distributed one over it.
      */
     async addColumns(
       table: string,
@@ -55,6 +61,15 @@ export function schemaWriter(client: ClickHouseClient, where: { database: string
         const have = new Set(found.map((c) => c.name));
         const missing = columns.filter((c) => !have.has(c.name));
         if (missing.length === 0) continue;
+        if (topology && target === table) {
+          // 18.16 refuses an ALTER ON CLUSTER of a table that is not replicated where the shards are: the
+          // Distributed table holds no rows, so it is made again over its local table, which has the columns now.
+          await run([
+            `DROP TABLE IF EXISTS ${topology.database}.${table} ON CLUSTER ${topology.cluster}`,
+            distributed(topology, table),
+          ]);
+          continue;
+        }
         const adds = missing.map((c) => `ADD COLUMN ${sqlIdentifier(c.name)} ${c.type} DEFAULT ${c.default}`);
         await run([
           topology
