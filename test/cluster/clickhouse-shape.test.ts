@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickHouse } from '@audit/shared/migrations';
-import { createClickHouse, type ClickHouseClient } from '@audit/shared/platform';
+import { createClickHouse, localTable, type ClickHouseClient } from '@audit/shared/platform';
 import { pendingQuorums, projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
@@ -94,7 +94,7 @@ describe('ClickHouse as 2 shards of 2 replicas', () => {
           shard: node.shard,
           events: await counts('audit_events_local'),
           ids: await counts('audit_event_ids_local'),
-          actions: await counts('audit_events_by_local WHERE dim = 1'),
+          actions: await counts(`${localTable(projectionTables(1).index)} WHERE dim = 1`),
         };
       }),
     );
