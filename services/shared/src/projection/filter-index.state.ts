@@ -14,6 +14,12 @@ import {
 const rows = async <T>(client: ClickHouseClient, query: string) =>
   (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 
+/** The names of the database's tables and views, as the answering server has them. */
+const tableNames = async (client: ClickHouseClient) =>
+  (
+    await rows<{ name: string }>(client, 'SELECT name FROM system.tables WHERE database = currentDatabase()')
+  ).map((r) => r.name);
+
 /**
  * Which generations' filter index of the current shape is complete, and a backfill's progress
  * (0004_filter_index_shapes).
@@ -72,14 +78,7 @@ export async function dropOlderFilterIndexes(
   schema: SchemaWriter,
   generation: number,
 ): Promise<void> {
-  const existing = new Set(
-    (
-      await rows<{ name: string }>(
-        client,
-        `SELECT name FROM system.tables WHERE database = currentDatabase()`,
-      )
-    ).map((r) => r.name),
-  );
+  const existing = new Set(await tableNames(client));
   for (let shape = 1; shape < FILTER_INDEX_SHAPE; shape++) {
     const old = filterIndexTables(generation, shape);
     // The views first: a table a view still writes to cannot go.
@@ -95,11 +94,7 @@ export async function dropOlderFilterIndexes(
  * columns as the code.
  */
 export async function ensureEventColumns(client: ClickHouseClient, schema: SchemaWriter): Promise<void> {
-  const tables = await rows<{ name: string }>(
-    client,
-    `SELECT name FROM system.tables WHERE database = currentDatabase()`,
-  );
-  for (const { name } of tables) {
+  for (const name of await tableNames(client)) {
     if (generationOf(name) !== null) await schema.addColumns(name, ADDED_EVENT_COLUMNS);
   }
 }
