@@ -7,6 +7,10 @@ export const chartTitles: Record<string, { title: string; axis: string }> = {
   'ingest-rate': { title: 'Ingest: rates against the floor', axis: 'events per second' },
   'list-latency': { title: 'List, limit 100, first page: gateway latency per filter', axis: 'ms' },
   'export-latency': { title: 'Export of up to 10,000 rows per filter: total time', axis: 'ms' },
+  'report-latency': {
+    title: 'Patient access report of 5,000 events: total time per format',
+    axis: 'ms',
+  },
   'export-rate': { title: 'Export jobs against their baseline', axis: 'rows per second' },
   'webhook-rate': { title: 'Webhook deliveries against the floor', axis: 'deliveries per second' },
   'integrity-pipeline-rate': {

@@ -292,9 +292,13 @@ describe('the patient access report', () => {
     const bundle = JSON.parse(res.text) as {
       resourceType: string;
       total: number;
+      link: { relation: string; url: string }[];
       entry: { resource: { id: string } }[];
     };
     expect(bundle).toMatchObject({ resourceType: 'Bundle', total: expected.length });
+    expect(bundle.link).toEqual([
+      { relation: 'self', url: `/api/v2/public/audit/reports/patient-access?${ALL}&format=fhir` },
+    ]);
     expect(bundle.entry.map((e) => e.resource.id).sort()).toEqual(
       expected.map((e) => e.event.event_id).sort(),
     );

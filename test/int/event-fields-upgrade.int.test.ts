@@ -13,6 +13,7 @@ import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
 import { backfillFilterIndex } from '../../services/ops/src/commands/backfill.command.js';
 import { uniqueNames } from '../support/names.js';
+import { V1_COLUMNS, V1_NAMES, v1Row } from '../support/previous-event-columns.js';
 import { clickhouseSettings, testClickHouse } from '../support/stack.js';
 
 const names = uniqueNames('upgrade-v2');
@@ -26,12 +27,7 @@ const tableNames = async () =>
     (r) => r.name,
   );
 
-// The events table's and the filter index's columns as the previous version made them: before the event's
-// version 2 added the patient and disclosure fields.
-const V1_COLUMNS = `ts Int64, event_id String, action String, user_id String, user_role String,
-  resource_type String, resource_id String, fields_accessed String, phi_involved UInt8, source_ip String,
-  user_agent String, justification String, success UInt8, details String, ingested_at Int64`;
-const V1_NAMES = V1_COLUMNS.split(',').map((c) => c.trim().split(' ')[0]!);
+// The filter index's dimensions as the previous version made them, before `patient_id` joined them.
 const V1_DIMS = `[(1, action), (2, resource_type), (3, user_id), (4, resource_id), (5, source_ip),
   (6, toString(phi_involved)), (7, toString(success))]`;
 
@@ -76,13 +72,7 @@ beforeAll(async () => {
   await ch.insert({
     table: live.events,
     format: 'JSONEachRow',
-    values: olderEvents.map((e) => ({
-      ...Object.fromEntries(V1_NAMES.map((n) => [n, e[n as keyof typeof e]])),
-      tenant_id: e.tenant_id,
-      ts: e.timestamp,
-      phi_involved: 1,
-      success: 1,
-    })),
+    values: olderEvents.map(v1Row),
   });
 });
 afterAll(async () => {

@@ -102,11 +102,11 @@ const readerOf = (call: ApiCall): ReportReader => ({
 });
 
 /** The whole report as a file: the body and how it is sent. */
-async function file(format: 'csv' | 'pdf' | 'fhir', report: PatientAccessReport) {
+async function file(format: 'csv' | 'pdf' | 'fhir', report: PatientAccessReport, requestUrl: string) {
   const name = `patient-access-report.${format === 'fhir' ? 'json' : format}`;
   if (format === 'csv') return { type: 'text/csv; charset=utf-8', name, body: patientAccessCsv(report.rows) };
   if (format === 'pdf') return { type: 'application/pdf', name, body: await renderPatientAccessPdf(report) };
-  return { type: `${FHIR_JSON}; charset=utf-8`, name, body: JSON.stringify(fhirBundle(report)) };
+  return { type: `${FHIR_JSON}; charset=utf-8`, name, body: JSON.stringify(fhirBundle(report, requestUrl)) };
 }
 
 export function patientAccessRoutes(app: FastifyInstance, opts: PatientAccessOptions): void {
@@ -152,7 +152,8 @@ export function patientAccessRoutes(app: FastifyInstance, opts: PatientAccessOpt
         now,
       });
       // Made before it is recorded, recorded before any row leaves: a report without its audit event never happens.
-      const sent = q.format === 'json' ? null : await file(q.format, { heading, rows: page.rows });
+      const sent =
+        q.format === 'json' ? null : await file(q.format, { heading, rows: page.rows }, request.url);
       await audit(
         patientAccessAuditEvent(readerOf(apiCallOf(request)), randomUUID(), {
           success: true,

@@ -85,6 +85,7 @@ export interface FhirBundle {
   type: 'searchset';
   timestamp: string;
   total: number;
+  link?: { relation: 'self'; url: string }[];
   entry?: { fullUrl: string; resource: FhirAuditEvent; search: { mode: 'match' } }[];
 }
 
@@ -376,8 +377,11 @@ export function fhirReportAuditEvent(heading: PatientAccessHeading, row: Patient
   });
 }
 
-/** A patient access report as a searchset Bundle, one match for each row, in the rows' order. */
-export function fhirBundle(report: PatientAccessReport): FhirBundle {
+/**
+ * A patient access report as a searchset Bundle, one match for each row, in the rows' order; `self` is the request
+ * that asked for it, as the server received it, when the report was read through the API.
+ */
+export function fhirBundle(report: PatientAccessReport, self?: string): FhirBundle {
   const entries = report.rows.map((row) => ({
     fullUrl: `urn:uuid:${row.event_id}`,
     resource: fhirReportAuditEvent(report.heading, row),
@@ -388,6 +392,7 @@ export function fhirBundle(report: PatientAccessReport): FhirBundle {
     type: 'searchset',
     timestamp: report.heading.generated_at,
     total: report.rows.length,
+    ...(self ? { link: [{ relation: 'self' as const, url: self }] } : {}),
     ...nonEmpty('entry', entries),
   };
 }

@@ -426,6 +426,12 @@ describe('the report as a Bundle', () => {
     expect(forbiddenIn(bundle)).toEqual([]);
   });
 
+  it('links to itself as the request that asked for it, when there was one', () => {
+    const self = '/api/v2/public/audit/reports/patient-access?patient_id=pt-1&format=fhir';
+    expect(fhirBundle({ heading, rows: [row] }, self).link).toEqual([{ relation: 'self', url: self }]);
+    expect(fhirBundle({ heading, rows: [row] })).not.toHaveProperty('link');
+  });
+
   it('has no entry at all when the report has no row', () => {
     const bundle = fhirBundle({ heading, rows: [] });
     expect(bundle).toEqual({

@@ -97,7 +97,7 @@ export function schemaWriter(client: ClickHouseClient, where: { database: string
  * ends only once every node has (or the server's `distributed_ddl_task_timeout` ran out, an error), whereas a
  * plain command returns at the first row, before the others, and the next statement may find the table missing.
  */
-async function onEveryNode(client: ClickHouseClient, query: string): Promise<void> {
+export async function onEveryNode(client: ClickHouseClient, query: string): Promise<void> {
   const { stream } = await client.exec({ query, clickhouse_settings: { default_format: 'JSONEachRow' } });
   let body = '';
   for await (const chunk of stream) body += String(chunk);
