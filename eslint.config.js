@@ -17,6 +17,7 @@ const SHARED_MODULES = {
   migrations: ['platform', 'projection'],
   host: ['platform', 'contract', 'audit-topic'],
   tenants: ['platform'],
+  retention: ['platform', 'contract', 'projection'],
   reports: ['platform', 'contract', 'projection', 'integrity'],
 };
 const TESTS = ['**/*.test.ts'];

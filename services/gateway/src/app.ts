@@ -31,6 +31,8 @@ import {
   displayTemplateRoutes,
   type DisplayTemplateRoutesOptions,
 } from './routes/display-templates.route.js';
+import { legalHoldRoutes } from './routes/legal-holds.route.js';
+import { retentionRoutes, type RetentionRoutesOptions } from './routes/retention.route.js';
 import { viewerPageRoutes, type ViewerPageOptions } from './routes/viewer-page.route.js';
 import { viewerTokenRoutes, type ViewerTokenRoutesOptions } from './routes/viewer-tokens.route.js';
 import { API_PREFIX } from './schemas/api-prefix.js';
@@ -46,6 +48,7 @@ export interface GatewayAppOptions
     Pick<ViewerPageOptions, 'viewer'>,
     Pick<ViewerTokenRoutesOptions, 'viewerOrigin'>,
     Pick<DisplayTemplateRoutesOptions, 'displayTemplates'>,
+    Pick<RetentionRoutesOptions, 'retention'>,
     Pick<ExportDownloadOptions, 'exportFiles' | 'downloads' | 'minRate'>,
     Pick<ExportOptions, 'exportConcurrency'>,
     Pick<PatientAccessOptions, 'reportEvents' | 'tenantName'>,
@@ -94,6 +97,8 @@ export async function buildApp(opts: GatewayAppOptions): Promise<FastifyInstance
         viewerTokenRoutes(api, opts);
         displayTemplateRoutes(api, opts);
         patientAccessRoutes(api, opts);
+        retentionRoutes(api, opts);
+        legalHoldRoutes(api, opts);
       });
     },
     { prefix: API_PREFIX },

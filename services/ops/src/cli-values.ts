@@ -35,6 +35,13 @@ export const OPTIONS = {
   order: { type: 'string' },
   format: { type: 'string' },
   out: { type: 'string' },
+  'min-days': { type: 'string' },
+  'max-days': { type: 'string' },
+  'no-max': { type: 'boolean', default: false },
+  reason: { type: 'string' },
+  'user-id': { type: 'string' },
+  'resource-id': { type: 'string' },
+  'patient-id': { type: 'string' },
 } as const;
 
 export type CliValues = ReturnType<

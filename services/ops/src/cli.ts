@@ -5,12 +5,14 @@ import { backfillFilterIndex } from './commands/backfill.command.js';
 import { CliError } from './commands/cli-error.js';
 import { dlqCli } from './commands/dlq.cli.js';
 import { exportsCli } from './commands/exports.cli.js';
+import { holdsCli } from './commands/holds.cli.js';
 import { integrityCli } from './commands/integrity.cli.js';
 import { keysCli } from './commands/keys.cli.js';
 import { lagCommand } from './commands/lag.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { replayCli } from './commands/replay.cli.js';
 import { reportsCli } from './commands/reports.cli.js';
+import { retentionCli } from './commands/retention.cli.js';
 import { statusCommand } from './commands/status.command.js';
 import { tenantsCli } from './commands/tenants.cli.js';
 import { topicsCli } from './commands/topics.cli.js';
@@ -127,6 +129,12 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
         return 0;
       case 'reports':
         await reportsCli(sub, values, cli);
+        return 0;
+      case 'retention':
+        await retentionCli(sub, values, cli);
+        return 0;
+      case 'holds':
+        await holdsCli(sub, values, cli);
         return 0;
       case 'lag': {
         const report = await withKafka(config, logger, ({ kafka, topics }) =>

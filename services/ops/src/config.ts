@@ -21,12 +21,11 @@ export const { envSchema, loadConfig } = serviceConfig(
     ...integrityEnv,
     // Only the keys commands need the pepper; they refuse to run without it.
     ...optionalPepperEnv,
-    OPERATOR_ID: z
-      .string()
-      .min(1)
-      .max(256)
-      .optional()
-      .meta({ description: 'the actor recorded in key audit events', defaultText: '`operator:<OS user>`' }),
+    OPERATOR_ID: z.string().min(1).max(256).optional().meta({
+      description:
+        'the actor recorded in the audit events of operator changes (keys, signing keys, tenant names, retention, holds)',
+      defaultText: '`operator:<OS user>`',
+    }),
     // Where `status` finds the services: the same variables and defaults the services listen by.
     ...listenerParts.gateway.env,
     ...listenerParts.ingest.env,

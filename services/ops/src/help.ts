@@ -23,6 +23,9 @@ Commands:
   tenants show|set-name    the name a tenant's reports are headed with (ops tenants --help)
   reports patient-access --tenant T --patient P
                            who saw a patient's records: the API's report, for staff (ops reports --help)
+  retention show|set       how long a tenant's trail is kept: its retention policy (ops retention --help)
+  holds list|create|release
+                           a tenant's legal holds: events kept whatever the policy (ops holds --help)
   help                     this text
 
 ${COMMON}
@@ -171,6 +174,38 @@ The name heads the tenant's patient access reports, which go to patients (docs/r
 The report is the API's (GET /audit/reports/patient-access, docs/reports.md), made for staff answering a
 patient's request. Each read writes audit.report.patient_access into the tenant's trail, naming the patient and
 the operator, before the report is given: when Kafka cannot take it, the command fails and nothing is written.
+`,
+  retention: `Usage: ops retention show --tenant T [--json]
+       ops retention set --tenant T --min-days N (--max-days N | --no-max) [--json]
+
+  retention show --tenant T
+                           the policy in force: its bounds, its version, who set it and when; or that it is the
+                           default, never set (kept at least 2192 days, six years; no maximum)
+  retention set --tenant T --min-days N (--max-days N | --no-max)
+                           sets both bounds as the policy's next version: whole days from 1 to 36500, the maximum
+                           not below the minimum (--no-max: kept for ever). Prints the policy and the one it
+                           replaced. Writes admin.retention.update (both, and the version) into the tenant's trail;
+                           the policy changes only once Kafka has that event
+
+Nothing is purged yet: the policy is recorded, audited and readable (docs/retention.md).
+`,
+  holds: `Usage: ops holds list --tenant T [--status active|released|all] [--json]
+       ops holds create --tenant T --reason R [scope options] [--json]
+       ops holds release --tenant T --id ID --reason R [--json]
+
+  holds list --tenant T [--status S]
+                           every hold of the tenant, newest first: those in force (default), those released (with
+                           who released them, when and why), or all
+  holds create --tenant T --reason R [--user-id U] [--resource-id R] [--patient-id P] [--since TIME] [--until TIME]
+                           puts a hold on the tenant's events that match every scope option given (exact ids as
+                           the list's filters take them; RFC 3339 times, --until exclusive); none: every event.
+                           The reason, 1 to 500 characters, names the matter. At most 100 holds in force
+  holds release --tenant T --id ID --reason R
+                           ends a hold in force; one released already is left as it was (exit 0, nothing recorded)
+
+Each change writes admin.legal_hold.create or admin.legal_hold.release (the reasons and the scope) into the
+tenant's trail and is made only once Kafka has that event. A hold will keep its events from every purge and erasure;
+none is built yet (docs/retention.md).
 `,
 } as const;
 

@@ -1,6 +1,13 @@
 import type { ApiKeyRecord } from '@audit/shared/api-keys';
 import type { MintedKey } from './commands/keys.command.js';
 
+/**
+ * Stored text as a terminal may be given it: quoted as JSON, which escapes the C0 controls (an escape sequence
+ * starts with one), and with DEL and the C1 controls escaped too, which JSON leaves as they are (U+009B is a CSI).
+ */
+export const quoted = (text: string) =>
+  JSON.stringify(text).replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 export function formatKeyLine(k: ApiKeyRecord): string {
   const state = k.revoked_at ? `revoked ${k.revoked_at.toISOString()}` : 'live';
   const allow = k.ip_allow.length > 0 ? ` ip-allow ${k.ip_allow.join(',')}` : '';

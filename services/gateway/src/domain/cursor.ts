@@ -150,3 +150,15 @@ export function decodeWindowCursor(
   const id = at && /^(\d{1,16}):([1-9]\d{0,15})$/.exec(at.id);
   return at && id ? { ts: at.ts, leaf_index: Number(id[1]), size: Number(id[2]) } : null;
 }
+
+// Bound to the tenant and the status listed: a cursor of another list, or of this one with another status, is never
+// one of it.
+const holdsBinding = (tenantId: string, status: string) =>
+  `legal-holds ${JSON.stringify([tenantId, status])}`;
+
+/** The legal holds' list cursor (position: the hold's creation time and id), valid only for its tenant and status. */
+export const encodeHoldsCursor = (position: PagePosition, tenantId: string, status: string, secret: string) =>
+  seal(position, holdsBinding(tenantId, status), secret);
+
+export const decodeHoldsCursor = (cursor: string, tenantId: string, status: string, secret: string) =>
+  open(cursor, holdsBinding(tenantId, status), secret);

@@ -4,6 +4,7 @@ import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
 import { FILTERS, checkWindow, filterShape, givenFilters, type EventFilters } from '@audit/shared/projection';
 import { boundedWindow } from './bounded-window.js';
 import { cursorParam, limitParam, repeatedParams } from './list-query.js';
+import { nulFields } from './nul-free.js';
 
 export const exportJobBodySchema = z
   .strictObject({
@@ -34,13 +35,6 @@ export interface AcceptedExportJob {
   until: number;
 }
 
-// Export jobs keep their filters in Postgres, whose JSON cannot hold a NUL character.
-function nulFree(filters: EventFilters): FieldError[] {
-  return Object.entries(filters)
-    .filter(([, value]) => typeof value === 'string' && value.includes('\u0000'))
-    .map(([field]) => ({ field, message: 'must not contain NUL characters' }));
-}
-
 /**
  * The body of `POST /audit/exports`: every invalid, missing or unknown field is reported (422), and the window
  * (`until`, or else `now`, the time of acceptance, minus `since`) must be non-empty and at most `maxWindowDays`.
@@ -60,7 +54,7 @@ export function parseExportJobRequest(
     now: opts.now,
     maxDays: opts.maxWindowDays,
   });
-  const errors = [...nulFree(filters), ...(window.ok ? [] : window.errors)];
+  const errors = [...nulFields(filters), ...(window.ok ? [] : window.errors)];
   if (!window.ok || errors.length > 0) return { ok: false, errors };
   return { ok: true, job: { format, filters, since: window.since, until: window.until } };
 }

@@ -3,6 +3,7 @@ import { FILTERS } from '@audit/shared/projection';
 import { zodFieldErrors, type FieldError } from '@audit/shared/platform';
 import type { Scope } from '@audit/shared/api-keys';
 import { NARROWING_FIELDS, type Narrowing } from './narrowing.js';
+import { nulFields } from './nul-free.js';
 
 /** The scopes a viewer token may carry: what a page shows and does, never the right to make more tokens. */
 export const VIEWER_SCOPES = ['audit:read', 'audit:export', 'webhooks:write'] as const satisfies Scope[];
@@ -111,6 +112,9 @@ export function parseViewerTokenRequest(
   const parsed = createViewerTokenBodySchema.safeParse(body === undefined ? {} : body);
   if (!parsed.success) return { ok: false, errors: zodFieldErrors(parsed.error) };
   const { scopes, narrowed_to, frame_origins, ttl_seconds } = parsed.data;
+  // The token keeps its narrowing in Postgres.
+  const unstorable = nulFields(narrowed_to, 'narrowed_to.');
+  if (unstorable.length > 0) return { ok: false, errors: unstorable };
   const narrowedTo = Object.fromEntries(
     Object.entries(narrowed_to).filter(([, value]) => value !== undefined),
   ) as Narrowing;

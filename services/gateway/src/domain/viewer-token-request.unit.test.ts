@@ -35,6 +35,7 @@ describe('parseViewerTokenRequest', () => {
     ['a repeated scope', { scopes: ['audit:read', 'audit:read'] }, 'scopes'],
     ['a narrowing by a field it cannot hold', { narrowed_to: { success: true } }, 'narrowed_to.success'],
     ['an invalid action prefix', { narrowed_to: { action_prefix: 'PHI.' } }, 'narrowed_to.action_prefix'],
+    ['a NUL Postgres cannot keep', { narrowed_to: { resource_id: 'r\u0000' } }, 'narrowed_to.resource_id'],
     ['an origin with a path', { frame_origins: ['https://app.example.com/embed'] }, 'frame_origins.0'],
     ['an origin with a query', { frame_origins: ['https://app.example.com?x'] }, 'frame_origins.0'],
     ['an origin with credentials', { frame_origins: ['https://u:p@app.example.com'] }, 'frame_origins.0'],

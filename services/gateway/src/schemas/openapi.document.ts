@@ -23,7 +23,7 @@ export function openApiDocument(routes: readonly ApiRoute[]) {
         title: 'Audit Trail Service public API',
         version: '2',
         description:
-          "Read a tenant's audit trail (a paged list, single lookup, synchronous bulk export and export jobs for whole windows) and manage the webhook endpoints it is pushed to. Every request needs `Authorization: Bearer <API key>` (or a viewer token); the security requirement of each operation names the scope it needs.",
+          "Read a tenant's audit trail (a paged list, single lookup, synchronous bulk export and export jobs for whole windows), manage the webhook endpoints it is pushed to, and record its retention policy and legal holds. Every request needs `Authorization: Bearer <API key>` (or a viewer token); the security requirement of each operation names the scope it needs.",
       },
       servers: [{ url: API_PREFIX }],
       tags: [
@@ -43,6 +43,11 @@ export function openApiDocument(routes: readonly ApiRoute[]) {
           name: 'Viewer',
           description:
             'Viewer tokens (docs/viewer.md): short-lived bearer tokens for the viewer page, which a browser uses instead of an API key.',
+        },
+        {
+          name: 'Retention',
+          description:
+            "The tenant's retention policy and legal holds (docs/retention.md): recorded and audited; nothing is purged yet.",
         },
       ],
       components: {

@@ -111,7 +111,7 @@ const integrityStub = {
 
 type Case = [
   name: string,
-  method: 'get' | 'post' | 'patch',
+  method: 'get' | 'post' | 'patch' | 'put',
   docPath: string,
   url: string,
   options?: Parameters<typeof app>[0] & { headers?: Record<string, string>; body?: string },
@@ -132,6 +132,10 @@ const INCLUSION = '/audit/integrity/proofs/inclusion';
 const CONSISTENCY = '/audit/integrity/proofs/consistency';
 const WINDOW = '/audit/integrity/proofs/window';
 const WEBHOOK_TEST = '/audit/webhooks/{id}/test';
+const RETENTION = '/audit/retention';
+const HOLDS = '/audit/legal-holds';
+const HOLD = '/audit/legal-holds/{hold_id}';
+const retentionWriter = { scopes: ['retention:write' as const] };
 const json = { 'content-type': 'application/json' };
 const cases: Case[] = [
   ['list page with more', 'get', LIST, '/audit/events?limit=2'],
@@ -216,6 +220,26 @@ const cases: Case[] = [
   ['window 200', 'get', WINDOW, '/audit/integrity/proofs/window?since=2026-09-01T00:00:00Z'],
   ['window page with more', 'get', WINDOW, '/audit/integrity/proofs/window?limit=1'],
   ['window 404', 'get', WINDOW, '/audit/integrity/proofs/window?tree_size=2'],
+  ['retention 200', 'get', RETENTION, '/audit/retention'],
+  ['retention 403', 'put', RETENTION, '/audit/retention', { headers: json, body: '{"min_days":1}' }],
+  [
+    'retention 422',
+    'put',
+    RETENTION,
+    '/audit/retention',
+    { key: retentionWriter, headers: json, body: '{"min_days":9,"max_days":8}' },
+  ],
+  ['holds 200', 'get', HOLDS, '/audit/legal-holds?status=all'],
+  ['holds 422', 'get', HOLDS, '/audit/legal-holds?cursor=forged'],
+  ['hold 404', 'get', HOLD, `/audit/legal-holds/${randomUUID()}`],
+  ['hold 422', 'get', HOLD, '/audit/legal-holds/nope'],
+  [
+    'hold release 422',
+    'post',
+    `${HOLD}/release`,
+    `/audit/legal-holds/${randomUUID()}/release`,
+    { key: retentionWriter, headers: json, body: '{"reason":" "}' },
+  ],
   [
     'window 422',
     'get',
@@ -298,6 +322,8 @@ describe('OpenAPI document', () => {
     expect(links.map(({ from, name }) => `${from} ${name}`).sort()).toEqual([
       'createExportJob DownloadExportJob',
       'createExportJob GetExportJob',
+      'createLegalHold GetLegalHold',
+      'createLegalHold ReleaseLegalHold',
       'createWebhook DeleteWebhook',
       'createWebhook DisableWebhook',
       'createWebhook ListWebhookAttempts',
@@ -308,8 +334,10 @@ describe('OpenAPI document', () => {
       'disableWebhook DeleteWebhook',
       'exportEvents GetFirstEvent',
       'getExportJob DownloadExportJob',
+      'getLegalHold ReleaseLegalHold',
       'listEvents GetFirstEvent',
       'listExportJobs GetFirstExportJob',
+      'listLegalHolds GetFirstLegalHold',
       'listWebhooks DeleteWebhook',
       'listWebhooks DisableWebhook',
       'listWebhooks ListWebhookAttempts',
@@ -317,6 +345,7 @@ describe('OpenAPI document', () => {
       'listWebhooks RotateWebhookSecret',
       'listWebhooks TestWebhook',
       'listWebhooks UpdateWebhook',
+      'releaseLegalHold GetLegalHold',
       'replayWebhook GetWebhookReplay',
       'rotateWebhookSecret DisableWebhook',
       'updateWebhook TestWebhook',

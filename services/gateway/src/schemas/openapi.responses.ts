@@ -37,7 +37,7 @@ const responses = {
   ),
   404: error(
     'NotFound',
-    'No such event or export job (missing, foreign and malformed ids alike), or webhook endpoint.',
+    'No such event or export job (missing, foreign and malformed ids alike), webhook endpoint or legal hold.',
     errorBodySchema,
     rateLimitHeaders,
   ),
@@ -56,7 +56,7 @@ const responses = {
   ),
   422: error(
     'InvalidRequest',
-    'Invalid, unknown or repeated parameters or fields, including what the schemas cannot say: a time before 1970, `since` not earlier than `until`, the `until` of a replay after now, a `source_ip` that is no IP address, a cursor not issued for this tenant and these filters (or this list), the window of an export job longer than the deployment allows, a webhook target refused by the target guard, a consistency proof `from` a larger size than its `to`.',
+    "Invalid, unknown or repeated parameters or fields, including what the schemas cannot say: a time before 1970, `since` not earlier than `until`, the `until` of a replay after now, a `source_ip` that is no IP address, a cursor not issued for this tenant and these filters (or this list), the window of an export job longer than the deployment allows, a webhook target refused by the target guard, a consistency proof `from` a larger size than its `to`, a retention policy's `max_days` below its `min_days`, a legal hold's `since` not earlier than its `until`, a hold's or a release's `reason` of spaces only or with a control character, a NUL character in text kept in Postgres (an export job's filters, a viewer token's narrowing, a hold's scope).",
     validationErrorBodySchema,
     rateLimitHeaders,
   ),

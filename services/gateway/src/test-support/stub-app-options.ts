@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import { Registry } from '@audit/shared/platform';
+import { DEFAULT_POLICY } from '@audit/shared/retention';
 import { allowList, DEFAULT_WEBHOOK_PORTS } from '@audit/shared/webhooks';
 import type { GatewayAppOptions } from '../app.js';
 import { downloadSlots } from '../domain/download-slots.js';
@@ -72,6 +73,15 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     },
     viewerTokens: { find: async () => null, create: unused, revoke: unused, frameOrigins: async () => null },
     displayTemplates: { current: async () => [], put: unused, remove: unused, versions: async () => [] },
+    // The default policy and no hold; changes are not used.
+    retention: {
+      policy: async () => DEFAULT_POLICY,
+      setPolicy: unused,
+      holds: async () => [],
+      hold: async () => null,
+      createHold: unused,
+      releaseHold: unused,
+    },
     viewer: { dir: '/nonexistent/', page: '<!doctype html><title>Audit trail</title>' },
     targets: { allowHttp: false, allowed: allowList([]), ports: DEFAULT_WEBHOOK_PORTS, resolve: unused },
     testSender: { send: unused },

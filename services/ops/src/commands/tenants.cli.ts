@@ -2,11 +2,9 @@ import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
 import { parseTenantSetName, parseTenantShow } from '../domain/tenant-request.js';
 import { HELP } from '../help.js';
+import { quoted } from '../output.js';
 import { CliError } from './cli-error.js';
 import { tenantsCommands } from './tenants.command.js';
-
-// A name is shown quoted as JSON: whatever the table holds, it cannot write control sequences to the terminal.
-const quoted = (name: string) => JSON.stringify(name);
 
 /** `ops tenants show|set-name` (docs/operations.md "Tenant names and patient access reports"). */
 export async function tenantsCli(

@@ -9,6 +9,7 @@ export const SCOPES = [
   'webhooks:write',
   'viewer:issue',
   'templates:write',
+  'retention:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

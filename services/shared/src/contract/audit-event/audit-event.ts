@@ -45,15 +45,17 @@ export const STORED_UUID_PATTERN = new RegExp(UUID_PATTERN.source);
 export const MAX_DETAILS_BYTES = 64 * 1024;
 
 /**
- * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook, signing key and
- * tenant name changes and everything under `audit.` (exports, reports). Ingest refuses them, so none in a trail can
- * come from a producer.
+ * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook, signing key,
+ * tenant name, retention policy and legal hold changes and everything under `audit.` (exports, reports). Ingest
+ * refuses them, so none in a trail can come from a producer.
  */
 export const RESERVED_ACTION_PREFIXES = [
   'admin.key.',
   'admin.webhook.',
   'admin.integrity.',
   'admin.tenant.',
+  'admin.retention.',
+  'admin.legal_hold.',
   'audit.',
 ] as const;
 export const isReservedAction = (action: string) =>

@@ -3,13 +3,14 @@ import type pg from 'pg';
 /**
  * The classes of our per-tenant advisory locks (the first key of Postgres's two-key form), each apart from the
  * others and from any other user of the database: webhook endpoints, export jobs, webhook replays, display
- * templates.
+ * templates, retention policies and legal holds.
  */
 export const TENANT_LOCKS = {
   webhookEndpoints: 7,
   exportJobs: 8,
   webhookReplays: 9,
   displayTemplates: 11,
+  retention: 12,
 } as const;
 
 /**

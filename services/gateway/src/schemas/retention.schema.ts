@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { formatTimestamp } from '@audit/shared/contract';
+import {
+  holdCreateSchema,
+  holdReleaseSchema,
+  isActive,
+  MAX_POLICY_DAYS,
+  policyChangeSchema,
+  scopeView,
+  type LegalHold,
+  type RetentionPolicy,
+} from '@audit/shared/retention';
+import { holdIdSchema, MAX_HOLDS_LIMIT } from '../domain/legal-hold-request.js';
+import { pageDescriptorSchema, timestampSchema } from './read-api.schema.js';
+
+// The request bodies as shared with `ops`, named in the OpenAPI document.
+export const policyChangeBodySchema = policyChangeSchema.meta({ id: 'RetentionPolicyChange' });
+export const holdCreateBodySchema = holdCreateSchema.meta({ id: 'LegalHoldCreate' });
+export const holdReleaseBodySchema = holdReleaseSchema.meta({ id: 'LegalHoldRelease' });
+
+const days = z.int().min(1).max(MAX_POLICY_DAYS);
+const actor = z.string().meta({ example: 'api_key:0a1b2c3d' });
+
+/** docs/retention.md "The policy": the policy in force, the default until one is set. */
+export const retentionPolicySchema = z
+  .object({
+    min_days: days.meta({ description: 'Events are never purged before they are this many days old.' }),
+    max_days: days
+      .nullable()
+      .meta({ description: 'Events are purged once older than this many days; `null`: kept for ever.' }),
+    version: z.int().min(0).meta({ description: 'How many times the policy was set; `0`: never.' }),
+    changed_at: timestampSchema.nullable().meta({ description: 'When it was set; `null` for the default.' }),
+    changed_by: actor.nullable().meta({ description: 'Who set it; `null` for the default.' }),
+    default: z.boolean().meta({ description: '`true` while the tenant never set a policy.' }),
+  })
+  .meta({ id: 'RetentionPolicy' });
+
+const rfc3339 = (description: string) =>
+  z.string().meta({ description: `${description} RFC 3339, UTC (\`Z\`), milliseconds.` });
+
+const holdScopeSchema = z
+  .object({
+    user_id: z.string().optional(),
+    resource_id: z.string().optional(),
+    patient_id: z.string().optional(),
+    since: rfc3339('Inclusive lower bound of event time.').optional(),
+    until: rfc3339('Exclusive upper bound of event time.').optional(),
+  })
+  .meta({
+    id: 'LegalHoldScope',
+    description: 'The events held: those matching every field given; none: every event of the tenant.',
+  });
+
+/** docs/retention.md "Legal holds": a hold, in force or released. */
+export const legalHoldSchema = z
+  .object({
+    hold_id: holdIdSchema,
+    status: z.enum(['active', 'released']).meta({ description: '`active` while the hold is in force.' }),
+    reason: z.string(),
+    scope: holdScopeSchema,
+    created_at: timestampSchema,
+    created_by: actor,
+    released_at: timestampSchema.nullable().meta({ description: '`null` while the hold is in force.' }),
+    released_by: actor.nullable(),
+    release_reason: z.string().nullable(),
+  })
+  .meta({ id: 'LegalHold', description: 'Clients must tolerate fields added later.' });
+
+export const legalHoldListSchema = z
+  .object({
+    holds: z.array(legalHoldSchema).meta({ description: 'Newest first.' }),
+    page: pageDescriptorSchema
+      .extend({ limit: z.int().min(1).max(MAX_HOLDS_LIMIT).meta({ description: 'The page size applied.' }) })
+      .meta({ id: 'LegalHoldPage' }),
+  })
+  .meta({ id: 'LegalHoldList' });
+
+const ms = (d: Date) => formatTimestamp(d.getTime());
+
+export const retentionPolicyView = (p: RetentionPolicy) => ({
+  min_days: p.min_days,
+  max_days: p.max_days,
+  version: p.version,
+  changed_at: p.changed_at && ms(p.changed_at),
+  changed_by: p.changed_by,
+  default: p.version === 0,
+});
+
+export const legalHoldView = (h: LegalHold) => ({
+  hold_id: h.hold_id,
+  status: isActive(h) ? 'active' : 'released',
+  reason: h.reason,
+  scope: scopeView(h.scope),
+  created_at: ms(h.created_at),
+  created_by: h.created_by,
+  released_at: h.released_at && ms(h.released_at),
+  released_by: h.released_by,
+  release_reason: h.release_reason,
+});
