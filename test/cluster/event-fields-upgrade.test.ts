@@ -9,7 +9,12 @@ import {
   sqlValue,
   type ClickHouseClient,
 } from '@audit/shared/platform';
-import { ADDED_EVENT_COLUMNS, filterIndexState, projectionTables } from '@audit/shared/projection';
+import {
+  ADDED_EVENT_COLUMNS,
+  FILTER_DIMS,
+  filterIndexState,
+  projectionTables,
+} from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
 import { uniqueNames } from '../support/names.js';
@@ -118,7 +123,7 @@ describe('upgrading a cluster that holds events to the event version 2', () => {
       expect(event).toEqual({ patient_id: 'p-2051' });
       const [indexed] = await rows<{ n: string }>(
         node,
-        `SELECT count() AS n FROM ${live.index} WHERE tenant_id = ${sqlValue(newer.tenant_id)} AND dim = 8
+        `SELECT count() AS n FROM ${live.index} WHERE tenant_id = ${sqlValue(newer.tenant_id)} AND dim = ${FILTER_DIMS.patient_id}
          AND value = 'p-2051'`,
       );
       expect(indexed).toEqual({ n: '1' });

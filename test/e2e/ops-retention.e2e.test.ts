@@ -198,16 +198,9 @@ describe('ops holds', () => {
     expect(table.out.replaceAll('\n', '')).not.toMatch(/\p{Cc}/u);
     expect(table.out).toContain('"dr.\\u001b]0;owned\\u0007 \\u009b31m"');
 
-    const released = await ok(
-      'holds',
-      'release',
-      '--tenant',
-      tenant,
-      '--id',
-      matter.hold_id,
-      '--reason',
-      'settled',
-    );
+    const releasing = (id: string, reason: string) =>
+      ['holds', 'release', '--tenant', tenant, '--id', id, '--reason', reason] as const;
+    const released = await ok(...releasing(matter.hold_id, 'settled'));
     expect(released).toEqual({
       tenant_id: tenant,
       released: true,
@@ -220,20 +213,11 @@ describe('ops holds', () => {
       },
     });
     // Released already: said, exit 0, left as it was and not recorded again.
-    const twice = await ops([
-      'holds',
-      'release',
-      '--tenant',
-      tenant,
-      '--id',
-      matter.hold_id,
-      '--reason',
-      'again',
-    ]);
+    const twice = await ops([...releasing(matter.hold_id, 'again')]);
     expect(twice.code, twice.err).toBe(0);
     expect(twice.out).toContain('(reason "settled") already: nothing changed');
     const upper = matter.hold_id.toUpperCase();
-    expect(await ok('holds', 'release', '--tenant', tenant, '--id', upper, '--reason', 'again')).toEqual({
+    expect(await ok(...releasing(upper, 'again'))).toEqual({
       ...released,
       released: false,
     });

@@ -33,7 +33,8 @@ export const { envSchema, loadConfig } = serviceConfig(
       description: "CIDRs of proxies whose `X-Forwarded-For` is believed; anyone else's is ignored",
     }),
     AUDIT_PUBLISH_TIMEOUT_MS: positiveInt(5000).meta({
-      description: 'wait for Kafka to take an `audit.export` event before answering 503',
+      description:
+        'wait for Kafka to take the audit event of a change or an export (`audit.export`, `admin.*`) before answering 503',
     }),
     // As a delivery's WEBHOOK_TIMEOUT_MS.
     WEBHOOK_TEST_TIMEOUT_MS: positiveInt(10_000).meta({

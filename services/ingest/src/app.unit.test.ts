@@ -110,20 +110,26 @@ describe('ingest app', () => {
   it("refuses the service's own actions, naming each, and publishes nothing of the batch", async () => {
     let published = 0;
     const app = await appWith(async () => void published++);
-    const actions = [
+    const reserved = [
       'admin.key.create',
       'admin.webhook.delete',
       'admin.integrity.key.rotate',
+      'admin.tenant.update',
+      'admin.retention.update',
+      'admin.legal_hold.release',
+      'admin.viewer_token.create',
+      'admin.display_template.update',
+      'admin.export.cancel',
       'audit.export',
-      'admin.user.update',
     ];
+    const actions = [...reserved, 'admin.user.update'];
     const res = await post(
       app,
       actions.map((action) => ({ ...event, action })),
     );
     expect(res.statusCode).toBe(422);
     expect(res.json().details).toEqual(
-      [0, 1, 2, 3].map((index) => ({
+      reserved.map((_, index) => ({
         index,
         field: 'action',
         message: expect.stringContaining('service itself'),

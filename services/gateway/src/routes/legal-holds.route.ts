@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { errorKind, NotFoundError, ValidationError, zodFieldErrors } from '@audit/shared/platform';
-import { legalHoldEvent, MAX_ACTIVE_HOLDS, type LegalHold } from '@audit/shared/retention';
+import { holdView, legalHoldEvent, MAX_ACTIVE_HOLDS, type LegalHold } from '@audit/shared/retention';
 import { decodeHoldsCursor, encodeHoldsCursor } from '../domain/cursor.js';
 import {
   holdIdParam,
@@ -18,7 +18,6 @@ import {
   holdReleaseBodySchema,
   legalHoldListSchema,
   legalHoldSchema,
-  legalHoldView,
 } from '../schemas/retention.schema.js';
 import { apiRoute, type ApiRoute } from './api-route.js';
 import type { RetentionRoutesOptions } from './retention.route.js';
@@ -167,7 +166,7 @@ export function legalHoldRoutes(app: FastifyInstance, opts: LegalHoldRoutesOptio
     const last = page.at(-1);
     const hasMore = holds.length > limit && last !== undefined;
     return legalHoldListSchema.parse({
-      holds: page.map(legalHoldView),
+      holds: page.map(holdView),
       page: {
         limit,
         returned: page.length,
@@ -188,7 +187,7 @@ export function legalHoldRoutes(app: FastifyInstance, opts: LegalHoldRoutesOptio
     const id = holdIdOf(request);
     const hold = await opts.retention.hold(request.principal!.tenantId, id).catch(unavailable('postgres'));
     if (!hold) throw noSuchHold();
-    return legalHoldSchema.parse(legalHoldView(hold));
+    return legalHoldSchema.parse(holdView(hold));
   });
 
   apiRoute(app, createLegalHoldRoute, async (request, reply) => {
@@ -203,7 +202,7 @@ export function legalHoldRoutes(app: FastifyInstance, opts: LegalHoldRoutesOptio
         `A tenant has at most ${MAX_ACTIVE_HOLDS} legal holds in force; release one before adding another.`,
       );
     }
-    return reply.code(201).send(legalHoldSchema.parse(legalHoldView(created)));
+    return reply.code(201).send(legalHoldSchema.parse(holdView(created)));
   });
 
   apiRoute<{ Params: { hold_id: string } }>(app, releaseLegalHoldRoute, async (request) => {
@@ -214,6 +213,6 @@ export function legalHoldRoutes(app: FastifyInstance, opts: LegalHoldRoutesOptio
       .releaseHold(request.principal!.tenantId, id, { reason: body.reason, by: actor.user_id }, announce)
       .catch(unavailable('postgres'));
     if (!result) throw noSuchHold();
-    return legalHoldSchema.parse(legalHoldView(result.hold));
+    return legalHoldSchema.parse(holdView(result.hold));
   });
 }

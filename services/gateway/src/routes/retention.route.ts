@@ -1,15 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditPublisher } from '@audit/shared/audit-topic';
 import { ValidationError, zodFieldErrors } from '@audit/shared/platform';
-import { retentionPolicyEvent, type RetentionRepository } from '@audit/shared/retention';
+import { policyView, retentionPolicyEvent, type RetentionRepository } from '@audit/shared/retention';
 import { retentionActor } from '../domain/retention-actor.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { json } from '../schemas/openapi.responses.js';
-import {
-  policyChangeBodySchema,
-  retentionPolicySchema,
-  retentionPolicyView,
-} from '../schemas/retention.schema.js';
+import { policyChangeBodySchema, retentionPolicySchema } from '../schemas/retention.schema.js';
 import { apiRoute, type ApiRoute } from './api-route.js';
 
 export const getRetentionPolicyRoute: ApiRoute = {
@@ -52,7 +48,7 @@ export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptio
   apiRoute(app, getRetentionPolicyRoute, async (request) => {
     refuseUnknownQuery(request.query);
     const policy = await opts.retention.policy(request.principal!.tenantId).catch(unavailable('postgres'));
-    return retentionPolicySchema.parse(retentionPolicyView(policy));
+    return retentionPolicySchema.parse(policyView(policy));
   });
 
   apiRoute(app, setRetentionPolicyRoute, async (request) => {
@@ -67,6 +63,6 @@ export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptio
         audit(retentionPolicyEvent(tenant, actor, set.policy, set.previous)),
       )
       .catch(unavailable('postgres'));
-    return retentionPolicySchema.parse(retentionPolicyView(policy));
+    return retentionPolicySchema.parse(policyView(policy));
   });
 }

@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import { formatTimestamp } from '@audit/shared/contract';
 import {
   holdCreateSchema,
   holdReleaseSchema,
-  isActive,
   MAX_POLICY_DAYS,
   policyChangeSchema,
-  scopeView,
-  type LegalHold,
-  type RetentionPolicy,
 } from '@audit/shared/retention';
 import { holdIdSchema, MAX_HOLDS_LIMIT } from '../domain/legal-hold-request.js';
 import { pageDescriptorSchema, timestampSchema } from './read-api.schema.js';
@@ -35,16 +30,13 @@ export const retentionPolicySchema = z
   })
   .meta({ id: 'RetentionPolicy' });
 
-const rfc3339 = (description: string) =>
-  z.string().meta({ description: `${description} RFC 3339, UTC (\`Z\`), milliseconds.` });
-
 const holdScopeSchema = z
   .object({
     user_id: z.string().optional(),
     resource_id: z.string().optional(),
     patient_id: z.string().optional(),
-    since: rfc3339('Inclusive lower bound of event time.').optional(),
-    until: rfc3339('Exclusive upper bound of event time.').optional(),
+    since: timestampSchema.meta({ description: 'Inclusive lower bound of event time.' }).optional(),
+    until: timestampSchema.meta({ description: 'Exclusive upper bound of event time.' }).optional(),
   })
   .meta({
     id: 'LegalHoldScope',
@@ -74,26 +66,3 @@ export const legalHoldListSchema = z
       .meta({ id: 'LegalHoldPage' }),
   })
   .meta({ id: 'LegalHoldList' });
-
-const ms = (d: Date) => formatTimestamp(d.getTime());
-
-export const retentionPolicyView = (p: RetentionPolicy) => ({
-  min_days: p.min_days,
-  max_days: p.max_days,
-  version: p.version,
-  changed_at: p.changed_at && ms(p.changed_at),
-  changed_by: p.changed_by,
-  default: p.version === 0,
-});
-
-export const legalHoldView = (h: LegalHold) => ({
-  hold_id: h.hold_id,
-  status: isActive(h) ? 'active' : 'released',
-  reason: h.reason,
-  scope: scopeView(h.scope),
-  created_at: ms(h.created_at),
-  created_by: h.created_by,
-  released_at: h.released_at && ms(h.released_at),
-  released_by: h.released_by,
-  release_reason: h.release_reason,
-});

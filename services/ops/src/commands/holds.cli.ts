@@ -1,7 +1,7 @@
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
 import { parseHoldCreate, parseHoldRelease, parseHoldsList, SCOPE_OPTIONS } from '../domain/hold-request.js';
-import { holdView } from '../domain/retention-view.js';
+import { holdView } from '@audit/shared/retention';
 import { HELP } from '../help.js';
 import { CliError } from './cli-error.js';
 import { holdsCommands } from './holds.command.js';

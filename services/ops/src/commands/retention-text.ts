@@ -17,7 +17,7 @@ export function policyText(policy: RetentionPolicy): string {
   return `kept at least ${policy.min_days} days, ${max} (${set})`;
 }
 
-/** 'patient_id "p-1042", since 2025-01-01T00:00:00.000Z', or "every event" for a hold that sets no field. */
+/** 'patient_id "p-1042", since 2025-01-01T00:00:00.000+00:00', or "every event" for a hold that sets no field. */
 export function scopeText(scope: HoldScope): string {
   const fields = Object.entries(scopeView(scope)).map(([field, value]) =>
     field === 'since' || field === 'until' ? `${field} ${value}` : `${field} ${quoted(value)}`,

@@ -1,7 +1,7 @@
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
 import { parseRetentionSet, parseRetentionShow } from '../domain/retention-request.js';
-import { policyView } from '../domain/retention-view.js';
+import { policyView } from '@audit/shared/retention';
 import { HELP } from '../help.js';
 import { CliError } from './cli-error.js';
 import { policyText } from './retention-text.js';

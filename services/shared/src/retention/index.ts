@@ -3,3 +3,4 @@ export * from './legal-hold.js';
 export * from './retention-audit-event.js';
 export * from './retention-policy.js';
 export * from './retention.repository.js';
+export * from './retention-view.js';

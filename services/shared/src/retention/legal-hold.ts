@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NO_CONTROL_PATTERN } from '../contract/audit-event/patient-id.js';
 import { text } from '../contract/audit-event/text.js';
 import { FILTERS } from '../projection/event-filters.js';
 
@@ -30,12 +31,15 @@ export interface LegalHold {
   release_reason: string | null;
 }
 
-/** Free text shown to people: no control character (it could steer a terminal), stored exactly as sent. */
+/**
+ * Free text shown to people, stored as sent once the spaces around it are trimmed: no control character (it could
+ * steer a terminal), said as a pattern the OpenAPI document carries.
+ */
 const reason = (description: string) =>
   text(MAX_REASON)
+    .regex(NO_CONTROL_PATTERN, 'must not contain control characters')
     .trim()
     .min(1, 'must not be empty')
-    .refine((s) => !/\p{Cc}/u.test(s), 'must not contain control characters')
     .meta({ description });
 
 /** An id as the list's filter takes it, which Postgres must store too: it holds no NUL. */

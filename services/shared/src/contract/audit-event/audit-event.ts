@@ -46,8 +46,8 @@ export const MAX_DETAILS_BYTES = 64 * 1024;
 
 /**
  * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook, signing key,
- * tenant name, retention policy and legal hold changes and everything under `audit.` (exports, reports). Ingest
- * refuses them, so none in a trail can come from a producer.
+ * tenant name, retention policy, legal hold, viewer token, display template and export job changes and everything
+ * under `audit.` (exports, reports). Ingest refuses them, so none in a trail can come from a producer.
  */
 export const RESERVED_ACTION_PREFIXES = [
   'admin.key.',
@@ -56,6 +56,9 @@ export const RESERVED_ACTION_PREFIXES = [
   'admin.tenant.',
   'admin.retention.',
   'admin.legal_hold.',
+  'admin.viewer_token.',
+  'admin.display_template.',
+  'admin.export.',
   'audit.',
 ] as const;
 export const isReservedAction = (action: string) =>

@@ -8,7 +8,7 @@ export const MAX_PATIENT_ID = 256;
  * hold such an id, and an id that can be ingested must be one a filter can name.
  */
 // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
-const NO_CONTROL_PATTERN = /^[^\x00-\x1f\x7f-\x9f]*$/;
+export const NO_CONTROL_PATTERN = /^[^\x00-\x1f\x7f-\x9f]*$/;
 
 export const patientIdText = () =>
   text(MAX_PATIENT_ID).regex(NO_CONTROL_PATTERN, 'must not contain control characters');

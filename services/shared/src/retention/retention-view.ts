@@ -1,19 +1,24 @@
-import { formatTimestamp } from '@audit/shared/contract';
-import { isActive, scopeView, type LegalHold, type RetentionPolicy } from '@audit/shared/retention';
+import { formatTimestamp } from '../contract/time.js';
+import { scopeView } from './retention-audit-event.js';
+import { isActive, type LegalHold } from './legal-hold.js';
+import type { RetentionPolicy } from './retention-policy.js';
 
 const time = (date: Date | null) => (date === null ? null : formatTimestamp(date.getTime()));
 
-/** A policy as JSON: its bounds and version, whether it is the default (never set), who set it and when. */
+/**
+ * A policy as the API and `ops --json` give it: its bounds and version, who set it and when, and whether it is the
+ * default (never set). Times as the API's time text.
+ */
 export const policyView = (policy: RetentionPolicy) => ({
   min_days: policy.min_days,
   max_days: policy.max_days,
   version: policy.version,
-  default: policy.version === 0,
   changed_at: time(policy.changed_at),
   changed_by: policy.changed_by,
+  default: policy.version === 0,
 });
 
-/** A hold as JSON: times as RFC 3339 text, as its audit event gives its scope. */
+/** A hold as the API and `ops --json` give it, its scope as its audit events have it. */
 export const holdView = (hold: LegalHold) => ({
   hold_id: hold.hold_id,
   status: isActive(hold) ? ('active' as const) : ('released' as const),
