@@ -135,8 +135,9 @@ export function retentionRepository(pool: pg.Pool) {
         if (Number(counted[0]!.n) >= max) return null;
         const s = hold.scope;
         const { rows } = await db.query<HoldRow>(
-          // Timed after the lock, not at the transaction's start: within a tenant, holds are then created in the
-          // order they commit, and a page read meanwhile never passes over one committed later.
+          // Timed after the lock, not at the transaction's start: within a tenant a later commit never gets an
+          // earlier time, so a page read meanwhile passes over no later hold (bar one in the same millisecond
+          // whose id sorts before the page's last).
           `INSERT INTO legal_holds (hold_id, tenant_id, reason, user_id, resource_id, patient_id, since, until,
              created_by, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, date_trunc('milliseconds', clock_timestamp()))
