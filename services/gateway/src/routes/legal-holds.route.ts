@@ -9,7 +9,7 @@ import {
   parseHoldId,
   parseLegalHoldsQuery,
 } from '../domain/legal-hold-request.js';
-import { retentionActor } from '../domain/retention-actor.js';
+import { apiKeyActor } from '../domain/api-key-actor.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { link } from '../schemas/openapi.parts.js';
 import { errorResponse, json, rateLimitHeaders } from '../schemas/openapi.responses.js';
@@ -133,7 +133,7 @@ function bodyOf<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
 export function legalHoldRoutes(app: FastifyInstance, opts: LegalHoldRoutesOptions): void {
   const audit = auditWriter(opts);
   const audited = (request: FastifyRequest) => {
-    const actor = retentionActor(apiCallOf(request));
+    const actor = apiKeyActor(apiCallOf(request));
     const tenant = request.principal!.tenantId;
     return { actor, announce: (hold: LegalHold) => audit(legalHoldEvent(tenant, actor, hold)) };
   };

@@ -22,6 +22,7 @@ import {
   type ReportEvent,
   type ReportReader,
 } from '@audit/shared/reports';
+import { apiKeyActor } from '../domain/api-key-actor.js';
 import type { ApiCall } from '../domain/api-call.js';
 import { decodeReportCursor, encodeReportCursor } from '../domain/cursor.js';
 import {
@@ -95,10 +96,7 @@ function resume(q: PatientAccessQuery, tenantId: string, secret: string, now: nu
 /** The API key (or the viewer token acting for it) as the reader of a report. */
 const readerOf = (call: ApiCall): ReportReader => ({
   tenant_id: call.principal.tenantId,
-  user_id: `api_key:${call.principal.prefix}`,
-  user_role: 'api_key',
-  source_ip: call.clientIp,
-  user_agent: call.userAgent,
+  ...apiKeyActor(call),
 });
 
 /** The whole report as a file: the body and how it is sent. */

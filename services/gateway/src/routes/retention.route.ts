@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AuditPublisher } from '@audit/shared/audit-topic';
 import { ValidationError, zodFieldErrors } from '@audit/shared/platform';
 import { policyView, retentionPolicyEvent, type RetentionRepository } from '@audit/shared/retention';
-import { retentionActor } from '../domain/retention-actor.js';
+import { apiKeyActor } from '../domain/api-key-actor.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { json } from '../schemas/openapi.responses.js';
 import { policyChangeBodySchema, retentionPolicySchema } from '../schemas/retention.schema.js';
@@ -57,7 +57,7 @@ export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptio
     const body = policyChangeBodySchema.safeParse(request.body === undefined ? {} : request.body);
     if (!body.success) throw new ValidationError('Invalid retention policy.', zodFieldErrors(body.error));
     const tenant = request.principal!.tenantId;
-    const actor = retentionActor(apiCallOf(request));
+    const actor = apiKeyActor(apiCallOf(request));
     const { policy } = await opts.retention
       .setPolicy(tenant, body.data, actor.user_id, (set) =>
         audit(retentionPolicyEvent(tenant, actor, set.policy, set.previous)),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NO_CONTROL_PATTERN } from '../contract/audit-event/patient-id.js';
 import { text } from '../contract/audit-event/text.js';
-import { FILTERS } from '../projection/event-filters.js';
+import { checkWindow, FILTERS } from '../projection/event-filters.js';
 
 /** At most this many holds in force for one tenant: each one is a condition every purge and erasure checks. */
 export const MAX_ACTIVE_HOLDS = 100;
@@ -55,10 +55,7 @@ export const holdScopeSchema = z
     since: FILTERS.since.body.optional(),
     until: FILTERS.until.body.optional(),
   })
-  .refine((s) => s.since === undefined || s.until === undefined || s.since < s.until, {
-    path: ['since'],
-    message: 'must be earlier than until',
-  });
+  .superRefine(checkWindow);
 
 export const holdCreateSchema = z.strictObject({
   reason: reason('Why the events are held: a matter, a case number. Shown to whoever lists the holds.'),

@@ -1,8 +1,11 @@
 import type { RetentionActor } from '@audit/shared/retention';
 import type { ApiCall } from './api-call.js';
 
-/** Who changes a retention policy or a hold through the API, as the record and its audit event name them: the key. */
-export const retentionActor = (call: ApiCall): RetentionActor => ({
+/**
+ * The API key (or the viewer token acting for it) as the actor a change or a read records: the key's prefix, its
+ * role, the caller's address and User-Agent.
+ */
+export const apiKeyActor = (call: ApiCall): RetentionActor => ({
   user_id: `api_key:${call.principal.prefix}`,
   user_role: 'api_key',
   source_ip: call.clientIp,
