@@ -36,6 +36,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // A hang guard, not a speed goal: in `npm test` this tier runs beside the containers tier's image builds,
+          // where a test of a second or two (rendering every benchmark chart) has taken several times vitest's 5 s.
+          testTimeout: 30_000,
           include: [
             'services/*/src/**/*.unit.test.ts',
             'packages/*/src/**/*.unit.test.ts',

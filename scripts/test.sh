@@ -55,24 +55,30 @@ tier() {
   ended "$name" "$log" "$status" $((SECONDS - started))
 }
 # Where the local stack runs (our machines), the images are built here and the containers are tested too; on the
-# containers path the tiers below already run on them. The containers tier has components of its own, so it runs
-# beside the tiers on the local stack (docs/testing.md "Containers"): the whole run then takes about as long as the
-# longer of the two rather than their sum. Its output goes to its log alone, printed when it has ended, so that the
-# two do not interleave. It runs in a process group of its own, which a run that ends first (interrupted, or
-# failed before it) stops: it would otherwise go on, unwatched, into the next run.
-containers=
+# containers path the tiers below already run on them. The containers tier has components of its own, and the
+# cluster tier after it a cluster of its own (only S3Proxy is the local stack's, where each test has its own
+# bucket), so the two run one after the other beside the tiers on the local stack (docs/testing.md): the
+# whole run then takes about as long as the longer of the two sequences rather than their sum. Their services take
+# ports of their own range, and their output goes to their logs alone, printed once the tiers in front have ended,
+# so that nothing interleaves. They run in a process group of their own, which a run that ends first (interrupted,
+# or failed before it) stops: it would otherwise go on, unwatched, into the next run.
+containers_name="containers: images built here, docker-compose.yml under Podman, end-to-end on containers"
+cluster_name="the cluster: Kafka, ClickHouse and Postgres replicated, ClickHouse sharded"
+behind=
 if [ "$components" = local ]; then
-  containers_name="containers: images built here, docker-compose.yml under Podman, end-to-end on containers"
-  containers_started=$SECONDS
-  echo "== $containers_name: beside the tiers below, its output after theirs"
+  echo "== $containers_name, then $cluster_name: beside the tiers below, their output after theirs"
   group=()
   if command -v setsid >/dev/null; then group=(setsid); fi
-  # It notes how long it took itself: the run waits for it only once the others have ended.
-  ${group[@]+"${group[@]}"} bash -c 'bash scripts/test-containers.sh "$1"; status=$?
-    echo "$SECONDS" >"$1/containers.seconds"; echo "$status" >"$1/containers.status"; exit "$status"' _ "$results" \
-    >"$results/containers.log" 2>&1 </dev/null &
-  containers=$!
-  trap '[ -z "$containers" ] || kill -TERM -- "-$containers" 2>/dev/null || kill -TERM "$containers" 2>/dev/null || true' EXIT
+  # Each notes how long it took itself and how it ended: the run reads both only once the others have ended.
+  ${group[@]+"${group[@]}"} bash -c 'timed() { local name=$1 started=$SECONDS status=0; shift
+      "$@" >"$results/$name.log" 2>&1 </dev/null || status=$?
+      echo $((SECONDS - started)) >"$results/$name.seconds"; echo "$status" >"$results/$name.status"; }
+    results=$1
+    timed containers bash scripts/test-containers.sh "$results"
+    timed cluster env AUDIT_TEST_PORT_BASE=25100 bash scripts/test-cluster.sh "$results"' _ "$results" \
+    >/dev/null 2>&1 </dev/null &
+  behind=$!
+  trap '[ -z "$behind" ] || kill -TERM -- "-$behind" 2>/dev/null || kill -TERM "$behind" 2>/dev/null || true' EXIT
 fi
 tier "unit" unit.log npx vitest run --project unit --reporter=default --reporter=json \
   --outputFile.json="$results/unit.json"
@@ -81,18 +87,22 @@ tier "integration and end-to-end" int.log npx vitest run --project int --reporte
 tier "the ClickHouse SQL on a current engine (chdb)" current-clickhouse.log bash scripts/test-current-clickhouse.sh \
   --reporter=default --reporter=json --outputFile.json="$results/current-clickhouse.json"
 tier "the OpenAPI document against third-party API tools" api-tools.log bash scripts/test-api-tools.sh
-tier "the cluster: Kafka, ClickHouse and Postgres replicated, ClickHouse sharded" cluster.log \
-  bash scripts/test-cluster.sh "$results"
-if [ -n "$containers" ]; then
-  status=0
-  wait "$containers" || status=$?
-  # The tier's own word where it gave one: bash's wait answered 127 once for a tier that had ended long before.
-  if [ -s "$results/containers.status" ]; then status=$(cat "$results/containers.status"); fi
-  containers=
-  ended "$containers_name" "$results/containers.log" "$status" \
-    "$(cat "$results/containers.seconds" 2>/dev/null || echo $((SECONDS - containers_started)))"
-  echo "== $containers_name"
-  cat "$results/containers.log"
+if [ -z "$behind" ]; then
+  tier "$cluster_name" cluster.log bash scripts/test-cluster.sh "$results"
+else
+  wait "$behind" || true
+  behind=
+  # behind_ended NAME FILE: a tier that ran behind, by the status and seconds it noted (a tier it never reached,
+  # after an interruption, counts as failed), its log printed now.
+  behind_ended() {
+    local status=1
+    if [ -s "$results/$2.status" ]; then status=$(cat "$results/$2.status"); fi
+    ended "$1" "$results/$2.log" "$status" "$(cat "$results/$2.seconds" 2>/dev/null || echo 0)"
+    echo "== $1"
+    cat "$results/$2.log" 2>/dev/null || true
+  }
+  behind_ended "$containers_name" containers
+  behind_ended "$cluster_name" cluster
 fi
 echo "== time per tier"
 cat "$results/timings.txt"

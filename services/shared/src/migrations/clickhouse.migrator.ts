@@ -5,6 +5,12 @@ import { sqlIdentifier, sqlValue } from '../platform/clickhouse/sql-quote.js';
 import { ensureEventColumns, ensureFilterIndex } from '../projection/filter-index.state.js';
 import { checkApplied, loadMigrations, MIGRATIONS_DIR, splitStatements } from './migration-files.js';
 
+// On a cluster a statement runs ON CLUSTER and its request lasts until every node has applied it, which the server
+// waits for up to its `distributed_ddl_task_timeout` (180 s by default): a node still busy with an earlier task, or
+// one back from a restart, takes longer than a query's usual 30 s, and a client that gave up first would leave the
+// statement running without its successors (a database created after its tables were tried).
+const SCHEMA_STATEMENT_MS = 300_000;
+
 export interface MigrationReport {
   applied: string[];
 }
@@ -29,7 +35,7 @@ export async function migrateClickHouse(
   settings: ClickHouseSettings,
   dir: URL = new URL('clickhouse/', MIGRATIONS_DIR),
 ): Promise<MigrationReport> {
-  const admin = createClickHouse(settings, 'default');
+  const admin = createClickHouse(settings, 'default', SCHEMA_STATEMENT_MS);
   try {
     await schemaWriter(admin, settings).run(
       `CREATE DATABASE IF NOT EXISTS ${sqlIdentifier(settings.database)}`,
@@ -37,7 +43,7 @@ export async function migrateClickHouse(
   } finally {
     await admin.close();
   }
-  const client = createClickHouse(settings);
+  const client = createClickHouse(settings, settings.database, SCHEMA_STATEMENT_MS);
   const schema = schemaWriter(client, settings);
   try {
     await schema.run(`CREATE TABLE IF NOT EXISTS schema_migrations
@@ -87,7 +93,7 @@ export async function checkClickHouseSchema(
 }
 
 export async function dropClickHouseDatabase(settings: ClickHouseSettings): Promise<void> {
-  const admin = createClickHouse(settings, 'default');
+  const admin = createClickHouse(settings, 'default', SCHEMA_STATEMENT_MS);
   try {
     await schemaWriter(admin, settings).run(`DROP DATABASE IF EXISTS ${sqlIdentifier(settings.database)}`);
   } finally {
