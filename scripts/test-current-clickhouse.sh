@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run test:current-clickhouse`: the tests of the ClickHouse SQL (schema, views, projector inserts, list, lookup,
-# export, filters, backfill, replay) against a current ClickHouse engine, chdb from PyPI, served over ClickHouse's
+# export, filters, backfill, replay, retention purge) against a current ClickHouse engine, chdb from PyPI, served over ClickHouse's
 # HTTP interface by infra/current-clickhouse/chdb-http.py. Kafka and Postgres are the local stack's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,7 @@ done
   test/int/indexed-page.int.test.ts
   test/int/migrations.int.test.ts
   test/int/backfill.int.test.ts
+  services/ops/src/adapters/retention-purge.clickhouse.int.test.ts
   test/e2e/gateway-list.e2e.test.ts
   test/e2e/gateway-lookup.e2e.test.ts
   test/e2e/gateway-export.e2e.test.ts

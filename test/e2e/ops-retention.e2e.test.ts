@@ -334,7 +334,9 @@ describe('refusals', () => {
       ['retention', 'set', '--tenant', 'a b', '--min-days', '1', '--no-max'],
       '--tenant: must be',
     );
-    await failed(2, ['retention', 'purge', '--tenant', tenant], 'unknown retention command');
+    await failed(2, ['retention', 'erase', '--tenant', tenant], 'unknown retention command');
+    await failed(2, ['retention', 'purge'], '--tenant: is required');
+    await failed(2, ['retention', 'purge', '--tenant', tenant, '--reason', 'r'], '--reason does not apply');
 
     const create = (...argv: string[]) => ['holds', 'create', '--tenant', tenant, ...argv];
     await failed(2, create(), '--reason: is required');
@@ -376,7 +378,7 @@ describe('refusals', () => {
     expect(releases).toEqual([]);
   });
 
-  it('changes nothing while the audit topic refuses the audit events', async () => {
+  it('changes and purges nothing while the audit topic refuses the audit events', async () => {
     const tenant = `${names.tenant}-refused`;
     await ok('retention', 'set', '--tenant', tenant, '--min-days', '100', '--max-days', '200');
     const kept = await created(tenant, '--reason', 'kept');
@@ -396,6 +398,7 @@ describe('refusals', () => {
       await refused('retention', 'set', '--tenant', tenant, '--min-days', '5', '--max-days', '10');
       await refused('holds', 'create', '--tenant', tenant, '--reason', 'lost');
       await refused('holds', 'release', '--tenant', tenant, '--id', kept.hold_id, '--reason', 'lost');
+      await refused('retention', 'purge', '--tenant', tenant);
     } finally {
       await setTopicLimit(admin, topic.name, topic.config['max.message.bytes']!);
       await admin.disconnect();
@@ -412,6 +415,12 @@ describe('refusals', () => {
         holds: [{ hold_id: kept.hold_id, status: 'active', reason: 'kept' }],
       },
     );
+    // The purge refused before it moved the horizon or recorded a run.
+    expect(await ok('retention', 'status', '--tenant', tenant)).toEqual({
+      tenant_id: tenant,
+      purged_before: null,
+      runs: [],
+    });
     await ok('retention', 'set', '--tenant', tenant, '--min-days', '100', '--max-days', '300');
     const { policies, creates, releases } = await changesOf(tenant, 'admin.retention.update', 2);
     expect(policies.map(detailsOf)).toEqual([

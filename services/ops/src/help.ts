@@ -23,7 +23,9 @@ Commands:
   tenants show|set-name    the name a tenant's reports are headed with (ops tenants --help)
   reports patient-access --tenant T --patient P
                            who saw a patient's records: the API's report, for staff (ops reports --help)
-  retention show|set       how long a tenant's trail is kept: its retention policy (ops retention --help)
+  retention show|set|purge|status
+                           how long a tenant's trail is kept: its retention policy, and the purge of what is
+                           past its maximum (ops retention --help)
   holds list|create|release
                            a tenant's legal holds: events kept whatever the policy (ops holds --help)
   help                     this text
@@ -177,6 +179,8 @@ the operator, before the report is given: when Kafka cannot take it, the command
 `,
   retention: `Usage: ops retention show --tenant T [--json]
        ops retention set --tenant T --min-days N (--max-days N | --no-max) [--json]
+       ops retention purge --tenant T [--dry-run] [--json]
+       ops retention status --tenant T [--json]
 
   retention show --tenant T
                            the policy in force: its bounds, its version, who set it and when; or that it is the
@@ -186,8 +190,17 @@ the operator, before the report is given: when Kafka cannot take it, the command
                            not below the minimum (--no-max: kept for ever). Prints the policy and the one it
                            replaced. Writes admin.retention.update (both, and the version) into the tenant's trail;
                            the policy changes only once Kafka has that event
+  retention purge --tenant T [--dry-run]
+                           removes the tenant's events older than its maximum (from the hour before it) that no
+                           hold in force covers, from every generation's events, filter index and summary, and
+                           waits until ClickHouse has rewritten its parts. Writes admin.retention.purge first; the
+                           tenant's policy and holds cannot change while it runs. Prints the horizon, the events
+                           removed and those the holds kept. --dry-run: counts them, changes nothing. Re-runnable;
+                           a policy without a maximum purges nothing (below an earlier purge's horizon, again)
+  retention status --tenant T
+                           the tenant's horizon (events before it were purged unless held) and its last purges
 
-Nothing is purged yet: the policy is recorded, audited and readable (docs/retention.md).
+Purges run on a single ClickHouse server only yet; topics and export files are not purged yet (docs/retention.md).
 `,
   holds: `Usage: ops holds list --tenant T [--status active|released|all] [--json]
        ops holds create --tenant T --reason R [scope options] [--json]

@@ -1,6 +1,13 @@
 import { formatTimestamp } from '@audit/shared/contract';
-import { scopeView, type HoldScope, type LegalHold, type RetentionPolicy } from '@audit/shared/retention';
+import {
+  scopeView,
+  type HoldScope,
+  type LegalHold,
+  type PurgeRun,
+  type RetentionPolicy,
+} from '@audit/shared/retention';
 import { formatTable, quoted } from '../output.js';
+import type { PurgeReport } from './retention-purge.command.js';
 
 // Every stored text (a reason, a scope's ids, who acted) is shown quoted: it cannot write control sequences to
 // the terminal, whatever the API or an operator stored.
@@ -54,4 +61,32 @@ export function holdsTable(holds: LegalHold[], withRelease: boolean): string {
   ]);
   const release = withRelease ? ['released', 'released_by', 'release_reason'] : [];
   return formatTable([...columns, ...release], rows);
+}
+
+/** What a purge did, or would do with --dry-run. */
+export function purgeText(r: PurgeReport): string {
+  if (r.purged_before === null) return `${r.tenant_id}: the policy has no maximum: nothing to purge`;
+  const horizon = formatTimestamp(r.purged_before);
+  const held = `${r.kept} kept by ${r.holds} hold${r.holds === 1 ? '' : 's'} in force`;
+  return r.dry_run
+    ? `${r.tenant_id}: would purge ${r.purged} events before ${horizon}; ${held} (dry run: nothing changed)`
+    : `${r.tenant_id}: purged ${r.purged} events before ${horizon}; ${held} (purge ${r.purge_id})`;
+}
+
+/** The horizon and the last runs, a line each. */
+export function purgeStatusText(tenant: string, status: { purgedBefore: number | null; runs: PurgeRun[] }) {
+  const horizon =
+    status.purgedBefore === null
+      ? `${tenant}: never purged`
+      : `${tenant}: events before ${formatTimestamp(status.purgedBefore)} purged, unless held`;
+  const runs = status.runs.map((run) => {
+    const outcome =
+      run.status === 'succeeded'
+        ? `${run.purged} purged, ${run.kept} kept`
+        : run.status === 'failed'
+          ? `failed: ${quoted(run.error ?? '')}`
+          : 'running';
+    return `purge ${run.purge_id} started ${time(run.started_at)} by ${quoted(run.started_by)}: before ${formatTimestamp(run.purged_before)}, ${outcome}`;
+  });
+  return [horizon, ...runs].join('\n');
 }

@@ -1,24 +1,63 @@
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
-import { parseRetentionSet, parseRetentionShow } from '../domain/retention-request.js';
-import { policyView } from '@audit/shared/retention';
+import { createClickHouse } from '@audit/shared/platform';
+import { policyView, purgeRepository } from '@audit/shared/retention';
+import { parseRetentionPurge, parseRetentionSet, parseRetentionShow } from '../domain/retention-request.js';
 import { HELP } from '../help.js';
 import { CliError } from './cli-error.js';
-import { policyText } from './retention-text.js';
+import { purgeStatusView, purgeView } from './retention-purge-view.js';
+import { policyText, purgeStatusText, purgeText } from './retention-text.js';
+import { purgeTenant } from './retention-purge.command.js';
 import { retentionCommands } from './retention.command.js';
 
-/** `ops retention show|set` (docs/operations.md "Retention and legal holds"). */
+// A purge's deletions are waited on, not its statements: these return once ClickHouse has the mutation.
+const PURGE_STATEMENT_MS = 600_000;
+const STATUS_RUNS = 10;
+
+/** `ops retention show|set|purge|status` (docs/operations.md "Retention and legal holds"). */
 export async function retentionCli(
   sub: string | undefined,
   values: CliValues,
-  { config, logger, print }: CliContext,
+  { config, logger, print, note }: CliContext,
 ) {
-  const allowed = { show: ['tenant'], set: ['tenant', 'min-days', 'max-days', 'no-max'] } as const;
-  if (sub !== 'show' && sub !== 'set') {
+  const allowed = {
+    show: ['tenant'],
+    set: ['tenant', 'min-days', 'max-days', 'no-max'],
+    purge: ['tenant', 'dry-run'],
+    status: ['tenant'],
+  } as const;
+  if (sub !== 'show' && sub !== 'set' && sub !== 'purge' && sub !== 'status') {
     throw new CliError(`unknown retention command: ${sub ?? '(none)'}\n\n${HELP.retention}`, 2);
   }
   const stray = onlyOptions(values, `retention ${sub}`, allowed[sub]);
   if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+  if (sub === 'purge') {
+    const parsed = parseRetentionPurge(values);
+    if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
+    const { tenant, dry_run } = parsed.request;
+    const clickhouse = createClickHouse(config.clickhouse, config.clickhouse.database, PURGE_STATEMENT_MS);
+    try {
+      const report = await withAuditedContext(config, logger, (ctx) =>
+        purgeTenant(
+          { ...ctx, clickhouse, cluster: config.clickhouse.cluster ?? null, now: Date.now, note },
+          tenant,
+          dry_run,
+        ),
+      );
+      return print(purgeView(report), purgeText(report));
+    } finally {
+      await clickhouse.close();
+    }
+  }
+  if (sub === 'status') {
+    const parsed = parseRetentionShow(values);
+    if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
+    const { tenant } = parsed.request;
+    const status = await withPool(config, logger, (pool) =>
+      purgeRepository(pool).status(tenant, STATUS_RUNS),
+    );
+    return print(purgeStatusView(tenant, status), purgeStatusText(tenant, status));
+  }
   if (sub === 'show') {
     const parsed = parseRetentionShow(values);
     if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);

@@ -10,8 +10,11 @@ const days = (required: string) =>
     .regex(/^[0-9]{1,9}$/, 'must be a whole number of days')
     .transform(Number);
 
-/** `retention show` options. */
+/** `retention show` and `retention status` options. */
 export const retentionShowSchema = z.object({ tenant: tenantOption });
+
+/** `retention purge` options. */
+export const retentionPurgeSchema = z.object({ tenant: tenantOption, dry_run: z.boolean() });
 
 /** `retention set` options: both bounds, checked by the rules the API checks a policy by. */
 export const retentionSetSchema = z.object({
@@ -29,6 +32,13 @@ const POLICY_OPTIONS = { 'policy.min_days': 'min-days', 'policy.max_days': 'max-
 
 export const parseRetentionShow = (values: Record<string, unknown>) =>
   parseOptions(retentionShowSchema, values);
+
+export const parseRetentionPurge = (values: Record<string, unknown>) =>
+  parseOptions(
+    retentionPurgeSchema,
+    { tenant: values.tenant, dry_run: values['dry-run'] === true },
+    { dry_run: 'dry-run' },
+  );
 
 /** `--no-max` stands for a maximum of null: a policy names both bounds, so one of the two is required. */
 export function parseRetentionSet(values: Record<string, unknown>): Parsed<RetentionSetRequest> {

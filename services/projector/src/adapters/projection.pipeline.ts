@@ -11,6 +11,7 @@ import type { EventSink } from '../domain/store-events.js';
 import { runProjectorConsumer } from './audit.consumer.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
 import { GroupMembership } from './group-membership.js';
+import type { RetentionFilter } from './retention-filter.js';
 import { retryingFlush, type FlushMeter } from './retrying-flush.js';
 import type { TreeAppender } from './tree.appender.js';
 
@@ -31,6 +32,8 @@ export interface PipelineOptions {
     'batchSize' | 'flushMs' | 'flushIdleMs' | 'flushMinIntervalMs' | 'sessionTimeoutMs'
   >;
   codec: Codec<AuditEventRecord>;
+  /** Leaves out what a purge removed (docs/retention.md "The purge"). */
+  retention: RetentionFilter;
   sink: EventSink;
   deadLetters: DeadLetterPublisher;
   meter: FlushMeter;
@@ -69,6 +72,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const flush = retryingFlush(
     {
       codec: opts.codec,
+      retention: opts.retention,
       sink: opts.sink,
       deadLetters: opts.deadLetters,
       settledSinceJoin: () => group.settledSinceJoin(),

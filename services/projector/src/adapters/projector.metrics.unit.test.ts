@@ -17,6 +17,7 @@ function setup(alreadyStored: readonly AuditEventRecord[]) {
   const flush = retryingFlush(
     {
       codec,
+      retention: async (events) => [...events],
       sink: {
         on: () => ({
           storedKeys: async () => new Set(alreadyStored.map(idKey)),

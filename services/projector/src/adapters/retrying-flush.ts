@@ -7,6 +7,7 @@ import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-
 import { storeOrRefuse } from '../domain/store-or-refuse.js';
 import { treeBatch } from '../domain/tree-batch.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
+import type { RetentionFilter } from './retention-filter.js';
 import type { TreeAppender } from './tree.appender.js';
 
 const MAX_BACKOFF_MS = 10_000;
@@ -20,6 +21,8 @@ export interface FlushMeter {
 
 export interface FlushDeps {
   codec: Codec<AuditEventRecord>;
+  /** The events to store: a purge's leave the projection (not the trees), so that none comes back. */
+  retention: RetentionFilter;
   sink: EventSink;
   deadLetters: DeadLetterPublisher;
   /** Inserts of a previous owner of our partitions have finished (checked once per group join). */
@@ -75,7 +78,11 @@ export function retryingFlush(deps: FlushDeps, logger: Logger) {
       // After a failure the insert may still be running in ClickHouse: the lookup must see its result.
       await (attempt === 0 ? deps.settledSinceJoin() : deps.sink.insertsSettled());
       sinceJoin = deps.firstSinceJoin(partitions);
-      return storeOrRefuse(events, {
+      const storable = await deps.retention(events);
+      if (storable.length < events.length) {
+        logger.info({ count: events.length - storable.length }, 'events under a purge horizon not stored');
+      }
+      return storeOrRefuse(storable, {
         // A failed write may have died half way in the server: a retry also looks in the events table, and so
         // does the first write after a join (the previous owner may have given up on a torn write).
         store: (some, afterFailure) =>

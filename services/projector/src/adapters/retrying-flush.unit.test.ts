@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { auditEventCodec } from '@audit/shared/contract';
+import { auditEventCodec, type AuditEventRecord } from '@audit/shared/contract';
 import { projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { consumedRecords } from '../test-support/consumed-records.js';
 import { GroupMembership } from './group-membership.js';
+import type { RetentionFilter } from './retention-filter.js';
 import { retryingFlush } from './retrying-flush.js';
 
 const codec = auditEventCodec();
 
 /** A flush over a sink that records, per lookup, whether it was asked to repair; the first insert can fail. */
-function setup(failFirstInsert = false) {
+function setup(failFirstInsert = false, retention: RetentionFilter = async (events) => [...events]) {
   const repairs: boolean[] = [];
+  const inserted: string[] = [];
   let failing = failFirstInsert;
   const sink = {
     on: () => ({
@@ -19,11 +21,12 @@ function setup(failFirstInsert = false) {
         repairs.push(repair);
         return new Set<string>();
       },
-      insert: async () => {
+      insert: async (events: readonly AuditEventRecord[]) => {
         if (failing) {
           failing = false;
           throw new Error('socket hang up');
         }
+        inserted.push(...events.map((e) => e.event_id));
       },
     }),
     insertsSettled: async () => undefined,
@@ -32,6 +35,7 @@ function setup(failFirstInsert = false) {
   const flush = retryingFlush(
     {
       codec,
+      retention,
       sink,
       deadLetters: { publish: async () => undefined },
       settledSinceJoin: () => group.settledSinceJoin(),
@@ -42,7 +46,7 @@ function setup(failFirstInsert = false) {
     },
     pino({ level: 'silent' }),
   );
-  return { flush, group, repairs };
+  return { flush, group, repairs, inserted };
 }
 
 describe('retryingFlush', () => {
@@ -66,5 +70,20 @@ describe('retryingFlush', () => {
     await flush([consumed(Buffer.from('not avro'))]);
     await flush([consumed(codec.encode(sampleRecord()))]);
     expect(repairs).toEqual([true]);
+  });
+
+  it('stores only what the retention filter keeps, and tries again when it cannot tell', async () => {
+    let calls = 0;
+    const { flush, inserted } = setup(false, async (events) => {
+      calls += 1;
+      if (calls === 1) throw new Error('Postgres unreachable');
+      return events.filter((e) => e.user_id !== 'purged');
+    });
+    const consumed = consumedRecords();
+    const kept = sampleRecord();
+    const purged = sampleRecord({ user_id: 'purged' });
+    await flush([consumed(codec.encode(kept)), consumed(codec.encode(purged))]);
+    expect(calls).toBe(2);
+    expect(inserted).toEqual([kept.event_id]);
   });
 });

@@ -66,3 +66,25 @@ export function legalHoldEvent(tenant: string, actor: RetentionActor, hold: Lega
       : { reason: hold.reason, scope: scopeView(hold.scope) },
   };
 }
+
+/**
+ * `admin.retention.purge` (docs/retention.md "Audit"): written before the purge removes anything, with the horizon
+ * and how many events it is about to remove, so that the trail never lacks a purge that happened.
+ */
+export function retentionPurgeEvent(
+  tenant: string,
+  actor: RetentionActor,
+  purge: { purge_id: string; purged_before: number; holds: number; events: number },
+) {
+  return {
+    ...base(tenant, actor),
+    action: 'admin.retention.purge',
+    resource_type: 'retention_purge',
+    resource_id: purge.purge_id,
+    details: {
+      purged_before: formatTimestamp(purge.purged_before),
+      holds: purge.holds,
+      events: purge.events,
+    },
+  };
+}

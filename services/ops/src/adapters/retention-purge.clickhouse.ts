@@ -1,0 +1,88 @@
+import { sleep, sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import {
+  BUCKET_MS,
+  bucketRowsQuery,
+  generationOf,
+  projectionTables,
+  type ProjectionTables,
+} from '@audit/shared/projection';
+
+const MUTATION_POLL_MS = 200;
+
+type Tables = Pick<ProjectionTables, 'events' | 'index' | 'buckets'>;
+
+const rows = async <T>(client: ClickHouseClient, query: string) =>
+  (await client.query({ query, format: 'JSONEachRow' })).json<T>();
+
+/**
+ * The tables a purge acts on: every generation's events table, and its filter index and summary of the current
+ * shape. The by-id table keeps its rows (an id and a time, no field of the event), as the tree keeps the event's
+ * hash: they tell a purged event from one never stored, and keep a redelivered one from being stored again.
+ */
+export async function purgeTables(client: ClickHouseClient): Promise<Tables[]> {
+  const names = (
+    await rows<{ name: string }>(client, 'SELECT name FROM system.tables WHERE database = currentDatabase()')
+  ).map((r) => r.name);
+  const present = new Set(names);
+  return names
+    .map(generationOf)
+    .filter((g): g is number => g !== null)
+    .sort((a, b) => a - b)
+    .map(projectionTables)
+    .filter((t) => present.has(t.index) && present.has(t.buckets));
+}
+
+/** How many of the events table's rows satisfy `where`. */
+export async function countWhere(client: ClickHouseClient, table: string, where: string): Promise<number> {
+  const [row] = await rows<{ n: string }>(
+    client,
+    `SELECT count() AS n FROM ${sqlIdentifier(table)} WHERE ${where}`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Deletes the table's rows that satisfy `where`, and waits until the mutation is done: ClickHouse runs it in the
+ * background (18.16 has no `mutations_sync`; current versions run it so too unless asked), part by part, and a
+ * part's rows are gone once it is rewritten. The replaced parts leave the disk after the server's
+ * `old_parts_lifetime`.
+ */
+export async function deleteWhere(client: ClickHouseClient, table: string, where: string): Promise<void> {
+  await client.command({ query: `ALTER TABLE ${sqlIdentifier(table)} DELETE WHERE ${where}` });
+  for (;;) {
+    const [pending] = await rows<{ n: string }>(
+      client,
+      `SELECT count() AS n FROM system.mutations
+        WHERE database = currentDatabase() AND table = ${sqlValue(table)} AND is_done = 0`,
+    );
+    if (Number(pending?.n ?? 0) === 0) return;
+    await sleep(MUTATION_POLL_MS);
+  }
+}
+
+/**
+ * Sets the summary's counts of the tenant's hours before `purgedBefore` (a whole hour) to what the events table
+ * holds there once the purge has removed its rows: the events holds kept. One insert of the differences, each
+ * (dimension, value, hour) once, so that no count is ever below its events while it lands: a filtered page skips
+ * the hours the summary counts empty, and only counts too high are harmless (docs/architecture.md "Read path").
+ */
+export async function settleBuckets(
+  client: ClickHouseClient,
+  t: Tables,
+  tenant: string,
+  purgedBefore: number,
+): Promise<void> {
+  const ofTenant = `tenant_id = ${sqlValue(tenant)}`;
+  const before = purgedBefore / BUCKET_MS;
+  await client.command({
+    query: `INSERT INTO ${sqlIdentifier(t.buckets)} (tenant_id, dim, value, bucket, n)
+      SELECT tenant_id, dim, value, bucket, sum(delta) AS n FROM (
+        SELECT tenant_id, toUInt8(dim) AS dim, value, toInt64(bucket) AS bucket, toInt64(-sum(n)) AS delta
+          FROM ${sqlIdentifier(t.buckets)}
+         WHERE ${ofTenant} AND bucket < ${sqlValue(before)} GROUP BY tenant_id, dim, value, bucket
+        UNION ALL
+        SELECT tenant_id, toUInt8(dim) AS dim, value, toInt64(bucket) AS bucket, toInt64(n) AS delta
+          FROM (${bucketRowsQuery(t.events, `${ofTenant} AND ts < ${sqlValue(purgedBefore)}`)})
+      ) GROUP BY tenant_id, dim, value, bucket HAVING n != 0`,
+  });
+}

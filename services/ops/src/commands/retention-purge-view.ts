@@ -1,0 +1,23 @@
+import { formatTimestamp } from '@audit/shared/contract';
+import type { PurgeRun } from '@audit/shared/retention';
+import type { PurgeReport } from './retention-purge.command.js';
+
+const time = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
+
+/** A purge's report as --json prints it: times as RFC 3339 text. */
+export const purgeView = (r: PurgeReport) => ({ ...r, purged_before: time(r.purged_before) });
+
+/** The tenant's horizon and last runs as --json prints them. */
+export const purgeStatusView = (
+  tenant: string,
+  status: { purgedBefore: number | null; runs: PurgeRun[] },
+) => ({
+  tenant_id: tenant,
+  purged_before: time(status.purgedBefore),
+  runs: status.runs.map((run) => ({
+    ...run,
+    purged_before: formatTimestamp(run.purged_before),
+    started_at: formatTimestamp(run.started_at.getTime()),
+    finished_at: run.finished_at === null ? null : formatTimestamp(run.finished_at.getTime()),
+  })),
+});

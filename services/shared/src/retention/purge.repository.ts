@@ -1,0 +1,179 @@
+import type pg from 'pg';
+import { inTransaction, lockTenant } from '../platform/index.js';
+import type { HoldScope } from './legal-hold.js';
+import type { PurgeScope } from './purge-scope.js';
+import { DEFAULT_POLICY, type RetentionPolicy } from './retention-policy.js';
+
+type Db = Pick<pg.ClientBase, 'query'>;
+
+export type PurgeStatus = 'running' | 'succeeded' | 'failed';
+
+/** One purge run of a tenant (0032_retention_purges). */
+export interface PurgeRun {
+  purge_id: string;
+  purged_before: number;
+  holds: number;
+  status: PurgeStatus;
+  /** Events removed, and events under the horizon that holds kept: known once it succeeded. */
+  purged: number | null;
+  kept: number | null;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  started_by: string;
+}
+
+/** What a purge of one tenant starts from, read under the tenant's retention lock. */
+export interface PurgeStart {
+  policy: RetentionPolicy;
+  holds: HoldScope[];
+  /** The horizon of the tenant's last purge, null before the first. */
+  purgedBefore: number | null;
+}
+
+interface HoldScopeRow {
+  tenant_id: string;
+  user_id: string | null;
+  resource_id: string | null;
+  patient_id: string | null;
+  since: string | null;
+  until: string | null;
+}
+
+const scopeOf = (row: HoldScopeRow): HoldScope => ({
+  ...(row.user_id !== null && { user_id: row.user_id }),
+  ...(row.resource_id !== null && { resource_id: row.resource_id }),
+  ...(row.patient_id !== null && { patient_id: row.patient_id }),
+  ...(row.since !== null && { since: Number(row.since) }),
+  ...(row.until !== null && { until: Number(row.until) }),
+});
+
+const RUN_COLUMNS = `purge_id, purged_before, holds, status, purged, kept, error, started_at, finished_at,
+  started_by`;
+
+type RunRow = Omit<PurgeRun, 'purged_before' | 'purged' | 'kept'> & {
+  purged_before: string;
+  purged: string | null;
+  kept: string | null;
+};
+
+const runOf = (row: RunRow): PurgeRun => ({
+  ...row,
+  purged_before: Number(row.purged_before),
+  purged: row.purged === null ? null : Number(row.purged),
+  kept: row.kept === null ? null : Number(row.kept),
+});
+
+async function activeHolds(db: Db, tenants: readonly string[]): Promise<HoldScopeRow[]> {
+  const { rows } = await db.query<HoldScopeRow>(
+    `SELECT tenant_id, user_id, resource_id, patient_id, since, until FROM legal_holds
+      WHERE tenant_id = ANY($1) AND released_at IS NULL`,
+    [tenants],
+  );
+  return rows;
+}
+
+/** Purge horizons and runs in Postgres (0032_retention_purges, docs/retention.md "The purge"). */
+export function purgeRepository(pool: pg.Pool) {
+  return {
+    /** Every tenant that has a horizon, with the scopes of its holds in force: what the projector filters by. */
+    async scopes(): Promise<Map<string, PurgeScope>> {
+      const { rows } = await pool.query<{ tenant_id: string; purged_before: string }>(
+        'SELECT tenant_id, purged_before FROM retention_horizons',
+      );
+      const scopes = new Map<string, { purgedBefore: number; holds: HoldScope[] }>(
+        rows.map((r) => [r.tenant_id, { purgedBefore: Number(r.purged_before), holds: [] }]),
+      );
+      if (scopes.size === 0) return scopes;
+      for (const hold of await activeHolds(pool, [...scopes.keys()])) {
+        scopes.get(hold.tenant_id)?.holds.push(scopeOf(hold));
+      }
+      return scopes;
+    },
+
+    /**
+     * Runs `purge` while the tenant's retention changes wait (no policy set, no hold created or released until it
+     * ends), from the policy, the holds in force and the horizon as they stand: a hold created during a purge would
+     * otherwise not keep what the purge is removing.
+     */
+    exclusive<T>(tenant: string, purge: (start: PurgeStart) => Promise<T>): Promise<T> {
+      return inTransaction(pool, async (db) => {
+        await lockTenant(db, 'retention', tenant);
+        // One after the other: a transaction's queries share its one connection.
+        const policies = await db.query<RetentionPolicy>(
+          'SELECT min_days, max_days, version, changed_at, changed_by FROM retention_policies WHERE tenant_id = $1',
+          [tenant],
+        );
+        const holds = await activeHolds(db, [tenant]);
+        const horizons = await db.query<{ purged_before: string }>(
+          'SELECT purged_before FROM retention_horizons WHERE tenant_id = $1',
+          [tenant],
+        );
+        const horizon = horizons.rows[0];
+        return purge({
+          policy: policies.rows[0] ?? DEFAULT_POLICY,
+          holds: holds.map(scopeOf),
+          purgedBefore: horizon ? Number(horizon.purged_before) : null,
+        });
+      });
+    },
+
+    /** Moves the tenant's horizon to `purgedBefore` unless it is there or later already; committed at once. */
+    async advance(tenant: string, purgedBefore: number): Promise<void> {
+      await pool.query(
+        `INSERT INTO retention_horizons (tenant_id, purged_before) VALUES ($1, $2)
+         ON CONFLICT (tenant_id) DO UPDATE SET purged_before = $2, updated_at = now()
+           WHERE retention_horizons.purged_before < $2`,
+        [tenant, purgedBefore],
+      );
+    },
+
+    async started(
+      tenant: string,
+      run: Pick<PurgeRun, 'purge_id' | 'purged_before' | 'holds' | 'started_by'>,
+    ): Promise<void> {
+      await pool.query(
+        `INSERT INTO retention_purges (purge_id, tenant_id, purged_before, holds, status, started_by)
+         VALUES ($1, $2, $3, $4, 'running', $5)`,
+        [run.purge_id, tenant, run.purged_before, run.holds, run.started_by],
+      );
+    },
+
+    async finished(
+      purgeId: string,
+      outcome: { purged: number; kept: number } | { error: string },
+    ): Promise<void> {
+      const failed = 'error' in outcome;
+      await pool.query(
+        `UPDATE retention_purges SET status = $2, purged = $3, kept = $4, error = $5, finished_at = now()
+          WHERE purge_id = $1`,
+        [
+          purgeId,
+          failed ? 'failed' : 'succeeded',
+          failed ? null : outcome.purged,
+          failed ? null : outcome.kept,
+          failed ? outcome.error : null,
+        ],
+      );
+    },
+
+    /** The tenant's horizon (null before its first purge) and its last runs, newest first. */
+    async status(tenant: string, limit: number): Promise<{ purgedBefore: number | null; runs: PurgeRun[] }> {
+      const [horizon, runs] = await Promise.all([
+        pool.query<{ purged_before: string }>(
+          'SELECT purged_before FROM retention_horizons WHERE tenant_id = $1',
+          [tenant],
+        ),
+        pool.query<RunRow>(
+          `SELECT ${RUN_COLUMNS} FROM retention_purges WHERE tenant_id = $1
+            ORDER BY started_at DESC, purge_id DESC LIMIT $2`,
+          [tenant, limit],
+        ),
+      ]);
+      const h = horizon.rows[0];
+      return { purgedBefore: h ? Number(h.purged_before) : null, runs: runs.rows.map(runOf) };
+    },
+  };
+}
+
+export type PurgeRepository = ReturnType<typeof purgeRepository>;

@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { sqlIdentifier, sqlValue } from '@audit/shared/platform';
+import { projectionTables } from '@audit/shared/projection';
+import { ingest, makeEvent, type TestEvent } from '../support/events.js';
+import { expectFilterIndexExact } from '../support/filter-index.js';
+import { gatewayFixture } from '../support/gateway-fixture.js';
+import { opsCli } from '../support/ops-cli.js';
+import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { waitFor } from '../support/wait-for.js';
+
+// Ingest and projector as processes on a Postgres database of the test's own (the projector reads the horizons
+// there), the gateway to read the trail, the operator CLI in-process.
+const fx = pipelineFixture('retention-purge', {}, { trees: true });
+const { names } = fx;
+const gw = gatewayFixture(names, { databaseUrl: fx.databaseUrl });
+const ops = opsCli(names, () => fx.databaseUrl);
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const NOW = Date.now();
+const MAX_DAYS = 400;
+// Two hours either side of the maximum: on either side of the horizon whatever hour the purge runs in.
+const OLDEST = NOW - 1000 * DAY;
+const JUST_PAST = NOW - MAX_DAYS * DAY - 2 * HOUR;
+const JUST_WITHIN = NOW - MAX_DAYS * DAY + 2 * HOUR;
+const HOLD_WINDOW = { since: OLDEST + 10, until: OLDEST + 20 };
+
+interface Sent {
+  event: TestEvent;
+  ms: number;
+}
+
+/** A tenant's history: old events (some held by user, by patient or by time), events at the edge, recent ones. */
+function history(tenant: string): Sent[] {
+  const at = (i: number, ms: number, fields: Partial<TestEvent> & { patient_id?: string } = {}): Sent => ({
+    event: { ...makeEvent(tenant, i), timestamp: new Date(ms).toISOString(), ...fields },
+    ms,
+  });
+  const sent: Sent[] = [];
+  for (let i = 0; i < 60; i++) {
+    const fields = i % 10 === 0 ? { user_id: 'u-held' } : i % 10 === 1 ? { patient_id: 'p-held' } : {};
+    sent.push(at(i, OLDEST + i, fields));
+  }
+  for (let i = 60; i < 100; i++) sent.push(at(i, NOW - 500 * DAY + i));
+  sent.push(at(100, JUST_PAST), at(101, JUST_WITHIN));
+  for (let i = 102; i < 150; i++) sent.push(at(i, NOW - 10 * DAY + i));
+  return sent;
+}
+
+const heldByUser = (s: Sent) => s.event.user_id === 'u-held';
+const heldByPatient = (s: Sent) => (s.event as { patient_id?: string }).patient_id === 'p-held';
+const heldByTime = (s: Sent) => s.ms >= HOLD_WINDOW.since && s.ms < HOLD_WINDOW.until;
+const pastMax = (s: Sent) => s.ms < NOW - MAX_DAYS * DAY;
+
+async function storedIds(tenant: string, generation = 1): Promise<string[]> {
+  const result = await fx.ch.query({
+    query: `SELECT event_id FROM ${sqlIdentifier(projectionTables(generation).events)}
+      WHERE tenant_id = ${sqlValue(tenant)} AND resource_type NOT IN ('retention_purge', 'retention_policy',
+        'legal_hold', 'api_key') ORDER BY event_id`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ event_id: string }>()).map((r) => r.event_id);
+}
+
+const ids = (sent: Sent[]) => sent.map((s) => s.event.event_id).sort();
+
+async function send(tenant: string, sent: Sent[]) {
+  const res = await ingest(
+    fx.ingest.url,
+    names.ingestToken,
+    sent.map((s) => s.event),
+  );
+  expect(res.status).toBe(202);
+}
+
+/** The command run with --json, expected to succeed: its output parsed. */
+async function ok<T = Record<string, unknown>>(...argv: string[]) {
+  const res = await ops([...argv, '--json']);
+  expect(res.code, res.err).toBe(0);
+  return res.json<T>();
+}
+
+describe('retention purge', () => {
+  it('removes exactly the events past the maximum that no hold covers, and nothing brings them back', async () => {
+    const tenant = `${names.tenant}-a`;
+    const other = `${names.tenant}-b`;
+    const sent = history(tenant);
+    const control = history(other);
+    await send(tenant, sent);
+    await send(other, control);
+    await waitFor('every event stored', async () => {
+      const [a, b] = await Promise.all([storedIds(tenant), storedIds(other)]);
+      return a.length === sent.length && b.length === control.length;
+    });
+
+    // Nothing to purge under the default policy (no maximum), and options are checked first.
+    expect(await ok('retention', 'purge', '--tenant', tenant)).toMatchObject({
+      purged_before: null,
+      purged: 0,
+    });
+    for (const argv of [
+      ['retention', 'purge'],
+      ['retention', 'purge', '--tenant', tenant, '--since', 'x'],
+    ]) {
+      expect((await ops(argv)).code).toBe(2);
+    }
+
+    await ok('retention', 'set', '--tenant', tenant, '--min-days', '30', '--max-days', String(MAX_DAYS));
+    const userHold = await ok<{ hold: { hold_id: string } }>(
+      'holds',
+      'create',
+      '--tenant',
+      tenant,
+      '--reason',
+      'matter 1',
+      '--user-id',
+      'u-held',
+    );
+    await ok('holds', 'create', '--tenant', tenant, '--reason', 'matter 2', '--patient-id', 'p-held');
+    await ok(
+      'holds',
+      'create',
+      '--tenant',
+      tenant,
+      '--reason',
+      'matter 3',
+      '--since',
+      new Date(HOLD_WINDOW.since).toISOString(),
+      '--until',
+      new Date(HOLD_WINDOW.until).toISOString(),
+    );
+    const held = (s: Sent) => heldByUser(s) || heldByPatient(s) || heldByTime(s);
+    const purged = sent.filter((s) => pastMax(s) && !held(s));
+    const keptByHolds = sent.filter((s) => pastMax(s) && held(s));
+
+    // A dry run counts and changes nothing.
+    expect(await ok('retention', 'purge', '--tenant', tenant, '--dry-run')).toMatchObject({
+      dry_run: true,
+      holds: 3,
+      purged: purged.length,
+      kept: keptByHolds.length,
+    });
+    expect(await storedIds(tenant)).toEqual(ids(sent));
+
+    const report = await ok<{ purge_id: string; purged_before: string; purged: number; kept: number }>(
+      'retention',
+      'purge',
+      '--tenant',
+      tenant,
+    );
+    expect(report).toMatchObject({ dry_run: false, purged: purged.length, kept: keptByHolds.length });
+    const horizon = Date.parse(report.purged_before);
+    expect(horizon % HOUR).toBe(0);
+    expect(horizon).toBeGreaterThan(JUST_PAST);
+    expect(horizon).toBeLessThanOrEqual(JUST_WITHIN);
+
+    const remaining = sent.filter((s) => !purged.includes(s));
+    expect(await storedIds(tenant)).toEqual(ids(remaining));
+    expect(await storedIds(other)).toEqual(ids(control));
+    await expectFilterIndexExact(fx.ch, tenant);
+    await expectFilterIndexExact(fx.ch, other);
+
+    const status = await ok<{ purged_before: string; runs: Record<string, unknown>[] }>(
+      'retention',
+      'status',
+      '--tenant',
+      tenant,
+    );
+    expect(status.purged_before).toBe(report.purged_before);
+    expect(status.runs[0]).toMatchObject({
+      purge_id: report.purge_id,
+      status: 'succeeded',
+      purged: purged.length,
+    });
+
+    // The purge is in the tenant's trail, written before it removed anything.
+    const key = await gw.mint(tenant, 'audit:read');
+    const audited = await waitFor('the purge in the trail', async () => {
+      const res = await gw.get('/audit/events?action=admin.retention.purge', key);
+      const events = (JSON.parse(res.text) as { events: Record<string, unknown>[] }).events;
+      return events.length === 1 && events[0]!;
+    });
+    expect(audited).toMatchObject({ resource_type: 'retention_purge', resource_id: report.purge_id });
+    expect(JSON.parse(String(audited.details))).toEqual({
+      purged_before: report.purged_before,
+      holds: 3,
+      events: purged.length,
+    });
+
+    // Sent late with old times: one no hold covers is not stored, one a hold covers is; a second run finds
+    // nothing more to remove.
+    const late = [
+      {
+        event: { ...makeEvent(tenant, 200), timestamp: new Date(OLDEST + 500).toISOString() },
+        ms: OLDEST + 500,
+      },
+      {
+        event: {
+          ...makeEvent(tenant, 201),
+          user_id: 'u-held',
+          timestamp: new Date(OLDEST + 501).toISOString(),
+        },
+        ms: OLDEST + 501,
+      },
+      { event: makeEvent(tenant, 202), ms: NOW },
+    ];
+    await send(tenant, late);
+    await waitFor(
+      'the late events stored',
+      async () => (await storedIds(tenant)).length === remaining.length + 2,
+    );
+    expect(await storedIds(tenant)).toEqual(ids([...remaining, late[1]!, late[2]!]));
+    expect(await ok('retention', 'purge', '--tenant', tenant)).toMatchObject({
+      purged: 0,
+      kept: keptByHolds.length + 1,
+    });
+
+    // Released, a hold keeps nothing from the next run.
+    await ok(
+      'holds',
+      'release',
+      '--tenant',
+      tenant,
+      '--id',
+      userHold.hold.hold_id,
+      '--reason',
+      'matter closed',
+    );
+    const released = await ok<{ purged: number }>('retention', 'purge', '--tenant', tenant);
+    const nowHeld = (s: Sent) => heldByPatient(s) || heldByTime(s);
+    const left = [...remaining, late[1]!, late[2]!].filter((s) => !pastMax(s) || nowHeld(s));
+    expect(released.purged).toBe(remaining.length + 2 - left.length);
+    expect(await storedIds(tenant)).toEqual(ids(left));
+    await expectFilterIndexExact(fx.ch, tenant);
+
+    // A replay of the whole topic into a new generation brings back none of what was purged.
+    const replay = await ops(['replay', 'projection', '--drop-old-after', '5', '--json']);
+    expect(replay.code, replay.err).toBe(0);
+    expect(replay.json()).toMatchObject({ generation: 2 });
+    expect(await storedIds(tenant, 2)).toEqual(ids(left));
+    expect(await storedIds(other, 2)).toEqual(ids(control));
+    await expectFilterIndexExact(fx.ch, tenant, 2);
+  });
+});
