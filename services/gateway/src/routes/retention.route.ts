@@ -17,7 +17,7 @@ export const getRetentionPolicyRoute: ApiRoute = {
   tags: ['Retention'],
   summary: "The tenant's retention policy in force.",
   description:
-    'The default (six years at least, no maximum; `version` 0, `default: true`) until the tenant sets one. Nothing is purged yet: the policy is recorded for the purge to come (docs/retention.md).',
+    'The default (six years at least, no maximum; `version` 0, `default: true`) until the tenant sets one. A purge (run by an operator) removes the events older than `max_days` that no legal hold covers, and they are never stored again (docs/retention.md, "The purge").',
   ok: { description: 'The policy.', ...json(retentionPolicySchema) },
 };
 

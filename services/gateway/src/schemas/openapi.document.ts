@@ -47,7 +47,7 @@ export function openApiDocument(routes: readonly ApiRoute[]) {
         {
           name: 'Retention',
           description:
-            "The tenant's retention policy and legal holds (docs/retention.md): recorded and audited; nothing is purged yet.",
+            "The tenant's retention policy and legal holds (docs/retention.md): recorded and audited; a purge removes the events past the maximum that no hold covers.",
         },
       ],
       components: {
