@@ -23,6 +23,11 @@ export const chartTitles: Record<string, { title: string; axis: string }> = {
   },
   'cluster-rate': { title: 'Single node and cluster: rates', axis: 'events per second' },
   'cluster-latency': { title: 'Single node and cluster: p99 latency', axis: 'ms (p99)' },
+  'retention-rate': { title: 'Retention purge against its floor', axis: 'events removed per second' },
+  'retention-load': {
+    title: 'Retention purge: p99 of the load beside it, idle, during the floor and the purge',
+    axis: 'ms (p99)',
+  },
 };
 
 /**

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, readdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlIdentifier, sqlValue } from '@audit/shared/platform';
 import { projectionTables } from '@audit/shared/projection';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
@@ -6,14 +7,19 @@ import { expectFilterIndexExact } from '../support/filter-index.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
+import { exportDir, exporterService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 // Ingest and projector as processes on a Postgres database of the test's own (the projector reads the horizons
 // there), the gateway to read the trail, the operator CLI in-process.
 const fx = pipelineFixture('retention-purge', {}, { trees: true });
 const { names } = fx;
-const gw = gatewayFixture(names, { databaseUrl: fx.databaseUrl });
-const ops = opsCli(names, () => fx.databaseUrl);
+const files = { EXPORT_DIR: exportDir(names) };
+const gw = gatewayFixture(names, { databaseUrl: fx.databaseUrl, env: files });
+const ops = opsCli(names, () => fx.databaseUrl, files);
+const exporter = exporterService(names, fx.databaseUrl);
+beforeAll(() => exporter.start());
+afterAll(() => exporter.stop());
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -52,11 +58,11 @@ const heldByPatient = (s: Sent) => (s.event as { patient_id?: string }).patient_
 const heldByTime = (s: Sent) => s.ms >= HOLD_WINDOW.since && s.ms < HOLD_WINDOW.until;
 const pastMax = (s: Sent) => s.ms < NOW - MAX_DAYS * DAY;
 
+/** The tenant's events the test sent (makeEvent's resource types), not those the service wrote about it. */
 async function storedIds(tenant: string, generation = 1): Promise<string[]> {
   const result = await fx.ch.query({
     query: `SELECT event_id FROM ${sqlIdentifier(projectionTables(generation).events)}
-      WHERE tenant_id = ${sqlValue(tenant)} AND resource_type NOT IN ('retention_purge', 'retention_policy',
-        'legal_hold', 'api_key') ORDER BY event_id`,
+      WHERE tenant_id = ${sqlValue(tenant)} AND resource_type IN ('claim', 'upload') ORDER BY event_id`,
     format: 'JSONEachRow',
   });
   return (await result.json<{ event_id: string }>()).map((r) => r.event_id);
@@ -129,6 +135,29 @@ describe('retention purge', () => {
       '--until',
       new Date(HOLD_WINDOW.until).toISOString(),
     );
+    // Two export files: one of a window before the horizon, one of a window after it.
+    const exportKey = await gw.mint(tenant, 'audit:export');
+    const exportJob = async (since: number, until: number) => {
+      const res = await gw.send('POST', '/audit/exports', exportKey, {
+        since: new Date(since).toISOString(),
+        until: new Date(until).toISOString(),
+        format: 'ndjson',
+      });
+      expect(res.status, res.text).toBe(202);
+      const { id } = JSON.parse(res.text) as { id: string };
+      await waitFor(`export ${id} succeeded`, async () => (await jobStatus(id)) === 'succeeded');
+      return id;
+    };
+    const jobStatus = async (id: string) =>
+      (JSON.parse((await gw.get(`/audit/exports/${id}`, exportKey)).text) as { status: string }).status;
+    const fileOf = (id: string) => readdirSync(files.EXPORT_DIR).find((f) => f.startsWith(id));
+    // A window is at most 366 days.
+    const [old, recent] = [
+      await exportJob(OLDEST - 1, OLDEST + 300 * DAY),
+      await exportJob(NOW - 300 * DAY, NOW),
+    ];
+    expect([fileOf(old), fileOf(recent)]).toEqual([expect.any(String), expect.any(String)]);
+
     const held = (s: Sent) => heldByUser(s) || heldByPatient(s) || heldByTime(s);
     const purged = sent.filter((s) => pastMax(s) && !held(s));
     const keptByHolds = sent.filter((s) => pastMax(s) && held(s));
@@ -148,7 +177,16 @@ describe('retention purge', () => {
       '--tenant',
       tenant,
     );
-    expect(report).toMatchObject({ dry_run: false, purged: purged.length, kept: keptByHolds.length });
+    expect(report).toMatchObject({
+      dry_run: false,
+      purged: purged.length,
+      kept: keptByHolds.length,
+      export_files: 1,
+    });
+    // The file that held purged events is gone and its job expired; the other is as it was.
+    expect([await jobStatus(old), await jobStatus(recent)]).toEqual(['expired', 'succeeded']);
+    expect(fileOf(old)).toBeUndefined();
+    expect(existsSync(`${files.EXPORT_DIR}/${fileOf(recent)}`)).toBe(true);
     const horizon = Date.parse(report.purged_before);
     expect(horizon % HOUR).toBe(0);
     expect(horizon).toBeGreaterThan(JUST_PAST);

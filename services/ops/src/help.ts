@@ -193,14 +193,15 @@ the operator, before the report is given: when Kafka cannot take it, the command
   retention purge --tenant T [--dry-run]
                            removes the tenant's events older than its maximum (from the hour before it) that no
                            hold in force covers, from every generation's events, filter index and summary, and
-                           waits until ClickHouse has rewritten its parts. Writes admin.retention.purge first; the
+                           waits until ClickHouse has rewritten its parts; removes the export files whose window
+                           begins before the horizon (their jobs expire). Writes admin.retention.purge first; the
                            tenant's policy and holds cannot change while it runs. Prints the horizon, the events
                            removed and those the holds kept. --dry-run: counts them, changes nothing. Re-runnable;
                            a policy without a maximum purges nothing (below an earlier purge's horizon, again)
   retention status --tenant T
                            the tenant's horizon (events before it were purged unless held) and its last purges
 
-Purges run on a single ClickHouse server only yet; topics and export files are not purged yet (docs/retention.md).
+Purges run on a single ClickHouse server only yet; the audit topic is not purged yet (docs/retention.md).
 `,
   holds: `Usage: ops holds list --tenant T [--status active|released|all] [--json]
        ops holds create --tenant T --reason R [scope options] [--json]

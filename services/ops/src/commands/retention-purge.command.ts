@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sleep, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
-import { projectionStateStore } from '@audit/shared/projection';
+import { projectionStateStore, projectionTables } from '@audit/shared/projection';
 import {
   HORIZON_SETTLE_MS,
   purgeCondition,
@@ -9,6 +9,7 @@ import {
   retentionPurgeEvent,
   type PurgeScope,
 } from '@audit/shared/retention';
+import { exportJobsRepository, type ExportFiles } from '@audit/shared/export-jobs';
 import type { AuditedContext } from '../contexts.js';
 import {
   countWhere,
@@ -26,6 +27,8 @@ const MAX_ROUNDS = 3;
 
 export interface PurgeContext extends AuditedContext {
   clickhouse: ClickHouseClient;
+  /** Where the export jobs' files are: those that may hold purged events are expired with the purge. */
+  files: Pick<ExportFiles, 'remove'>;
   /** Null on a single server. */
   cluster: string | null;
   now: () => number;
@@ -41,16 +44,33 @@ export interface PurgeReport {
   /** Events removed (to be removed, with dry_run), and events under the horizon that holds keep. */
   purged: number;
   kept: number;
+  /** Export jobs whose files were removed (they may have held purged events): each says `expired` now. */
+  export_files: number;
   dry_run: boolean;
 }
 
-async function liveOnly(ctx: PurgeContext) {
+/**
+ * Removes the tenant's export files whose window begins under the horizon, each before its job says `expired`, as
+ * the end of a file's lifetime does (docs/exports.md "Jobs"): a file is not rewritten without the purged rows.
+ */
+async function expireFiles(ctx: PurgeContext, tenant: string, purgedBefore: number): Promise<number> {
+  let expired = 0;
+  for (const job of await exportJobsRepository.succeededBefore(ctx.pool, tenant, purgedBefore)) {
+    await ctx.files.remove(job.jobId, job.format);
+    if (await exportJobsRepository.expire(ctx.pool, job.jobId)) expired += 1;
+  }
+  return expired;
+}
+
+/** The live generation, while no replay is under way. */
+async function liveGeneration(ctx: PurgeContext): Promise<number> {
   const state = await projectionStateStore(ctx.clickhouse).read();
   if (state.phase !== 'live') {
     throw new CliError(
       `a projection replay is under way (phase ${state.phase}): purge once it has ended (ops replay projection)`,
     );
   }
+  return state.live;
 }
 
 /**
@@ -67,7 +87,14 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
   return purges.exclusive(tenant, async (start) => {
     const computed = purgeHorizon(start.policy, ctx.now());
     const purgedBefore = Math.max(start.purgedBefore ?? 0, computed ?? 0);
-    const nothing = { tenant_id: tenant, purge_id: null, holds: start.holds.length, purged: 0, kept: 0 };
+    const nothing = {
+      tenant_id: tenant,
+      purge_id: null,
+      holds: start.holds.length,
+      purged: 0,
+      kept: 0,
+      export_files: 0,
+    };
     if (computed === null && start.purgedBefore === null) {
       return { ...nothing, purged_before: null, dry_run: dryRun };
     }
@@ -75,8 +102,7 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
     const where = purgeCondition(tenant, scope);
     const under = `tenant_id = ${sqlValue(tenant)} AND ts < ${sqlValue(purgedBefore)}`;
     const tables = await purgeTables(ctx.clickhouse);
-    const live = tables[tables.length - 1];
-    if (!live) throw new CliError('no projection tables: run ops migrate first');
+    const live = projectionTables(await liveGeneration(ctx));
     const count = async () => {
       const [purged, all] = await Promise.all([
         countWhere(ctx.clickhouse, live.events, where),
@@ -95,7 +121,6 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
       };
     }
 
-    await liveOnly(ctx);
     const purgeId = randomUUID();
     const run = { purge_id: purgeId, purged_before: purgedBefore, holds: start.holds.length };
     await announcer(ctx)(
@@ -120,7 +145,10 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
           throw new Error(`${left} events under the horizon came back after ${round} rounds of deletions`);
         }
       }
-      await liveOnly(ctx);
+      if ((await liveGeneration(ctx)) !== live.generation) {
+        throw new CliError('a projection replay switched generations during the purge: run it again');
+      }
+      const files = await expireFiles(ctx, tenant, purgedBefore);
       const after = await count();
       // What left the live generation: the run's own count, a racing write it deleted too included.
       const purged = Math.max(expected.all - after.all, 0);
@@ -131,6 +159,7 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
         purged_before: purgedBefore,
         purged,
         kept: after.kept,
+        export_files: files,
         dry_run: false,
       };
     } catch (err) {

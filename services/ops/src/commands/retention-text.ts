@@ -70,7 +70,9 @@ export function purgeText(r: PurgeReport): string {
   const held = `${r.kept} kept by ${r.holds} hold${r.holds === 1 ? '' : 's'} in force`;
   return r.dry_run
     ? `${r.tenant_id}: would purge ${r.purged} events before ${horizon}; ${held} (dry run: nothing changed)`
-    : `${r.tenant_id}: purged ${r.purged} events before ${horizon}; ${held} (purge ${r.purge_id})`;
+    : `${r.tenant_id}: purged ${r.purged} events before ${horizon}; ${held}; ${r.export_files} export file${
+        r.export_files === 1 ? '' : 's'
+      } expired (purge ${r.purge_id})`;
 }
 
 /** The horizon and the last runs, a line each. */

@@ -1,5 +1,6 @@
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
+import { exportFiles } from '@audit/shared/export-jobs';
 import { createClickHouse } from '@audit/shared/platform';
 import { policyView, purgeRepository } from '@audit/shared/retention';
 import { parseRetentionPurge, parseRetentionSet, parseRetentionShow } from '../domain/retention-request.js';
@@ -39,7 +40,14 @@ export async function retentionCli(
     try {
       const report = await withAuditedContext(config, logger, (ctx) =>
         purgeTenant(
-          { ...ctx, clickhouse, cluster: config.clickhouse.cluster ?? null, now: Date.now, note },
+          {
+            ...ctx,
+            clickhouse,
+            files: exportFiles(config.exportStorage),
+            cluster: config.clickhouse.cluster ?? null,
+            now: Date.now,
+            note,
+          },
           tenant,
           dry_run,
         ),

@@ -311,6 +311,19 @@ export const exportJobsRepository = {
     return rows.map(toJob);
   },
 
+  /**
+   * The tenant's succeeded jobs whose window begins before `before`: their files may hold events a retention purge
+   * removes (docs/retention.md "The purge").
+   */
+  async succeededBefore(db: Queryable, tenantId: string, before: number): Promise<ExportJob[]> {
+    const { rows } = await db.query(
+      `SELECT ${COLUMNS} FROM export_jobs WHERE tenant_id = $1 AND status = 'succeeded' AND since_ms < $2
+       ORDER BY accepted_at, id`,
+      [tenantId, before],
+    );
+    return rows.map(toJob);
+  },
+
   /** Marks a succeeded job expired, once its file is gone. */
   async expire(db: Queryable, jobId: string): Promise<boolean> {
     const { rowCount } = await db.query(
