@@ -40,6 +40,7 @@ export async function gatewayOverhead(opts: OverheadOptions) {
     listPage: async () => opts.rows,
     listKeys: async () => [],
     findEvent: async () => null,
+    wasStored: async () => false,
   };
   const takeToken = postgresRateLimiter(pool);
   const auth: AuthDeps = {

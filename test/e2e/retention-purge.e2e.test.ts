@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlIdentifier, sqlValue } from '@audit/shared/platform';
@@ -211,8 +212,15 @@ describe('retention purge', () => {
       purged: purged.length,
     });
 
-    // The purge is in the tenant's trail, written before it removed anything.
+    // A purged event's lookup says so; an id never stored is still the 404 of any unknown id.
     const key = await gw.mint(tenant, 'audit:read');
+    const gone = await gw.get(`/audit/events/${purged[0]!.event.event_id}`, key);
+    expect([gone.status, JSON.parse(gone.text).error]).toEqual([410, 'purged']);
+    expect((await gw.get(`/audit/events/${randomUUID()}`, key)).status).toBe(404);
+    const otherKey = await gw.mint(other, 'audit:read');
+    expect((await gw.get(`/audit/events/${purged[0]!.event.event_id}`, otherKey)).status).toBe(404);
+
+    // The purge is in the tenant's trail, written before it removed anything.
     const audited = await waitFor('the purge in the trail', async () => {
       const res = await gw.get('/audit/events?action=admin.retention.purge', key);
       const events = (JSON.parse(res.text) as { events: Record<string, unknown>[] }).events;

@@ -56,7 +56,7 @@ export interface GatewayAppOptions
   logger: Logger;
   /** The HTTP and public API metrics go here; they are served on a listener of their own (gateway.service.ts). */
   metrics: ServiceAppOptions['metrics'];
-  events: Pick<EventsReader, 'findEvent' | 'listPage' | 'listKeys'>;
+  events: Pick<EventsReader, 'findEvent' | 'wasStored' | 'listPage' | 'listKeys'>;
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;
   cursorSecret: string;

@@ -16,7 +16,7 @@ function app(
     stubAppOptions({
       takeToken,
       auth: { pepper: PEPPER, env: 'live', findKey },
-      events: { findEvent, listPage: async () => [], listKeys: async () => [] },
+      events: { findEvent, wasStored: async () => false, listPage: async () => [], listKeys: async () => [] },
     }),
   );
 }

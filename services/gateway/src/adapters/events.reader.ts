@@ -47,6 +47,22 @@ export function eventsReader(client: ClickHouseClient, tables: () => Promise<Liv
     },
 
     /**
+     * Whether the by-id table knows the event: it keeps the id of an event a retention purge removed from the
+     * events table (docs/retention.md "The purge"), so a lookup that found no row tells purged from never stored.
+     */
+    async wasStored(tenantId: string, eventId: string): Promise<boolean> {
+      const tenant = sqlValue(tenantId);
+      const id = sqlValue(eventId);
+      const t = await tables();
+      const found = await rows<{ n: string }>(
+        client,
+        `SELECT count() AS n FROM ${sqlIdentifier(t.ids)}
+         WHERE tenant_id = ${tenant} AND id_hash = cityHash64(${id}) AND event_id = ${id}`,
+      );
+      return Number(found[0]?.n ?? 0) > 0;
+    },
+
+    /**
      * Up to `want` events of the tenant matching the filters, newest first (timestamp desc, id desc), strictly
      * after `position` in that order. `now` bounds the newest possible timestamp (ingest refuses later ones).
      */

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { UUID_PATTERN, toAuditEventView } from '@audit/shared/contract';
-import { NotFoundError } from '@audit/shared/platform';
+import { errorKind, NotFoundError } from '@audit/shared/platform';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
+import { errorResponse, rateLimitHeaders } from '../schemas/openapi.responses.js';
 import { auditEventSchema } from '../schemas/read-api.schema.js';
 import { z } from 'zod';
 import { apiRoute, type ApiRoute } from './api-route.js';
@@ -19,7 +20,7 @@ export const getEventRoute: ApiRoute = {
   tags: ['Events'],
   summary: 'One event by id.',
   description:
-    "One of the tenant's events. An id that does not exist, belongs to another tenant, lies outside a narrowed viewer token's filter or is no UUID at all is the same 404.",
+    "One of the tenant's events. An id that does not exist, belongs to another tenant, lies outside a narrowed viewer token's filter or is no UUID at all is the same 404. An event a retention purge removed is a 410 (to a narrowed viewer token, whose filter its fields can no longer be checked against, a 404).",
   requestParams: {
     path: z.object({ event_id: z.string().meta({ description: 'The event id (a UUID).' }) }),
   },
@@ -36,6 +37,14 @@ export const getEventRoute: ApiRoute = {
       },
     },
   },
+  more: {
+    410: errorResponse(
+      'Purged',
+      "The event was purged under the tenant's retention policy (docs/retention.md): its id is known, its fields are gone.",
+      undefined,
+      rateLimitHeaders,
+    ),
+  },
 };
 
 /** FHIR's JSON when the client names it among the types it accepts (not with `q=0`); the API's JSON otherwise. */
@@ -51,7 +60,17 @@ const wantsFhir = (accept: string | undefined) =>
 // (docs/contract.md "Status codes and error bodies").
 const notFound = () => new NotFoundError('No audit event with this id.');
 
-export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader, 'findEvent'>): void {
+/** An event a retention purge removed: its id is still known (docs/retention.md "The purge"). */
+class PurgedError extends errorKind(410, 'purged') {
+  constructor() {
+    super("This event was purged under the tenant's retention policy.");
+  }
+}
+
+export function eventLookupRoute(
+  app: FastifyInstance,
+  events: Pick<EventsReader, 'findEvent' | 'wasStored'>,
+): void {
   apiRoute<{ Params: { event_id: string }; Querystring: Record<string, unknown> }>(
     app,
     getEventRoute,
@@ -63,6 +82,12 @@ export function eventLookupRoute(app: FastifyInstance, events: Pick<EventsReader
         .findEvent(request.principal!.tenantId, id.toLowerCase())
         .catch(unavailable('clickhouse'));
       const narrowing = request.principal!.viewer?.narrowedTo;
+      if (!row && !narrowing) {
+        const purged = await events
+          .wasStored(request.principal!.tenantId, id.toLowerCase())
+          .catch(unavailable('clickhouse'));
+        if (purged) throw new PurgedError();
+      }
       if (!row || (narrowing && !withinNarrowing(row, narrowing))) throw notFound();
       const event = auditEventSchema.parse(toAuditEventView(row));
       if (!wantsFhir(request.headers.accept)) return event;

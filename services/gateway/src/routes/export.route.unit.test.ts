@@ -24,6 +24,7 @@ function tableOf(rows: EventRow[], reads: number[] = []) {
       .slice(0, want);
   return {
     findEvent: async () => null,
+    wasStored: async () => false,
     listPage: async (t: string, f: EventFilters, p: PagePosition | null, want: number) => {
       reads.push(want);
       return read(t, f, p, want);

@@ -69,6 +69,7 @@ function app(
       },
       events: {
         findEvent: async (_t, id) => rows.find((r) => r.event_id === id) ?? null,
+        wasStored: async (_t, id) => id === PURGED,
         listPage: async (_t, _f, position, want) => (position ? [] : rows.slice(0, want)),
         listKeys: async (_t, _f, position, want) =>
           position ? [] : rows.slice(0, want).map((r) => ({ ts: r.ts, event_id: r.event_id, bytes: '0' })),
@@ -119,6 +120,8 @@ type Case = [
 
 const LIST = '/audit/events';
 const LOOKUP = '/audit/events/{event_id}';
+// An event a retention purge removed: the by-id table still knows it.
+const PURGED = '0b0b0b0b-0000-4000-8000-000000000000';
 const EXPORT = '/audit/export';
 const JOBS = '/audit/exports';
 const JOB_PATH = '/audit/exports/{id}';
@@ -147,6 +150,7 @@ const cases: Case[] = [
   ['list 503', 'get', LIST, '/audit/events', { key: 'down' }],
   ['lookup', 'get', LOOKUP, `/audit/events/${row(1).event_id}`],
   ['lookup 404', 'get', LOOKUP, '/audit/events/not-a-uuid'],
+  ['lookup 410', 'get', LOOKUP, `/audit/events/${PURGED}`],
   ['lookup 422', 'get', LOOKUP, `/audit/events/${row(1).event_id}?x=1`],
   ['export json', 'post', EXPORT, '/audit/export', { headers: json, body: '{"phi_involved":true}' }],
   ['export ndjson', 'post', EXPORT, '/audit/export?format=ndjson'],

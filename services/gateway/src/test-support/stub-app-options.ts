@@ -19,7 +19,12 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
     authFailures: { burst: 50, refillPerMinute: 50, holdMs: 0 },
     takeToken: async () => ({ allowed: true, remaining: 999 }),
     auth: { pepper: STUB_PEPPER, env: 'live', findKey: async () => null },
-    events: { findEvent: async () => null, listPage: async () => [], listKeys: async () => [] },
+    events: {
+      findEvent: async () => null,
+      wasStored: async () => false,
+      listPage: async () => [],
+      listKeys: async () => [],
+    },
     reportEvents: async () => [],
     tenantName: async () => null,
     auditLog: { publish: async () => [] },
