@@ -197,7 +197,7 @@ the operator, before the report is given: when Kafka cannot take it, the command
                            begins before the horizon (their jobs expire). Writes admin.retention.purge first; the
                            tenant's policy and holds cannot change while it runs. Prints the horizon, the events
                            removed and those the holds kept. --dry-run: counts them, changes nothing. Re-runnable;
-                           a policy without a maximum purges nothing (below an earlier purge's horizon, again)
+                           a policy without a maximum purges nothing. Needs the exporter's EXPORT_STORAGE settings
   retention status --tenant T
                            the tenant's horizon (events before it were purged unless held) and its last purges
 

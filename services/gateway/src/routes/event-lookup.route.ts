@@ -7,7 +7,7 @@ import { errorResponse, rateLimitHeaders } from '../schemas/openapi.responses.js
 import { auditEventSchema } from '../schemas/read-api.schema.js';
 import { z } from 'zod';
 import { apiRoute, type ApiRoute } from './api-route.js';
-import { withinNarrowing } from '../domain/narrowing.js';
+import { isNarrowed, withinNarrowing } from '../domain/narrowing.js';
 import { FHIR_JSON, fhirAuditEvent } from '@audit/shared/reports';
 
 export const getEventRoute: ApiRoute = {
@@ -78,17 +78,20 @@ export function eventLookupRoute(
       refuseUnknownQuery(request.query);
       const id = request.params.event_id;
       if (!UUID_PATTERN.test(id)) throw notFound();
-      const row = await events
-        .findEvent(request.principal!.tenantId, id.toLowerCase())
-        .catch(unavailable('clickhouse'));
+      const tenant = request.principal!.tenantId;
+      const eventId = id.toLowerCase();
+      const find = () => events.findEvent(tenant, eventId).catch(unavailable('clickhouse'));
+      let row = await find();
       const narrowing = request.principal!.viewer?.narrowedTo;
-      if (!row && !narrowing) {
-        const purged = await events
-          .wasStored(request.principal!.tenantId, id.toLowerCase())
-          .catch(unavailable('clickhouse'));
-        if (purged) throw new PurgedError();
+      const narrowed = narrowing !== undefined && isNarrowed(narrowing);
+      if (!row && !narrowed) {
+        const known = await events.wasStored(tenant, eventId).catch(unavailable('clickhouse'));
+        // Read again: an event stored between the two reads has its by-id row only after its row (one insert,
+        // the events table first), so a second miss is a purge, not an insert landing.
+        if (known) row = await find();
+        if (known && !row) throw new PurgedError();
       }
-      if (!row || (narrowing && !withinNarrowing(row, narrowing))) throw notFound();
+      if (!row || (narrowed && !withinNarrowing(row, narrowing))) throw notFound();
       const event = auditEventSchema.parse(toAuditEventView(row));
       if (!wantsFhir(request.headers.accept)) return event;
       return reply.type(`${FHIR_JSON}; charset=utf-8`).send(JSON.stringify(fhirAuditEvent(event)));

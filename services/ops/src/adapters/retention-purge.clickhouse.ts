@@ -8,18 +8,27 @@ import {
 } from '@audit/shared/projection';
 
 const MUTATION_POLL_MS = 200;
+// A deletion's mutation rewrites every part that holds a matching row; past this it is called stuck, and the run
+// fails (ClickHouse goes on with it; the next run waits for it again).
+const MUTATION_DEADLINE_MS = 3 * 3600 * 1000;
 
-type Tables = Pick<ProjectionTables, 'events' | 'index' | 'buckets'>;
+/** An events table, and its generation's filter index and summary of the current shape where it has them. */
+export interface PurgeTarget {
+  events: string;
+  index: Pick<ProjectionTables, 'index' | 'buckets'> | null;
+}
 
 const rows = async <T>(client: ClickHouseClient, query: string) =>
   (await client.query({ query, format: 'JSONEachRow' })).json<T>();
 
 /**
  * The tables a purge acts on: every generation's events table, and its filter index and summary of the current
- * shape. The by-id table keeps its rows (an id and a time, no field of the event), as the tree keeps the event's
- * hash: they tell a purged event from one never stored, and keep a redelivered one from being stored again.
+ * shape. An older shape's tables live only while an upgrade builds the new one (docs/operations.md "Backfilling the
+ * filter index"), and go with it. The by-id table keeps its rows (an id and a time, no field of the event), as the
+ * tree keeps the event's hash: they tell a purged event from one never stored, and keep a redelivered one from being
+ * stored again.
  */
-export async function purgeTables(client: ClickHouseClient): Promise<Tables[]> {
+export async function purgeTables(client: ClickHouseClient): Promise<PurgeTarget[]> {
   const names = (
     await rows<{ name: string }>(client, 'SELECT name FROM system.tables WHERE database = currentDatabase()')
   ).map((r) => r.name);
@@ -29,7 +38,10 @@ export async function purgeTables(client: ClickHouseClient): Promise<Tables[]> {
     .filter((g): g is number => g !== null)
     .sort((a, b) => a - b)
     .map(projectionTables)
-    .filter((t) => present.has(t.index) && present.has(t.buckets));
+    .map((t) => ({
+      events: t.events,
+      index: present.has(t.index) && present.has(t.buckets) ? { index: t.index, buckets: t.buckets } : null,
+    }));
 }
 
 /** How many of the events table's rows satisfy `where`. */
@@ -41,21 +53,45 @@ export async function countWhere(client: ClickHouseClient, table: string, where:
   return Number(row?.n ?? 0);
 }
 
+const unfinished = (client: ClickHouseClient, table: string) =>
+  rows<{ mutation_id: string }>(
+    client,
+    `SELECT mutation_id FROM system.mutations
+      WHERE database = currentDatabase() AND table = ${sqlValue(table)} AND is_done = 0`,
+  );
+
+const mutationIds = async (client: ClickHouseClient, table: string) =>
+  new Set(
+    (
+      await rows<{ mutation_id: string }>(
+        client,
+        `SELECT mutation_id FROM system.mutations
+          WHERE database = currentDatabase() AND table = ${sqlValue(table)}`,
+      )
+    ).map((r) => r.mutation_id),
+  );
+
 /**
- * Deletes the table's rows that satisfy `where`, and waits until the mutation is done: ClickHouse runs it in the
+ * Deletes the table's rows that satisfy `where`, and waits until its mutation is done: ClickHouse runs it in the
  * background (18.16 has no `mutations_sync`; current versions run it so too unless asked), part by part, and a
- * part's rows are gone once it is rewritten. The replaced parts leave the disk after the server's
- * `old_parts_lifetime`.
+ * part's rows are gone once it is rewritten. Only the mutations this call made are waited for, not another's.
+ * The replaced parts leave the disk after the server's `old_parts_lifetime`.
  */
-export async function deleteWhere(client: ClickHouseClient, table: string, where: string): Promise<void> {
+export async function deleteWhere(
+  client: ClickHouseClient,
+  table: string,
+  where: string,
+  now: () => number = Date.now,
+): Promise<void> {
+  const before = await mutationIds(client, table);
   await client.command({ query: `ALTER TABLE ${sqlIdentifier(table)} DELETE WHERE ${where}` });
+  const deadline = now() + MUTATION_DEADLINE_MS;
   for (;;) {
-    const [pending] = await rows<{ n: string }>(
-      client,
-      `SELECT count() AS n FROM system.mutations
-        WHERE database = currentDatabase() AND table = ${sqlValue(table)} AND is_done = 0`,
-    );
-    if (Number(pending?.n ?? 0) === 0) return;
+    const ours = (await unfinished(client, table)).filter((m) => !before.has(m.mutation_id));
+    if (ours.length === 0) return;
+    if (now() > deadline) {
+      throw new Error(`the deletion from ${table} did not finish in ${MUTATION_DEADLINE_MS / 3_600_000} h`);
+    }
     await sleep(MUTATION_POLL_MS);
   }
 }
@@ -68,7 +104,7 @@ export async function deleteWhere(client: ClickHouseClient, table: string, where
  */
 export async function settleBuckets(
   client: ClickHouseClient,
-  t: Tables,
+  t: Pick<ProjectionTables, 'events' | 'buckets'>,
   tenant: string,
   purgedBefore: number,
 ): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sleep, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import { clickhouseErrorCode, sleep, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import { projectionStateStore, projectionTables } from '@audit/shared/projection';
 import {
   HORIZON_SETTLE_MS,
@@ -9,7 +9,7 @@ import {
   retentionPurgeEvent,
   type PurgeScope,
 } from '@audit/shared/retention';
-import { exportJobsRepository, type ExportFiles } from '@audit/shared/export-jobs';
+import { expireJobFiles, exportJobsRepository, type ExportFiles } from '@audit/shared/export-jobs';
 import type { AuditedContext } from '../contexts.js';
 import {
   countWhere,
@@ -28,7 +28,7 @@ const MAX_ROUNDS = 3;
 export interface PurgeContext extends AuditedContext {
   clickhouse: ClickHouseClient;
   /** Where the export jobs' files are: those that may hold purged events are expired with the purge. */
-  files: Pick<ExportFiles, 'remove'>;
+  files: Pick<ExportFiles, 'remove' | 'size' | 'describe'>;
   /** Null on a single server. */
   cluster: string | null;
   now: () => number;
@@ -37,7 +37,7 @@ export interface PurgeContext extends AuditedContext {
 
 export interface PurgeReport {
   tenant_id: string;
-  /** Null: the policy has no maximum and nothing was ever purged, so nothing is. */
+  /** Null: the policy has no maximum, so nothing is purged. */
   purged_before: number | null;
   purge_id: string | null;
   holds: number;
@@ -50,16 +50,34 @@ export interface PurgeReport {
 }
 
 /**
- * Removes the tenant's export files whose window begins under the horizon, each before its job says `expired`, as
- * the end of a file's lifetime does (docs/exports.md "Jobs"): a file is not rewritten without the purged rows.
+ * The tenant's export files whose window begins under the horizon: the purge removes them, and their jobs say
+ * `expired` (docs/retention.md "The purge"). Each must be where this command looks, or the job would say expired
+ * while its file, with purged events, stayed where the exporter put it.
  */
-async function expireFiles(ctx: PurgeContext, tenant: string, purgedBefore: number): Promise<number> {
-  let expired = 0;
-  for (const job of await exportJobsRepository.succeededBefore(ctx.pool, tenant, purgedBefore)) {
-    await ctx.files.remove(job.jobId, job.format);
-    if (await exportJobsRepository.expire(ctx.pool, job.jobId)) expired += 1;
+async function filesToExpire(ctx: PurgeContext, tenant: string, purgedBefore: number) {
+  const jobs = await exportJobsRepository.succeededBefore(ctx.pool, tenant, purgedBefore);
+  for (const job of jobs) {
+    if ((await ctx.files.size(job.jobId, job.format)) === null) {
+      throw new CliError(
+        `the file of export job ${job.jobId} is not in ${ctx.files.describe()}: give this command the ` +
+          'exporter\'s EXPORT_STORAGE settings (docs/operations.md "Purging"); nothing was purged',
+      );
+    }
   }
-  return expired;
+  return jobs;
+}
+
+/** Why a run failed, as its record keeps it: our own words, or a ClickHouse code, never a server's message. */
+function failure(err: unknown): string {
+  if (err instanceof CliError || err instanceof PurgeRoundsError) return err.message;
+  const code = clickhouseErrorCode(err);
+  return code === null
+    ? `${(err as Error).name ?? 'Error'} (see the command's output)`
+    : `ClickHouse error ${code}`;
+}
+
+class PurgeRoundsError extends Error {
+  override name = 'PurgeRoundsError';
 }
 
 /** The live generation, while no replay is under way. */
@@ -75,9 +93,10 @@ async function liveGeneration(ctx: PurgeContext): Promise<number> {
 
 /**
  * Purges the tenant's events past its policy's maximum that no hold covers (docs/retention.md "The purge"), from
- * every generation's events table, filter index and summary. In this order: the audit event, then the horizon
- * (the projector stores nothing under it from then on that no hold covers), then the deletions, until none is
- * left. Runs while the tenant's retention changes wait, so that a hold created meanwhile is not passed over.
+ * every generation's events table, filter index and summary, and its export files that may hold them. In this
+ * order: the audit event, the run's record, then the horizon (the projector stores nothing under it from then on
+ * that no hold covers), then the deletions, until none is left. Runs while the tenant's retention changes wait, so
+ * that a hold created meanwhile is not passed over.
  */
 export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boolean): Promise<PurgeReport> {
   if (ctx.cluster !== null) {
@@ -85,8 +104,8 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
   }
   const purges = purgeRepository(ctx.pool);
   return purges.exclusive(tenant, async (start) => {
-    const computed = purgeHorizon(start.policy, ctx.now());
-    const purgedBefore = Math.max(start.purgedBefore ?? 0, computed ?? 0);
+    const now = ctx.now();
+    const computed = purgeHorizon(start.policy, now);
     const nothing = {
       tenant_id: tenant,
       purge_id: null,
@@ -95,9 +114,13 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
       kept: 0,
       export_files: 0,
     };
-    if (computed === null && start.purgedBefore === null) {
-      return { ...nothing, purged_before: null, dry_run: dryRun };
-    }
+    // No maximum: nothing is purged, below an earlier horizon either (what is left there is kept).
+    if (computed === null) return { ...nothing, purged_before: null, dry_run: dryRun };
+    // Never past the floor: a horizon left by an earlier, shorter policy does not remove events the minimum keeps.
+    const purgedBefore = Math.min(
+      Math.max(start.purgedBefore ?? 0, computed),
+      purgeHorizon({ max_days: start.policy.min_days }, now)!,
+    );
     const scope: PurgeScope = { purgedBefore, holds: start.holds };
     const where = purgeCondition(tenant, scope);
     const under = `tenant_id = ${sqlValue(tenant)} AND ts < ${sqlValue(purgedBefore)}`;
@@ -111,11 +134,13 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
       return { purged, kept: all - purged, all };
     };
     const expected = await count();
+    const files = await filesToExpire(ctx, tenant, purgedBefore);
     if (dryRun) {
       return {
         ...nothing,
         purged: expected.purged,
         kept: expected.kept,
+        export_files: files.length,
         purged_before: purgedBefore,
         dry_run: true,
       };
@@ -126,29 +151,38 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
     await announcer(ctx)(
       retentionPurgeEvent(tenant, operatorActor(ctx.operator), { ...run, events: expected.purged }),
     );
-    await purges.advance(tenant, purgedBefore);
     await purges.started(tenant, { ...run, started_by: ctx.operator.id });
     try {
+      await purges.advance(tenant, purgedBefore);
       await sleep(HORIZON_SETTLE_MS);
       for (let round = 1; ; round++) {
         for (const t of tables) {
           ctx.note?.(`${t.events}: deleting`);
           await deleteWhere(ctx.clickhouse, t.events, where);
-          await deleteWhere(ctx.clickhouse, t.index, where);
-          await settleBuckets(ctx.clickhouse, t, tenant, purgedBefore);
+          if (t.index !== null) {
+            await deleteWhere(ctx.clickhouse, t.index.index, where);
+            await settleBuckets(
+              ctx.clickhouse,
+              { events: t.events, buckets: t.index.buckets },
+              tenant,
+              purgedBefore,
+            );
+          }
         }
         const left = (
           await Promise.all(tables.map((t) => countWhere(ctx.clickhouse, t.events, where)))
         ).reduce((a, b) => a + b, 0);
         if (left === 0) break;
         if (round === MAX_ROUNDS) {
-          throw new Error(`${left} events under the horizon came back after ${round} rounds of deletions`);
+          throw new PurgeRoundsError(
+            `${left} events under the horizon came back after ${round} rounds of deletions`,
+          );
         }
       }
       if ((await liveGeneration(ctx)) !== live.generation) {
         throw new CliError('a projection replay switched generations during the purge: run it again');
       }
-      const files = await expireFiles(ctx, tenant, purgedBefore);
+      const expired = await expireJobFiles(ctx.pool, ctx.files, files);
       const after = await count();
       // What left the live generation: the run's own count, a racing write it deleted too included.
       const purged = Math.max(expected.all - after.all, 0);
@@ -159,11 +193,12 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
         purged_before: purgedBefore,
         purged,
         kept: after.kept,
-        export_files: files,
+        export_files: expired,
         dry_run: false,
       };
     } catch (err) {
-      await purges.finished(purgeId, { error: (err as Error).message.slice(0, 500) });
+      // Recorded if it can be: the error the operator sees is the run's, not the record's.
+      await purges.finished(purgeId, { error: failure(err) }).catch(() => undefined);
       throw err;
     }
   });

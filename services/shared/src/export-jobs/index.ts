@@ -1,4 +1,5 @@
 // Export jobs and their files (docs/exports.md).
+export * from './export-expiry.js';
 export * from './export-files.js';
 export * from './export-job.js';
 export * from './export-jobs.repository.js';

@@ -99,6 +99,13 @@ export function purgeRepository(pool: pg.Pool) {
     exclusive<T>(tenant: string, purge: (start: PurgeStart) => Promise<T>): Promise<T> {
       return inTransaction(pool, async (db) => {
         await lockTenant(db, 'retention', tenant);
+        // A run still said to be running holds no lock: its process stopped before it could say how it ended.
+        await pool.query(
+          `UPDATE retention_purges SET status = 'failed', finished_at = now(),
+             error = 'the run stopped before it ended (its process was stopped or lost its connection)'
+           WHERE tenant_id = $1 AND status = 'running'`,
+          [tenant],
+        );
         // One after the other: a transaction's queries share its one connection.
         const policies = await db.query<RetentionPolicy>(
           'SELECT min_days, max_days, version, changed_at, changed_by FROM retention_policies WHERE tenant_id = $1',

@@ -11,21 +11,31 @@ export class CommitFailedError extends Error {
  */
 export async function inTransaction<T>(pool: pg.Pool, change: (db: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A connection whose transaction may still be open is closed, never handed back: a query that timed out on the
+  // client (a lock wait, with the pool's query_timeout) goes on in the server, and the next user of the
+  // connection would run inside that transaction once it gets the lock.
+  let unsettled: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await client.query('BEGIN').catch((err: unknown) => {
+      unsettled = err as Error;
+      throw err;
+    });
     let result: T;
     try {
       result = await change(client);
     } catch (err) {
-      // A failing rollback (a lost connection) must not hide why the change failed; Postgres discards it anyway.
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A failing rollback (a lost connection, a query still running) must not hide why the change failed.
+      await client.query('ROLLBACK').catch((rollback: unknown) => {
+        unsettled = rollback as Error;
+      });
       throw err;
     }
     await client.query('COMMIT').catch((err: unknown) => {
+      unsettled = err as Error;
       throw new CommitFailedError((err as Error).message, { cause: err });
     });
     return result;
   } finally {
-    client.release();
+    client.release(unsettled);
   }
 }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { PurgeScope } from '@audit/shared/retention';
+import { sampleRecord } from '@audit/shared/test-support';
+import { retentionFilter } from './retention-filter.js';
+
+const T0 = Date.UTC(2020, 0, 1);
+
+describe('retentionFilter', () => {
+  it('leaves out what a purge removed, reads the horizons at most once per refresh, and throws when it cannot', async () => {
+    let now = 0;
+    const reads: (Map<string, PurgeScope> | Error)[] = [
+      new Map([['t', { purgedBefore: T0 + 10, holds: [{ user_id: 'held' }] }]]),
+      new Error('Postgres unreachable'),
+      new Map(),
+    ];
+    let asked = 0;
+    const filter = retentionFilter(
+      {
+        scopes: async () => {
+          const next = reads[asked++]!;
+          if (next instanceof Error) throw next;
+          return next;
+        },
+      },
+      1000,
+      () => now,
+    );
+    const old = sampleRecord({ tenant_id: 't', timestamp: T0 });
+    const held = sampleRecord({ tenant_id: 't', timestamp: T0, user_id: 'held' });
+    const recent = sampleRecord({ tenant_id: 't', timestamp: T0 + 10 });
+    const other = sampleRecord({ tenant_id: 'u', timestamp: T0 });
+    expect(await filter([old, held, recent, other])).toEqual([held, recent, other]);
+    now = 999;
+    expect(await filter([old])).toEqual([]);
+    expect(asked).toBe(1);
+    // A failed read is thrown, and asked again next time: the write waits rather than store without the horizons.
+    now = 1000;
+    await expect(filter([old])).rejects.toThrow('Postgres unreachable');
+    expect(await filter([old])).toEqual([old]);
+    expect(asked).toBe(3);
+  });
+});
