@@ -56,8 +56,11 @@ export async function projectorService(host: ServiceHost, config: ProjectorConfi
 
   const { database, cluster } = config.clickhouse;
   const guard = await host.step('clickhouse', () => clusterGuard(clickhouse, cluster));
-  const sink = clickhouseSink(clickhouse, database, 'live', guard);
-  const replaySink = clickhouseSink(clickhouse, database, 'replay', guard);
+  // The events table's inserts without keep-alive: an insert on a connection a stopping server still serves may
+  // skip views and yet succeed (clickhouseSink).
+  const inserts = host.clickhouse(config.clickhouse, undefined, { keepAlive: false });
+  const sink = clickhouseSink(clickhouse, database, 'live', guard, inserts);
+  const replaySink = clickhouseSink(clickhouse, database, 'replay', guard, inserts);
   const store = projectionStateStore(clickhouse);
   const gate = new ProjectionGate({
     store,

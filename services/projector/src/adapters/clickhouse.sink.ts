@@ -46,12 +46,22 @@ const QUORUM_POLL_MS = 1000;
  * `database` names our inserts (query_id prefix), so that a new owner of a partition can wait for an insert an
  * earlier owner (a killed process, a timed-out request) left running before it looks up what is stored. On a
  * cluster, `guard` makes every write a quorum insert and every read that decides what to write a consistent one.
+ *
+ * `inserts` sends the events table's inserts, each on a connection of its own (createClickHouse without
+ * keep-alive). ClickHouse 18.16 stopping cleanly closes its listening sockets but goes on serving requests on
+ * connections already open (its wait for them ends after `shutdown_wait_unfinished`, and the process only exits
+ * seconds later), and while it shuts its tables down, each materialized view's shutdown unhooks the view from the
+ * events table before the tables go: an insert that starts then writes the events table and only the views not
+ * shut down yet, and is answered 200. Nothing would ever repair it (only a failed write is). A new connection
+ * cannot be opened once the server has closed its listening sockets (within a second of the stop, seconds before
+ * its tables shut down): such an insert is refused instead, and its retry repairs what a torn one left.
  */
 export function clickhouseSink(
   client: ClickHouseClient,
   database: string,
   writer: 'live' | 'replay' = 'live',
   guard: ClusterGuard = SINGLE_SERVER,
+  inserts: ClickHouseClient = client,
 ): EventSink {
   const insertPrefix = insertQueryPrefix(database, writer);
   // Every write carries the prefix, a repair's too, so that insertsSettled waits for all of them.
@@ -114,7 +124,7 @@ export function clickhouseSink(
     // A write that fails between two is as an insert torn in the middle: its retry finds what the first stored.
     async insert(events: readonly AuditEventRecord[]) {
       for (const chunk of partitionChunks(events)) {
-        await client.insert({
+        await inserts.insert({
           query_id: queryId(),
           table: tables.events,
           columns: COLUMNS,

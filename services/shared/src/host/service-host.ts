@@ -55,7 +55,11 @@ export interface ServiceHost {
   fatal(err: unknown, message: string): never;
   /** A Postgres pool whose idle connections may fail (a Postgres restart) without ending the process. */
   postgres(config: pg.PoolConfig): pg.Pool;
-  clickhouse(settings: ClickHouseSettings, timeoutMs?: number): ClickHouseClient;
+  clickhouse(
+    settings: ClickHouseSettings,
+    timeoutMs?: number,
+    options?: { keepAlive?: boolean },
+  ): ClickHouseClient;
   /** The deployment's Kafka client and topics, with a producer and an admin, connected by `connect`. */
   kafka(settings: KafkaSettings): KafkaClients;
   /**
@@ -128,8 +132,8 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       onStop(() => pool.end());
       return pool;
     },
-    clickhouse(settings, timeoutMs) {
-      const client = createClickHouse(settings, settings.database, timeoutMs);
+    clickhouse(settings, timeoutMs, options) {
+      const client = createClickHouse(settings, settings.database, timeoutMs, options);
       onStop(() => client.close());
       return client;
     },

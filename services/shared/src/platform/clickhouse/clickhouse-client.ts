@@ -5,12 +5,14 @@ export type { ClickHouseClient };
 
 /**
  * One HTTP client per process; `database` may be overridden for administrative statements, and the timeout for
- * an operator's long statements (copying a generation).
+ * an operator's long statements (copying a generation). Without `keepAlive`, every request goes on a connection of
+ * its own (`Connection: close`): what an insert whose views must all fire needs (clickhouse.sink.ts).
  */
 export function createClickHouse(
   settings: ClickHouseSettings,
   database = settings.database,
   requestTimeoutMs = 30_000,
+  { keepAlive = true }: { keepAlive?: boolean } = {},
 ): ClickHouseClient {
   return createClient({
     url: settings.url,
@@ -20,6 +22,7 @@ export function createClickHouse(
     request_timeout: requestTimeoutMs,
     compression: { request: false, response: false },
     max_open_connections: 16,
+    keep_alive: { enabled: keepAlive },
     // 64-bit integers arrive in JSON as strings, whatever the server's default (18.16 quotes them, current
     // engines may not): our parsers read them as text, and numbers past 2^53 keep every digit.
     // On a cluster (docs/operations.md "ClickHouse cluster") an insert through a `Distributed` table is
