@@ -378,7 +378,7 @@ async function main() {
     `${fmt(EVENTS)} events of the purged tenant, generated in ClickHouse (the dataset is made and dropped by each run: the purge removes half of it); a policy of max_days ${MAX_DAYS} (min_days ${MIN_DAYS}) and two holds, one on a user of about 1 % of the events, one on ${HOLD_DAYS} days five years back.`,
     `Load in every phase: ingest of another tenant at ${fmt(RATE_PER_S)} events/s (${PER_REQUEST} per request, on a fixed schedule, the first event of each request looked for every 50 ms), and list pages of the purged tenant one after the other, the two cases in turn; idle for ${IDLE_S} s, then while the floor's deletes run, then while the purge runs. Ratios compare each phase with the idle one of the same run.`,
     "The floor: the least work the purge needs, on copies of the events table, filter index and summary: ALTER TABLE … DELETE of the same rows in each (waited for, polled every 50 ms) and the summary settled with the purge's own insert; without the audit event, the retention lock, the 3 s wait for the projector to see the horizon, the counts before and after, and the check that no event came back.",
-    'Not measured yet: the erasure of personal values (issue 39, step 2), which is not built; its half of this bench comes with it.',
+    'Not measured yet: the erasure of personal values (in docs/retention.md under Not built yet), which is not built; its half of this bench comes with it.',
   ]);
 }
 

@@ -1,12 +1,7 @@
 // The retention benchmark's dataset: one tenant's events spread evenly over six years, generated inside ClickHouse
 // (INSERT … SELECT FROM numbers()) into the project's own events table, whose views fill the by-id table, the filter
 // index and its summary as the projector's inserts do; and copies of those tables for the floor's bare deletes.
-import {
-  sleep,
-  sqlIdentifier,
-  sqlValue,
-  type ClickHouseClient,
-} from '@audit/shared/platform';
+import { sleep, sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import { bucketRowsQuery, indexRowsQuery, type ProjectionTables } from '@audit/shared/projection';
 import { VIEW_FRIENDLY_BLOCKS } from '../../services/ops/src/adapters/projection-tables.admin.js';
 import { COLUMNS, FIELDS, USER_AGENTS } from './bulk-load.js';
