@@ -10,8 +10,8 @@ let owner: pg.Pool;
 
 /**
  * Every table and what each service's role may do there: all (SELECT, INSERT, UPDATE, DELETE), a few of them, or
- * UPDATE of named columns only. A table no service may touch is listed empty: a new table fails this test until
- * someone decides who may touch it (docs/operations.md "Database roles").
+ * SELECT or UPDATE of named columns only. A table no service may touch is listed empty: a new table fails this
+ * test until someone decides who may touch it (docs/operations.md "Database roles").
  */
 const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   api_keys: { gateway: 'SELECT' },
@@ -33,7 +33,7 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   },
   legal_holds: {
     gateway: 'INSERT SELECT UPDATE(release_reason,released_at,released_by)',
-    projector: 'SELECT',
+    projector: 'SELECT(patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
   },
   rate_limit_buckets: { gateway: 'INSERT SELECT UPDATE' },
   retention_horizons: { gateway: 'SELECT', projector: 'SELECT' },
@@ -63,12 +63,17 @@ async function granted(): Promise<Record<string, Partial<Record<DatabaseService,
     [roles],
   );
   // Column grants that a table grant does not already cover.
-  const onColumns = await owner.query<{ table_name: string; grantee: string; column_name: string }>(
-    `SELECT c.table_name, c.grantee, c.column_name FROM information_schema.column_privileges c
-     WHERE c.table_schema = 'public' AND c.grantee = ANY($1) AND c.privilege_type = 'UPDATE'
+  const onColumns = await owner.query<{
+    table_name: string;
+    grantee: string;
+    column_name: string;
+    privilege_type: string;
+  }>(
+    `SELECT c.table_name, c.grantee, c.column_name, c.privilege_type FROM information_schema.column_privileges c
+     WHERE c.table_schema = 'public' AND c.grantee = ANY($1) AND c.privilege_type IN ('SELECT', 'UPDATE')
        AND NOT EXISTS (SELECT 1 FROM information_schema.role_table_grants t
          WHERE t.table_schema = 'public' AND t.table_name = c.table_name AND t.grantee = c.grantee
-           AND t.privilege_type = 'UPDATE')`,
+           AND t.privilege_type = c.privilege_type)`,
     [roles],
   );
   const result: Record<string, Partial<Record<DatabaseService, string>>> = {};
@@ -80,11 +85,13 @@ async function granted(): Promise<Record<string, Partial<Record<DatabaseService,
         .filter((g) => g.table_name === table_name && g.grantee === role)
         .map((g) => g.privilege_type)
         .sort();
-      const columns = onColumns.rows
-        .filter((g) => g.table_name === table_name && g.grantee === role)
-        .map((g) => g.column_name)
-        .sort();
-      if (columns.length > 0) privileges.push(`UPDATE(${columns.join(',')})`);
+      for (const privilege of ['SELECT', 'UPDATE']) {
+        const columns = onColumns.rows
+          .filter((g) => g.table_name === table_name && g.grantee === role && g.privilege_type === privilege)
+          .map((g) => g.column_name)
+          .sort();
+        if (columns.length > 0) privileges.push(`${privilege}(${columns.join(',')})`);
+      }
       if (privileges.length > 0) result[table_name][service] = privileges.join(' ');
     }
   }

@@ -26,5 +26,7 @@ CREATE TABLE retention_purges (
 CREATE INDEX retention_purges_by_tenant ON retention_purges (tenant_id, started_at DESC);
 
 GRANT SELECT ON retention_horizons, retention_purges TO audit_gateway;
--- The projector's filter: the horizons, and the holds that keep events under them.
-GRANT SELECT ON retention_horizons, legal_holds TO audit_projector;
+-- The projector's filter: the horizons, and the scopes of the holds in force that keep events under them (not
+-- their reasons or who made them).
+GRANT SELECT ON retention_horizons TO audit_projector;
+GRANT SELECT (tenant_id, user_id, resource_id, patient_id, since, until, released_at) ON legal_holds TO audit_projector;
