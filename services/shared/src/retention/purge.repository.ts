@@ -3,6 +3,7 @@ import { inTransaction, lockTenant } from '../platform/index.js';
 import type { HoldScope } from './legal-hold.js';
 import type { PurgeScope } from './purge-scope.js';
 import { DEFAULT_POLICY, type RetentionPolicy } from './retention-policy.js';
+import { scopeOfColumns, type HoldScopeColumns } from './retention.repository.js';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
@@ -31,22 +32,7 @@ export interface PurgeStart {
   purgedBefore: number | null;
 }
 
-interface HoldScopeRow {
-  tenant_id: string;
-  user_id: string | null;
-  resource_id: string | null;
-  patient_id: string | null;
-  since: string | null;
-  until: string | null;
-}
-
-const scopeOf = (row: HoldScopeRow): HoldScope => ({
-  ...(row.user_id !== null && { user_id: row.user_id }),
-  ...(row.resource_id !== null && { resource_id: row.resource_id }),
-  ...(row.patient_id !== null && { patient_id: row.patient_id }),
-  ...(row.since !== null && { since: Number(row.since) }),
-  ...(row.until !== null && { until: Number(row.until) }),
-});
+type HoldScopeRow = HoldScopeColumns & { tenant_id: string };
 
 const RUN_COLUMNS = `purge_id, purged_before, holds, status, purged, kept, error, started_at, finished_at,
   started_by`;
@@ -86,7 +72,7 @@ export function purgeRepository(pool: pg.Pool) {
       );
       if (scopes.size === 0) return scopes;
       for (const hold of await activeHolds(pool, [...scopes.keys()])) {
-        scopes.get(hold.tenant_id)?.holds.push(scopeOf(hold));
+        scopes.get(hold.tenant_id)?.holds.push(scopeOfColumns(hold));
       }
       return scopes;
     },
@@ -119,7 +105,7 @@ export function purgeRepository(pool: pg.Pool) {
         const horizon = horizons.rows[0];
         return purge({
           policy: policies.rows[0] ?? DEFAULT_POLICY,
-          holds: holds.map(scopeOf),
+          holds: holds.map(scopeOfColumns),
           purgedBefore: horizon ? Number(horizon.purged_before) : null,
         });
       });

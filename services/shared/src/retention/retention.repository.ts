@@ -30,18 +30,22 @@ interface HoldRow extends Omit<LegalHold, 'scope'> {
   until: string | null;
 }
 
+/** A hold's scope as its columns store it: null is a field the hold does not set. */
+export type HoldScopeColumns = Pick<HoldRow, 'user_id' | 'resource_id' | 'patient_id' | 'since' | 'until'>;
+
+export const scopeOfColumns = (row: HoldScopeColumns): HoldScope => ({
+  ...(row.user_id !== null && { user_id: row.user_id }),
+  ...(row.resource_id !== null && { resource_id: row.resource_id }),
+  ...(row.patient_id !== null && { patient_id: row.patient_id }),
+  ...(row.since !== null && { since: Number(row.since) }),
+  ...(row.until !== null && { until: Number(row.until) }),
+});
+
 function holdOf(row: HoldRow): LegalHold {
-  const scope: HoldScope = {
-    ...(row.user_id !== null && { user_id: row.user_id }),
-    ...(row.resource_id !== null && { resource_id: row.resource_id }),
-    ...(row.patient_id !== null && { patient_id: row.patient_id }),
-    ...(row.since !== null && { since: Number(row.since) }),
-    ...(row.until !== null && { until: Number(row.until) }),
-  };
   return {
     hold_id: row.hold_id,
     reason: row.reason,
-    scope,
+    scope: scopeOfColumns(row),
     created_at: row.created_at,
     created_by: row.created_by,
     released_at: row.released_at,
