@@ -26,6 +26,7 @@ import {
   testKafka,
 } from '../test/support/stack.js';
 import { httpClient, type HttpClient } from './lib/http-timing.js';
+import { settleMerges } from './lib/export-dataset.js';
 import { benchResults, goal } from './lib/results.js';
 import {
   bareDelete,
@@ -36,7 +37,6 @@ import {
   indexDrift,
   LIST_ACTION,
   loadHistory,
-  settleMerges,
   YEAR_MS,
   type PurgedTables,
 } from './lib/retention-dataset.js';

@@ -71,19 +71,6 @@ async function one<T>(ch: ClickHouseClient, query: string): Promise<T> {
   return (await (await ch.query({ query, format: 'JSONEachRow' })).json<T>())[0]!;
 }
 
-/** Waits until ClickHouse has had no merge running in the database for a few seconds. */
-export async function settleMerges(ch: ClickHouseClient, database: string) {
-  let quietSince = Date.now();
-  while (Date.now() - quietSince < 5000) {
-    const merging = await one<{ n: string }>(
-      ch,
-      `SELECT count() AS n FROM system.merges WHERE database = ${sqlValue(database)}`,
-    );
-    if (Number(merging.n) > 0) quietSince = Date.now();
-    await sleep(500);
-  }
-}
-
 /**
  * `events` events of `tenant` from `endMs` - HISTORY_MS to `endMs`, evenly spaced, inserted into the database's
  * generation-1 events table (its views fill the rest), two inserts at a time. Returns the seconds it took.

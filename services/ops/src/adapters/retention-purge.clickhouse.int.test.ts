@@ -54,7 +54,7 @@ describe('the purge on ClickHouse', () => {
       ),
     );
     await store(events);
-    expect(await purgeTables(ch)).toEqual([
+    expect(await purgeTables(ch, names.database)).toEqual([
       { events: LIVE.events, index: { index: LIVE.index, buckets: LIVE.buckets } },
     ]);
 

@@ -2,10 +2,10 @@ import { sleep, sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/sh
 import {
   BUCKET_MS,
   bucketRowsQuery,
-  generationOf,
   projectionTables,
   type ProjectionTables,
 } from '@audit/shared/projection';
+import { existingGenerations } from './projection-tables.admin.js';
 
 const MUTATION_POLL_MS = 200;
 // A deletion's mutation rewrites every part that holds a matching row; past this it is called stuck, and the run
@@ -28,20 +28,16 @@ const rows = async <T>(client: ClickHouseClient, query: string) =>
  * tree keeps the event's hash: they tell a purged event from one never stored, and keep a redelivered one from being
  * stored again.
  */
-export async function purgeTables(client: ClickHouseClient): Promise<PurgeTarget[]> {
-  const names = (
-    await rows<{ name: string }>(client, 'SELECT name FROM system.tables WHERE database = currentDatabase()')
-  ).map((r) => r.name);
-  const present = new Set(names);
-  return names
-    .map(generationOf)
-    .filter((g): g is number => g !== null)
-    .sort((a, b) => a - b)
-    .map(projectionTables)
-    .map((t) => ({
-      events: t.events,
-      index: present.has(t.index) && present.has(t.buckets) ? { index: t.index, buckets: t.buckets } : null,
-    }));
+export async function purgeTables(client: ClickHouseClient, database: string): Promise<PurgeTarget[]> {
+  const [generations, names] = await Promise.all([
+    existingGenerations(client, database),
+    rows<{ name: string }>(client, `SELECT name FROM system.tables WHERE database = ${sqlValue(database)}`),
+  ]);
+  const present = new Set(names.map((r) => r.name));
+  return generations.map(projectionTables).map((t) => ({
+    events: t.events,
+    index: present.has(t.index) && present.has(t.buckets) ? { index: t.index, buckets: t.buckets } : null,
+  }));
 }
 
 /** How many of the events table's rows satisfy `where`. */

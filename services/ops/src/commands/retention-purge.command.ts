@@ -27,6 +27,8 @@ const MAX_ROUNDS = 3;
 
 export interface PurgeContext extends AuditedContext {
   clickhouse: ClickHouseClient;
+  /** The client's database: where the projection's tables are. */
+  database: string;
   /** Where the export jobs' files are: those that may hold purged events are expired with the purge. */
   files: Pick<ExportFiles, 'remove' | 'size' | 'describe'>;
   /** Null on a single server. */
@@ -124,7 +126,7 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
     const scope: PurgeScope = { purgedBefore, holds: start.holds };
     const where = purgeCondition(tenant, scope);
     const under = `tenant_id = ${sqlValue(tenant)} AND ts < ${sqlValue(purgedBefore)}`;
-    const tables = await purgeTables(ctx.clickhouse);
+    const tables = await purgeTables(ctx.clickhouse, ctx.database);
     const live = projectionTables(await liveGeneration(ctx));
     const count = async () => {
       const [purged, all] = await Promise.all([

@@ -45,6 +45,7 @@ export async function retentionCli(
           {
             ...ctx,
             clickhouse,
+            database: config.clickhouse.database,
             files: exportFiles(config.exportStorage),
             cluster: config.clickhouse.cluster ?? null,
             now: Date.now,
