@@ -20,9 +20,10 @@ import {
 } from '../support/s3.js';
 import { exporterService } from '../support/stack.js';
 import { countRows } from '../support/stored-events.js';
+import { byVolume } from '../support/volume.js';
 import { waitFor } from '../support/wait-for.js';
 
-const TOTAL = 200_000;
+const TOTAL = byVolume(200_000, 40_000);
 const { names, ingest: ingestProc, ch } = pipelineFixture('expjobs');
 // The files go to S3 (S3Proxy, the test's own bucket): the filesystem store has the same contract
 // (test/int/export-files.int.test.ts). Paging 200,000 events a few times takes more reads than a key may make in a

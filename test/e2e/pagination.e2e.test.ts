@@ -9,6 +9,7 @@ import { indexedEventIds } from '../support/filter-index.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { testGuard } from '../support/stack.js';
 import { countRows, storedEvents } from '../support/stored-events.js';
+import { byVolume } from '../support/volume.js';
 import { waitFor } from '../support/wait-for.js';
 
 // One seed drives the history, the queries and the background batches; fast-check prints it on a failure too.
@@ -471,7 +472,7 @@ describe('paging against the export', () => {
         const oracle = await settled();
         await expectExactlyTheOracle(narrowed(q, oracle), oracle);
       }),
-      { numRuns: 24, seed: SEED },
+      { numRuns: byVolume(24, 8), seed: SEED },
     );
   });
 
@@ -501,7 +502,7 @@ describe('paging against the export', () => {
         }
         await expectExactlyTheOracle(q, await settled());
       }),
-      { numRuns: 8, seed: SEED + 1 },
+      { numRuns: byVolume(8, 3), seed: SEED + 1 },
     );
   });
 });
