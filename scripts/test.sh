@@ -36,6 +36,12 @@ ensure_poppler
 export AUDIT_EXTERNAL_STACK=true
 results=.data/test-results
 rm -rf "$results" && mkdir -p "$results"
+# What a run's length depends on, printed first and again before the summary (a CI log is often cut to its end).
+machine="$(bash scripts/machine-facts.sh .data)"
+echo "$machine"
+# The whole run stops its tiers beside the others after this many minutes, so that a run that would outlast a CI's
+# limit still ends with their logs and the summary rather than being cut off without them.
+budget_minutes=${AUDIT_TEST_BUDGET_MINUTES:-80}
 started=$SECONDS
 echo "== typecheck"; npx tsc -p tsconfig.json --noEmit && npx tsc -p services/gateway/viewer/tsconfig.json
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
@@ -69,10 +75,14 @@ if [ "$components" = local ]; then
   echo "== $containers_name, then $cluster_name: beside the tiers below, their output after theirs"
   group=()
   if command -v setsid >/dev/null; then group=(setsid); fi
-  # Each notes how long it took itself and how it ended: the run reads both only once the others have ended.
-  ${group[@]+"${group[@]}"} bash -c 'timed() { local name=$1 started=$SECONDS status=0; shift
+  # Each notes how long it took itself and how it ended (the run reads both once the others have ended), and when it
+  # began and ended in beside.txt. `timeout` stops the whole group (every process of both) at the run's budget.
+  ${group[@]+"${group[@]}"} timeout -k 60 $((budget_minutes * 60 - SECONDS)) bash -c 'timed() {
+      local name=$1 started=$SECONDS status=0; shift
+      echo "$(date -u +%T) $name began" >>"$results/beside.txt"
       "$@" >"$results/$name.log" 2>&1 </dev/null || status=$?
-      echo $((SECONDS - started)) >"$results/$name.seconds"; echo "$status" >"$results/$name.status"; }
+      echo $((SECONDS - started)) >"$results/$name.seconds"; echo "$status" >"$results/$name.status"
+      echo "$(date -u +%T) $name ended, exit $status" >>"$results/beside.txt"; }
     results=$1
     timed containers bash scripts/test-containers.sh "$results"
     timed cluster env AUDIT_TEST_PORT_BASE=25100 bash scripts/test-cluster.sh "$results"' _ "$results" \
@@ -90,21 +100,31 @@ tier "the OpenAPI document against third-party API tools" api-tools.log bash scr
 if [ -z "$behind" ]; then
   tier "$cluster_name" cluster.log bash scripts/test-cluster.sh "$results"
 else
-  wait "$behind" || true
+  # Their logs from the start, then as they are written until both have ended: a run cut short still shows where
+  # they were.
+  echo "== $containers_name, then $cluster_name: their logs"
+  tail -n +1 -F --pid="$behind" "$results/containers.log" "$results/cluster.log" 2>/dev/null || true
+  beside_status=0
+  wait "$behind" || beside_status=$?
   behind=
-  # behind_ended NAME FILE: a tier that ran behind, by the status and seconds it noted (a tier it never reached,
-  # after an interruption, counts as failed), its log printed now.
+  # timeout's own statuses: the budget ran out (124), or the group outlasted its TERM by a minute (137).
+  if [ "$beside_status" -eq 124 ] || [ "$beside_status" -eq 137 ]; then
+    echo "$(date -u +%T) stopped: the run's budget of $budget_minutes min ran out" >>"$results/beside.txt"
+  fi
+  # behind_ended NAME FILE: a tier that ran behind, by the status and seconds it noted (a tier it never reached or
+  # did not finish, after an interruption or at the budget, counts as failed).
   behind_ended() {
     local status=1
     if [ -s "$results/$2.status" ]; then status=$(cat "$results/$2.status"); fi
     ended "$1" "$results/$2.log" "$status" "$(cat "$results/$2.seconds" 2>/dev/null || echo 0)"
-    echo "== $1"
-    cat "$results/$2.log" 2>/dev/null || true
   }
   behind_ended "$containers_name" containers
   behind_ended "$cluster_name" cluster
+  echo "== beside the others (the budget: $budget_minutes min)"
+  cat "$results/beside.txt" 2>/dev/null || true
 fi
 echo "== time per tier"
 cat "$results/timings.txt"
+echo "$machine"
 npx tsx scripts/test-summary.ts "$results/failed-tiers.tsv" "$results"/*.json
 [ ! -s "$results/failed-tiers.tsv" ]
