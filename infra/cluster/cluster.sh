@@ -18,6 +18,7 @@ usage: cluster.sh COMMAND
   stop NAME     stop one process gracefully
   kill NAME     SIGKILL one process, as a crash would
   promote       make the Postgres standby the primary (the old primary stopped first) and point HAProxy at it
+  mend          restart the running ClickHouse nodes whose DDL worker stopped (a fault of 18.16), nothing else
   zookeeper-jars  fetch the ZooKeeper jars if needed and print their directory (the container image takes them)
 NAME: zookeeper-1..3 clickhouse-n1..n4 kafka-1..3 postgres-1..2 haproxy
       gateway-1..2 ingest-1..2 projector-1..2 dispatcher-1..2 exporter-1..2 notary-1..2
@@ -171,6 +172,19 @@ case "$cmd" in
       start_group haproxy
     fi
     status_one "$(pg_primary)"
+    ;;
+  mend)
+    # Looked for without the lock first: the test tier runs this every few seconds beside commands that hold it.
+    cluster_paths
+    if [[ -n "$(chnode_without_ddl "${CH_NODES[@]}")" ]]; then
+      cluster_init
+      take_lock
+      mapfile -t stopped < <(chnode_without_ddl "${CH_NODES[@]}")
+      if ((${#stopped[@]})); then
+        chnode_stop_without_ddl "${stopped[@]}"
+        start_group "${stopped[@]}"
+      fi
+    fi
     ;;
   kill)
     check_name "${2:-}"

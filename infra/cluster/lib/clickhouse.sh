@@ -34,20 +34,29 @@ chnode_ready() {
     "$(chnode_http "$1")/" 2>/dev/null)" =~ ^[0-9]+$ ]]
 }
 
-# 18.16's DDL worker ends for good on some ZooKeeper reconnections ("DDLWorker: Unexpected error, will terminate",
-# for instance when the ZooKeeper leader dies soon after the node started): the node then runs no ON CLUSTER
-# statement, and every migration waits for it, until it restarts. True when that happened since the node last
-# started.
+# 18.16's DDL worker ends for good on some faults (infra/cluster/README.md "Faults of 18.16"): on some ZooKeeper
+# reconnections ("DDLWorker: Unexpected error, will terminate", for instance when the ZooKeeper leader dies soon
+# after the node started), and when both replicas of a shard run one ALTER of a replicated table ON CLUSTER
+# ("DDLWorker: Unexpected ZooKeeper error: ... Node exists ... Terminating."). The node then runs no ON CLUSTER
+# statement, and every one waits for it, until it restarts. True when that happened since the node last started.
 chnode_ddl_stopped() {
   # Not a pipe: awk leaves early, and tac's broken pipe would fail the pipeline under pipefail.
   awk '
-    /DDLWorker: Unexpected error, will terminate/ { stopped = 1; exit }
+    /DDLWorker: Unexpected (error, will terminate|ZooKeeper error)/ { stopped = 1; exit }
     /Starting ClickHouse/ { exit }
     END { exit !stopped }' < <(tac "$(chnode_home "$1")/log/clickhouse-server.log" 2>/dev/null)
 }
 
 chnode_detail() {
-  if chnode_ddl_stopped "$1"; then echo " (its DDL worker stopped: \`up\` restarts it)"; fi
+  if chnode_ddl_stopped "$1"; then echo " (its DDL worker stopped: \`up\` or \`mend\` restarts it)"; fi
+}
+
+# The running nodes whose DDL worker stopped.
+chnode_without_ddl() {
+  local name
+  for name in "$@"; do
+    if proc_running "$name" && chnode_ddl_stopped "$name"; then echo "$name"; fi
+  done
 }
 
 # Stops the running nodes whose DDL worker stopped, for the start that follows to bring them back whole.
@@ -55,7 +64,7 @@ chnode_stop_without_ddl() {
   local name
   for name in "$@"; do
     if proc_running "$name" && chnode_ddl_stopped "$name"; then
-      note "$name: its DDL worker stopped (an 18.16 fault after a ZooKeeper reconnection); restarting it"
+      note "$name: its DDL worker stopped (a fault of 18.16); restarting it"
       stop_group "$name"
     fi
   done
