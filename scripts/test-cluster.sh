@@ -43,7 +43,8 @@ mender=$!
 # The guarantees of the read and write path, each already tested on one server: exactly-once projection, list
 # order, exact has_more, cursors, lookups, tenant isolation, export cuts, export jobs, the rebuilt projection. The
 # heaviest files make a fifth of their data here: the shape's guarantees, not its load (docs/testing.md "Volume").
-AUDIT_TEST_VOLUME=${AUDIT_TEST_VOLUME:-reduced} npx vitest run --project int "${reporters[@]}" --outputFile.json="$results/cluster-int.json" \
+AUDIT_TEST_VOLUME=${AUDIT_TEST_VOLUME:-reduced} npx vitest run --project int "${reporters[@]}" \
+  --outputFile.json="$results/cluster-int.json" \
   test/int/migrations.int.test.ts \
   test/int/pipeline.int.test.ts \
   services/projector/src/adapters/clickhouse.sink.int.test.ts \

@@ -69,7 +69,8 @@ ensure_python3
 # stopped and started (outage), S3Proxy's container and pyarrow in a Python container (export jobs), a delivery
 # (the dispatcher), Go from the module proxy and Python in a container (the verifiers, the metrics linter). The
 # heaviest files make a fifth of their data here (docs/testing.md "Volume").
-AUDIT_TEST_VOLUME=${AUDIT_TEST_VOLUME:-reduced} npx vitest run --project int "${reporters[@]}" --outputFile.json="$results/containers-e2e.json" \
+AUDIT_TEST_VOLUME=${AUDIT_TEST_VOLUME:-reduced} npx vitest run --project int "${reporters[@]}" \
+  --outputFile.json="$results/containers-e2e.json" \
   test/e2e/gateway-list.e2e.test.ts \
   test/e2e/outage.e2e.test.ts \
   test/e2e/export-jobs.e2e.test.ts \

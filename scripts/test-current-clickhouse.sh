@@ -47,4 +47,5 @@ done
   test/e2e/replay-projection.e2e.test.ts
 )
 # The engine's semantics, not its load: the heaviest files make a fifth of their data (docs/testing.md "Volume").
-AUDIT_TEST_VOLUME=${AUDIT_TEST_VOLUME:-reduced} CLICKHOUSE_URL="http://127.0.0.1:$port" npx vitest run --project int "${options[@]}" "${files[@]}"
+AUDIT_TEST_VOLUME=${AUDIT_TEST_VOLUME:-reduced} CLICKHOUSE_URL="http://127.0.0.1:$port" \
+  npx vitest run --project int "${options[@]}" "${files[@]}"

@@ -63,20 +63,23 @@ tier() {
 # Where the local stack runs (our machines), the images are built here and the containers are tested too; on the
 # containers path the tiers below already run on them. The containers tier has components of its own, and the
 # cluster tier after it a cluster of its own (only S3Proxy is the local stack's, where each test has its own
-# bucket), so the two run one after the other beside the tiers on the local stack (docs/testing.md): the
-# whole run then takes about as long as the longer of the two sequences rather than their sum. Their services take
-# ports of their own range, and their output goes to their logs alone, printed once the tiers in front have ended,
-# so that nothing interleaves. They run in a process group of their own, which a run that ends first (interrupted,
-# or failed before it) stops: it would otherwise go on, unwatched, into the next run.
+# bucket), so the two run one after the other beside the tiers on the local stack (docs/testing.md), and the API
+# tools after them, on the local stack (the sequence in front was the longer): the whole run then takes about as
+# long as the longer of the two sequences rather than their sum. Their services take ports of their own range, and
+# their output goes to their logs alone, printed once the tiers in front have ended, so that nothing interleaves.
+# They run in a process group of their own, which a run that ends first (interrupted, or failed before it) stops:
+# it would otherwise go on, unwatched, into the next run.
 containers_name="containers: images built here, docker-compose.yml under Podman, end-to-end on containers"
 cluster_name="the cluster: Kafka, ClickHouse and Postgres replicated, ClickHouse sharded"
+api_tools_name="the OpenAPI document against third-party API tools"
 behind=
 if [ "$components" = local ]; then
-  echo "== $containers_name, then $cluster_name: beside the tiers below, their output after theirs"
+  echo "== $containers_name, then $cluster_name, then $api_tools_name: beside the tiers below," \
+    "their output after theirs"
   group=()
   if command -v setsid >/dev/null; then group=(setsid); fi
-  # Each notes how long it took itself and how it ended (the run reads both once the others have ended), and when it
-  # began and ended in beside.txt. `timeout` stops the whole group (every process of both) at the run's budget.
+  # Each notes how long it took itself and how it ended (the run reads them once the others have ended), and when it
+  # began and ended in beside.txt. `timeout` stops the whole group (every process of them) at the run's budget.
   ${group[@]+"${group[@]}"} timeout -k 60 $((budget_minutes * 60 - SECONDS)) bash -c 'timed() {
       local name=$1 started=$SECONDS status=0; shift
       echo "$(date -u +%T) $name began" >>"$results/beside.txt"
@@ -85,7 +88,8 @@ if [ "$components" = local ]; then
       echo "$(date -u +%T) $name ended, exit $status" >>"$results/beside.txt"; }
     results=$1
     timed containers bash scripts/test-containers.sh "$results"
-    timed cluster env AUDIT_TEST_PORT_BASE=25100 bash scripts/test-cluster.sh "$results"' _ "$results" \
+    timed cluster env AUDIT_TEST_PORT_BASE=25100 bash scripts/test-cluster.sh "$results"
+    timed api-tools env AUDIT_TEST_PORT_BASE=25100 bash scripts/test-api-tools.sh' _ "$results" \
     >/dev/null 2>&1 </dev/null &
   behind=$!
   trap '[ -z "$behind" ] || kill -TERM -- "-$behind" 2>/dev/null || kill -TERM "$behind" 2>/dev/null || true' EXIT
@@ -96,14 +100,15 @@ tier "integration and end-to-end" int.log npx vitest run --project int --reporte
   --outputFile.json="$results/int.json"
 tier "the ClickHouse SQL on a current engine (chdb)" current-clickhouse.log bash scripts/test-current-clickhouse.sh \
   --reporter=default --reporter=json --outputFile.json="$results/current-clickhouse.json"
-tier "the OpenAPI document against third-party API tools" api-tools.log bash scripts/test-api-tools.sh
 if [ -z "$behind" ]; then
+  tier "$api_tools_name" api-tools.log bash scripts/test-api-tools.sh
   tier "$cluster_name" cluster.log bash scripts/test-cluster.sh "$results"
 else
   # Their logs from the start, then as they are written until both have ended: a run cut short still shows where
   # they were.
-  echo "== $containers_name, then $cluster_name: their logs"
-  tail -n +1 -F --pid="$behind" "$results/containers.log" "$results/cluster.log" 2>/dev/null || true
+  echo "== $containers_name, then $cluster_name, then $api_tools_name: their logs"
+  tail -n +1 -F --pid="$behind" "$results/containers.log" "$results/cluster.log" "$results/api-tools.log" \
+    2>/dev/null || true
   beside_status=0
   wait "$behind" || beside_status=$?
   behind=
@@ -120,6 +125,7 @@ else
   }
   behind_ended "$containers_name" containers
   behind_ended "$cluster_name" cluster
+  behind_ended "$api_tools_name" api-tools
   echo "== beside the others (the budget: $budget_minutes min)"
   cat "$results/beside.txt" 2>/dev/null || true
 fi
