@@ -9,6 +9,7 @@ import { gatewayFixture } from '../support/gateway-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { exportDir, exporterService } from '../support/stack.js';
+import { mutate } from '../support/tampering.js';
 import { waitFor } from '../support/wait-for.js';
 
 // Ingest and projector as processes on a Postgres database of the test's own (the projector reads the horizons
@@ -279,12 +280,53 @@ describe('retention purge', () => {
     expect(await storedIds(tenant)).toEqual(ids(left));
     await expectFilterIndexExact(fx.ch, tenant);
 
-    // A replay of the whole topic into a new generation brings back none of what was purged.
+    // The matter reopens: a hold like the released one keeps what arrives from now on, and nothing a run removed.
+    await ok('holds', 'create', '--tenant', tenant, '--reason', 'matter 1 again', '--user-id', 'u-held');
+    const reopened = {
+      event: {
+        ...makeEvent(tenant, 203),
+        user_id: 'u-held',
+        timestamp: new Date(OLDEST + 502).toISOString(),
+      },
+      ms: OLDEST + 502,
+    };
+    await waitFor('the projector seeing the new hold', async () => {
+      await send(tenant, [reopened]);
+      return (await storedIds(tenant)).includes(reopened.event.event_id);
+    });
+    const kept = [...left, reopened];
+    expect(await storedIds(tenant)).toEqual(ids(kept));
+
+    // A replay of the whole topic into a new generation brings back none of what was purged, though the new hold
+    // covers some of it.
     const replay = await ops(['replay', 'projection', '--drop-old-after', '5', '--json']);
     expect(replay.code, replay.err).toBe(0);
     expect(replay.json()).toMatchObject({ generation: 2 });
-    expect(await storedIds(tenant, 2)).toEqual(ids(left));
+    expect(await storedIds(tenant, 2)).toEqual(ids(kept));
     expect(await storedIds(other, 2)).toEqual(ids(control));
     await expectFilterIndexExact(fx.ch, tenant, 2);
+
+    // The tree kept every leaf: the verifier counts those the policy accounts for as purged, not missing (the
+    // late event no hold covered was never stored, and counts alike). A row a hold over its whole time kept,
+    // deleted behind the policy's back, is still missing.
+    const verify = () => ops(['integrity', 'verify', '--tenant', tenant, '--json']);
+    const everyLeaf = sent.length + late.length + 1;
+    const verified = await waitFor('the trees verified', async () => {
+      const res = await verify();
+      return res.code === 0 && res.json<{ ok: boolean; purged: number; purged_before: string }>();
+    });
+    expect(verified).toMatchObject({ purged: everyLeaf - kept.length, purged_before: expect.any(String) });
+    const keptByTime = kept.find(heldByTime)!;
+    await mutate(
+      fx.ch,
+      `ALTER TABLE ${sqlIdentifier(projectionTables(2).events)} DELETE
+        WHERE tenant_id = ${sqlValue(tenant)} AND event_id = ${sqlValue(keptByTime.event.event_id)}`,
+    );
+    const tampered = await verify();
+    expect(tampered.code).toBe(1);
+    expect(tampered.json<{ purged: number; findings: unknown[] }>()).toMatchObject({
+      purged: everyLeaf - kept.length,
+      findings: [{ kind: 'missing', event_id: keptByTime.event.event_id }],
+    });
   });
 });

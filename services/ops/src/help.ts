@@ -113,7 +113,8 @@ Export jobs: docs/exports.md.
 
   integrity verify --tenant T [--keys FILE]
                            every stored row of the tenant against its tree's leaves (naming each altered,
-                           missing or forged event), then every checkpoint against the leaves and the keys
+                           missing or forged event; counting those its retention purges removed as purged),
+                           then every checkpoint against the leaves and the keys
                            (naming each with a bad signature, another origin, or a root that forks); exit 1
                            when anything is found. The keys are those of FILE (GET /audit/integrity/keys's
                            answer, or verifier keys one per line), else INTEGRITY_KEY_DIR's; a stored key

@@ -9,6 +9,7 @@ import {
 } from '@audit/shared/integrity';
 import { sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import { projectionStateStore, projectionTables } from '@audit/shared/projection';
+import { purgeRepository, wasPurged } from '@audit/shared/retention';
 import { checkCheckpoints, compareRows, type Finding, type RowHash } from '../domain/trail-audit.js';
 import { leafHashesInOrder, leavesByEventId } from './integrity-verify.leaves.js';
 
@@ -23,6 +24,9 @@ export interface VerifyReport {
   tenant: string;
   rows: number;
   leaves: number;
+  /** Leaves whose rows the tenant's retention policy removed (docs/retention.md), and its horizon then. */
+  purged: number;
+  purged_before: string | null;
   checkpoints: number;
   keys: { source: KeySource; trusted: number };
   findings: Finding[];
@@ -83,18 +87,38 @@ async function* rowHashes(
 
 /**
  * `ops integrity verify --tenant T` (docs/integrity.md "Verify"): every stored row of the tenant against its
- * tree's leaves, naming each altered, missing and forged event, then every checkpoint of the tenant against the
- * tree's leaves and the published keys, naming each that fails.
+ * tree's leaves, naming each altered, missing and forged event and counting those its retention purged, then every
+ * checkpoint of the tenant against the tree's leaves and the published keys, naming each that fails.
  */
 export async function verifyTenant(ctx: VerifyContext, tenant: string): Promise<VerifyReport> {
   let rows = 0;
   let leaves = 0;
+  let purged = 0;
   const findings: Finding[] = [];
+  const purges = purgeRepository(ctx.pool);
+  // Leaves without rows are weighed against the tenant's purges as the scan meets them, and those that were not
+  // purged then once more after it: a run that marked its decisions and deleted meanwhile is in the second read.
+  const before = await purges.history(tenant);
+  const unweighed = new Map<string, number | null>();
   const compared = compareRows(
     rowHashes(ctx.clickhouse, tenant, () => rows++),
     leavesByEventId(ctx.pool, tenant),
+    (leaf) => {
+      if (wasPurged(before, leaf.ts)) return true;
+      unweighed.set(leaf.event_id, leaf.ts);
+      return false;
+    },
   );
-  for await (const f of compared) findings.push(f);
+  const scanned: Finding[] = [];
+  for await (const f of compared) {
+    if (f.kind === 'purged') purged++;
+    else scanned.push(f);
+  }
+  const history = await purges.history(tenant);
+  for (const f of scanned) {
+    if (f.kind === 'missing' && wasPurged(history, unweighed.get(f.event_id) ?? null)) purged++;
+    else findings.push(f);
+  }
   const trusted = await trustedKeys(ctx);
   findings.push(...trusted.findings);
   const { rows: notes } = await ctx.pool.query<{ tree_size: string; note: string }>(
@@ -109,5 +133,16 @@ export async function verifyTenant(ctx: VerifyContext, tenant: string): Promise<
   );
   for await (const f of checked) findings.push(f);
   const keys = { source: ctx.pinned?.source ?? 'database', trusted: trusted.keys.length } as const;
-  return { tenant, rows, leaves, checkpoints: notes.length, keys, findings, ok: findings.length === 0 };
+  const purgedBefore = history.purgedBefore === null ? null : new Date(history.purgedBefore).toISOString();
+  return {
+    tenant,
+    rows,
+    leaves,
+    purged,
+    purged_before: purgedBefore,
+    checkpoints: notes.length,
+    keys,
+    findings,
+    ok: findings.length === 0,
+  };
 }

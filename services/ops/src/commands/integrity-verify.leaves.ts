@@ -15,33 +15,46 @@ import type { TreeLeaf } from '../domain/trail-audit.js';
 const PAGE = 10_000;
 const TILE_PAGE = 64;
 
+interface LeafRow {
+  event_id: string;
+  leaf_index: string;
+  leaf_hash: Buffer | null;
+  /** Big-endian epoch ms; null for a leaf appended before leaves had times. */
+  leaf_time: Buffer | null;
+}
+
 /**
- * The tenant's leaves by event id, read in pages (keyset on the id); each hash is cut from the tile holding the
- * leaf, in the same query. A leaf whose hash no tile holds is a damaged tree store: thrown, never skipped, as a
- * skipped leaf would be neither compared nor named.
+ * The tenant's leaves by event id, read in pages (keyset on the id); each hash and time is cut from the tile
+ * holding the leaf, in the same query. A leaf whose hash no tile holds is a damaged tree store: thrown, never
+ * skipped, as a skipped leaf would be neither compared nor named.
  */
 export async function* leavesByEventId(pool: pg.Pool, tenant: string): AsyncGenerator<TreeLeaf> {
   let after: string | null = null;
   for (;;) {
-    const { rows }: { rows: { event_id: string; leaf_index: string; leaf_hash: Buffer | null }[] } =
-      await pool.query(
-        `SELECT k.event_id::text, k.leaf_index,
-           substring(t.leaf_hashes FROM (k.leaf_index - t.first_index)::int * 32 + 1 FOR 32) AS leaf_hash
+    const { rows }: { rows: LeafRow[] } = await pool.query(
+      `SELECT k.event_id::text, k.leaf_index,
+           substring(t.leaf_hashes FROM (k.leaf_index - t.first_index)::int * 32 + 1 FOR 32) AS leaf_hash,
+           substring(t.times FROM (k.leaf_index - t.first_index)::int * 8 + 1 FOR 8) AS leaf_time
          FROM integrity_leaf_events k
-         LEFT JOIN LATERAL (SELECT first_index, leaf_hashes FROM integrity_tiles
+         LEFT JOIN LATERAL (SELECT first_index, leaf_hashes, times FROM integrity_tiles
            WHERE tree_id = k.tree_id AND first_index <= k.leaf_index ORDER BY first_index DESC LIMIT 1) t
            ON k.leaf_index < t.first_index + length(t.leaf_hashes) / 32
          WHERE k.tree_id = ${TREE_OF_TENANT} AND ($2::uuid IS NULL OR k.event_id > $2::uuid)
          ORDER BY k.event_id LIMIT ${PAGE}`,
-        [tenant, after],
-      );
+      [tenant, after],
+    );
     if (rows.length === 0) return;
     for (const r of rows) {
       if (!r.leaf_hash)
         throw new TreeStoreDamagedError(
           `tenant ${tenant}: the hash of leaf ${r.leaf_index} (event ${r.event_id}) is in no tile`,
         );
-      yield { event_id: r.event_id, leaf_index: Number(r.leaf_index), leaf_hash: r.leaf_hash };
+      yield {
+        event_id: r.event_id,
+        leaf_index: Number(r.leaf_index),
+        leaf_hash: r.leaf_hash,
+        ts: r.leaf_time ? Number(r.leaf_time.readBigInt64BE(0)) : null,
+      };
     }
     after = rows.at(-1)!.event_id;
   }

@@ -77,6 +77,11 @@ async function verifyCli(values: CliValues, { config, logger, print, note }: Cli
       [
         `${report.tenant}: ${report.rows} rows, ${report.leaves} leaves, ${report.checkpoints} checkpoints; ` +
           `keys from the ${report.keys.source} (${report.keys.trusted})`,
+        ...(report.purged_before === null
+          ? []
+          : [
+              `${report.purged} leaves purged by the retention policy (events before ${report.purged_before})`,
+            ]),
         // Findings name what the stores hold (event ids, key names): whoever wrote them is not to write to the
         // operator's terminal.
         ...report.findings.map((f) => printable(findingLine(f))),

@@ -156,6 +156,8 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
     await purges.started(tenant, { ...run, started_by: ctx.operator.id });
     try {
       await purges.advance(tenant, purgedBefore);
+      // From here the projector leaves out what this run removes; once it has seen that, the run deletes.
+      await purges.deleting(purgeId);
       await sleep(HORIZON_SETTLE_MS);
       for (let round = 1; ; round++) {
         for (const t of tables) {

@@ -21,24 +21,35 @@ export interface RowHash {
   hash: Uint8Array;
 }
 
-/** A leaf of the tenant's tree: its event and its hash as the tree holds them. */
+/** A leaf of the tenant's tree: its event, its hash and its event's time as the tree holds them. */
 export interface TreeLeaf {
   event_id: string;
   leaf_index: number;
   leaf_hash: Uint8Array;
+  /** Null for a leaf appended before leaves had times (migration 0017). */
+  ts: number | null;
+}
+
+/** A leaf with no row that the tenant's retention policy accounts for: not a finding, counted. */
+export interface PurgedLeaf {
+  kind: 'purged';
+  event_id: string;
+  leaf_index: number;
 }
 
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
 /**
  * Every difference between the stored rows and the tree's leaves, both sorted by event id: a leaf no row is of
- * (missing), a row no leaf is of (forged), a row whose event is not the leaf's (altered). Several rows of one
- * event (a re-insert ClickHouse has not merged yet) are fine when each is the leaf's.
+ * (missing, or purged where `purged` says the tenant's retention removed it), a row no leaf is of (forged), a row
+ * whose event is not the leaf's (altered). Several rows of one event (a re-insert ClickHouse has not merged yet)
+ * are fine when each is the leaf's.
  */
 export async function* compareRows(
   rows: AsyncIterable<RowHash>,
   leaves: AsyncIterable<TreeLeaf>,
-): AsyncGenerator<Finding> {
+  purged: (leaf: TreeLeaf) => boolean = () => false,
+): AsyncGenerator<Finding | PurgedLeaf> {
   const r = rows[Symbol.asyncIterator]();
   const l = leaves[Symbol.asyncIterator]();
   let row = await r.next();
@@ -49,7 +60,8 @@ export async function* compareRows(
       yield { kind: 'forged', event_id: id };
       while (!row.done && row.value.event_id === id) row = await r.next();
     } else if (row.done || leaf.value.event_id < row.value.event_id) {
-      yield { kind: 'missing', event_id: leaf.value.event_id, leaf_index: leaf.value.leaf_index };
+      const { event_id, leaf_index } = leaf.value;
+      yield { kind: purged(leaf.value) ? 'purged' : 'missing', event_id, leaf_index };
       leaf = await l.next();
     } else {
       const current = leaf.value;

@@ -3,19 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { type AuditEventRecord } from '@audit/shared/contract';
 import { leafHashOf, parseVerifierKey, rootOf, signCheckpoint, verifierKeyOf } from '@audit/shared/integrity';
 import { sampleRecord } from '@audit/shared/test-support';
-import { checkCheckpoints, compareRows, type Finding } from './trail-audit.js';
+import { checkCheckpoints, compareRows } from './trail-audit.js';
 
 async function* from<T>(items: readonly T[]) {
   yield* items;
 }
-const all = async (findings: AsyncGenerator<Finding>) => {
-  const out: Finding[] = [];
+const all = async <T>(findings: AsyncGenerator<T>) => {
+  const out: T[] = [];
   for await (const f of findings) out.push(f);
   return out;
 };
 
 const events = Array.from({ length: 8 }, (_, i) => sampleRecord({ resource_id: `r${i}` }));
-const leaves = events.map((e, i) => ({ event_id: e.event_id, leaf_index: i, leaf_hash: leafHashOf(e) }));
+const leaves = events.map((e, i) => ({
+  event_id: e.event_id,
+  leaf_index: i,
+  leaf_hash: leafHashOf(e),
+  ts: e.timestamp,
+}));
 const byId = <T extends { event_id: string }>(items: T[]) =>
   [...items].sort((a, b) => (a.event_id < b.event_id ? -1 : 1));
 const rowOf = (e: AuditEventRecord) => ({ event_id: e.event_id, hash: leafHashOf(e) });
@@ -41,6 +46,17 @@ describe('compareRows', () => {
         { kind: 'altered', event_id: events[2]!.event_id, leaf_index: 2 },
         { kind: 'missing', event_id: events[5]!.event_id, leaf_index: 5 },
         { kind: 'forged', event_id: forged.event_id },
+      ]),
+    );
+  });
+
+  it('counts a leaf without a row as purged where the policy accounts for it, and names the others missing', async () => {
+    const rows = byId(events.filter((_, i) => i !== 1 && i !== 6).map(rowOf));
+    const accounted = (leaf: { event_id: string }) => leaf.event_id === events[1]!.event_id;
+    expect(await all(compareRows(from(rows), from(byId(leaves)), accounted))).toEqual(
+      expect.arrayContaining([
+        { kind: 'purged', event_id: events[1]!.event_id, leaf_index: 1 },
+        { kind: 'missing', event_id: events[6]!.event_id, leaf_index: 6 },
       ]),
     );
   });

@@ -1,5 +1,6 @@
 // How long a tenant's trail is kept, and what legal holds keep past it (docs/retention.md).
 export * from './legal-hold.js';
+export * from './purge-history.js';
 export * from './purge-scope.js';
 export * from './purge.repository.js';
 export * from './retention-audit-event.js';

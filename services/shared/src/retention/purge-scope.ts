@@ -57,10 +57,6 @@ export interface PurgeScope {
   holds: readonly HoldScope[];
 }
 
-/** Whether the event is one its tenant's purge removes: under the horizon, and covered by no hold in force. */
-export const isPurged = (scope: PurgeScope, e: HeldFields): boolean =>
-  e.timestamp < scope.purgedBefore && !scope.holds.some((hold) => holdCovers(hold, e));
-
 /** The same as a condition on the events table's (or the filter index's) columns, for one tenant. */
 export function purgeCondition(tenant: string, scope: PurgeScope): string {
   const held = scope.holds.map((hold) => `(${holdCondition(hold)})`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sampleRecord } from '../test-support/sample-record.js';
-import { holdCondition, holdCovers, isPurged, purgeCondition, purgeHorizon } from './purge-scope.js';
+import { holdCondition, holdCovers, purgeCondition, purgeHorizon } from './purge-scope.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -26,14 +26,6 @@ describe('holds and the purge condition', () => {
     expect(holdCovers({ resource_id: 'r-1', since: t0, until: t0 + 1 }, event)).toBe(true);
     expect(holdCovers({ since: t0 + 1 }, event)).toBe(false);
     expect(holdCovers({ until: t0 }, event)).toBe(false);
-  });
-
-  it('an event is purged under the horizon unless a hold covers it', () => {
-    expect(isPurged({ purgedBefore: t0 + 1, holds: [] }, event)).toBe(true);
-    expect(isPurged({ purgedBefore: t0, holds: [] }, event)).toBe(false);
-    expect(
-      isPurged({ purgedBefore: t0 + 1, holds: [{ user_id: 'u-2' }, { patient_id: 'p-1' }] }, event),
-    ).toBe(false);
   });
 
   it('says the same in SQL, with every value quoted', () => {

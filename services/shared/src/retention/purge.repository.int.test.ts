@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueNames } from '../../../../test/support/names.js';
-import { migratedPostgres } from '../../../../test/support/postgres.js';
+import { ensureServiceLogins, migratedPostgres, serviceLoginUrl } from '../../../../test/support/postgres.js';
 import { purgeRepository } from './purge.repository.js';
 import { retentionRepository } from './retention.repository.js';
 
@@ -24,19 +24,39 @@ afterAll(async () => {
 });
 
 describe('purge horizons and runs', () => {
-  it('moves a horizon only forward, and gives the projector each horizon with its holds in force', async () => {
+  it("moves a horizon only forward, and gives the projector each tenant's deleting runs and all its holds", async () => {
     const [a, b] = [`${names.tenant}-a`, `${names.tenant}-b`];
     const retention = retentionRepository(pool);
-    await retention.createHold(a, { reason: 'r', scope: { user_id: 'u' } }, 'ops', 100, nothing);
+    const kept = await retention.createHold(a, { reason: 'r', scope: { user_id: 'u' } }, 'ops', 100, nothing);
     const released = await retention.createHold(a, { reason: 'r', scope: {} }, 'ops', 100, nothing);
-    await retention.releaseHold(a, released!.hold_id, { reason: 'done', by: 'ops' }, nothing);
+    const gone = await retention.releaseHold(a, released!.hold_id, { reason: 'done', by: 'ops' }, nothing);
     await retention.createHold(b, { reason: 'r', scope: {} }, 'ops', 100, nothing);
+    const [deleting, failed] = [randomUUID(), randomUUID()];
+    for (const id of [deleting, failed]) {
+      await purges.started(a, { purge_id: id, purged_before: 2000, holds: 1, started_by: 'ops' });
+    }
+    await purges.deleting(deleting);
     await purges.advance(a, 2000);
     await purges.advance(a, 1000);
-    const scopes = await purges.scopes();
-    expect(scopes.get(a)).toEqual({ purgedBefore: 2000, holds: [{ user_id: 'u' }] });
+    // As the projector reads them, with its role's columns only.
+    await ensureServiceLogins();
+    const projector = new pg.Pool({ connectionString: serviceLoginUrl(postgres.url, 'projector'), max: 1 });
+    const histories = await purgeRepository(projector)
+      .histories()
+      .finally(() => projector.end());
+    const ms = (d: Date | null | undefined) => (d ? d.getTime() : null);
+    expect(histories.get(a)).toEqual({
+      purgedBefore: 2000,
+      // The run that failed before it began deleting removed nothing, and decides nothing.
+      runs: [{ deletingSince: expect.any(Number), purgedBefore: 2000 }],
+      holds: expect.arrayContaining([
+        { scope: { user_id: 'u' }, createdAt: ms(kept!.created_at), releasedAt: null },
+        { scope: {}, createdAt: ms(gone!.hold.created_at), releasedAt: ms(gone!.hold.released_at) },
+      ]),
+    });
     // A tenant without a horizon is left out, whatever its holds.
-    expect(scopes.has(b)).toBe(false);
+    expect(histories.has(b)).toBe(false);
+    expect(await purges.history(b)).toEqual({ purgedBefore: null, runs: [], holds: [] });
     expect((await purges.status(a, 10)).purgedBefore).toBe(2000);
   });
 

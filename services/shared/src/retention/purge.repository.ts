@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, lockTenant } from '../platform/index.js';
 import type { HoldScope } from './legal-hold.js';
-import type { PurgeScope } from './purge-scope.js';
+import type { HoldSpan, PurgeHistory, PurgeMark } from './purge-history.js';
 import { DEFAULT_POLICY, type RetentionPolicy } from './retention-policy.js';
 import { scopeOfColumns, type HoldScopeColumns } from './retention.repository.js';
 
@@ -59,22 +59,58 @@ async function activeHolds(db: Db, tenants: readonly string[]): Promise<HoldScop
   return rows;
 }
 
+/**
+ * The purges of the given tenants (every tenant with a horizon for null), each with the runs that began deleting
+ * and every hold it had, released or not: only the columns the projector's role may read (0033).
+ */
+async function histories(db: Db, tenants: readonly string[] | null): Promise<Map<string, PurgeHistory>> {
+  const horizons = await db.query<{ tenant_id: string; purged_before: string }>(
+    `SELECT tenant_id, purged_before FROM retention_horizons WHERE $1::text[] IS NULL OR tenant_id = ANY($1)`,
+    [tenants],
+  );
+  const found = new Map(
+    horizons.rows.map((r) => [
+      r.tenant_id,
+      { purgedBefore: Number(r.purged_before), runs: [] as PurgeMark[], holds: [] as HoldSpan[] },
+    ]),
+  );
+  if (found.size === 0) return found;
+  const runs = await db.query<{ tenant_id: string; purged_before: string; deleting_since: Date }>(
+    `SELECT tenant_id, purged_before, deleting_since FROM retention_purges
+      WHERE tenant_id = ANY($1) AND deleting_since IS NOT NULL`,
+    [[...found.keys()]],
+  );
+  for (const r of runs.rows) {
+    found
+      .get(r.tenant_id)
+      ?.runs.push({ deletingSince: r.deleting_since.getTime(), purgedBefore: Number(r.purged_before) });
+  }
+  const holds = await db.query<HoldScopeRow & { created_at: Date; released_at: Date | null }>(
+    `SELECT tenant_id, user_id, resource_id, patient_id, since, until, created_at, released_at FROM legal_holds
+      WHERE tenant_id = ANY($1)`,
+    [[...found.keys()]],
+  );
+  for (const h of holds.rows) {
+    found.get(h.tenant_id)?.holds.push({
+      scope: scopeOfColumns(h),
+      createdAt: h.created_at.getTime(),
+      releasedAt: h.released_at?.getTime() ?? null,
+    });
+  }
+  return found;
+}
+
 /** Purge horizons and runs in Postgres (0032_retention_purges, docs/retention.md "The purge"). */
 export function purgeRepository(pool: pg.Pool) {
   return {
-    /** Every tenant that has a horizon, with the scopes of its holds in force: what the projector filters by. */
-    async scopes(): Promise<Map<string, PurgeScope>> {
-      const { rows } = await pool.query<{ tenant_id: string; purged_before: string }>(
-        'SELECT tenant_id, purged_before FROM retention_horizons',
-      );
-      const scopes = new Map<string, { purgedBefore: number; holds: HoldScope[] }>(
-        rows.map((r) => [r.tenant_id, { purgedBefore: Number(r.purged_before), holds: [] }]),
-      );
-      if (scopes.size === 0) return scopes;
-      for (const hold of await activeHolds(pool, [...scopes.keys()])) {
-        scopes.get(hold.tenant_id)?.holds.push(scopeOfColumns(hold));
-      }
-      return scopes;
+    /** The tenant's purges as its verifier weighs them: its horizon, runs and every hold it had. */
+    async history(tenant: string): Promise<PurgeHistory> {
+      return (await histories(pool, [tenant])).get(tenant) ?? { purgedBefore: null, runs: [], holds: [] };
+    },
+
+    /** The purges of every tenant that has a horizon: what the projector decides by (docs/retention.md). */
+    async histories(): Promise<Map<string, PurgeHistory>> {
+      return histories(pool, null);
     },
 
     /**
@@ -130,6 +166,11 @@ export function purgeRepository(pool: pg.Pool) {
          VALUES ($1, $2, $3, $4, 'running', $5)`,
         [run.purge_id, tenant, run.purged_before, run.holds, run.started_by],
       );
+    },
+
+    /** Marks the run as deleting from now on: the projector decides by it from then (docs/retention.md). */
+    async deleting(purgeId: string): Promise<void> {
+      await pool.query('UPDATE retention_purges SET deleting_since = now() WHERE purge_id = $1', [purgeId]);
     },
 
     async finished(

@@ -176,8 +176,12 @@ export function retentionRepository(pool: pg.Pool) {
     ): Promise<{ hold: LegalHold; released: boolean } | null> {
       return inTransaction(pool, async (db) => {
         await lockTenant(db, 'retention', tenant);
+        // Released when the lock was had, not when the transaction began: a purge run that held the lock meanwhile
+        // kept what the hold covers, and the verifier weighs the hold as in force at that run (docs/integrity.md
+        // "Verify").
         const { rows } = await db.query<HoldRow>(
-          `UPDATE legal_holds SET released_at = now(), released_by = $3, release_reason = $4
+          `UPDATE legal_holds SET released_at = date_trunc('milliseconds', clock_timestamp()), released_by = $3,
+             release_reason = $4
             WHERE tenant_id = $1 AND hold_id = $2 AND released_at IS NULL RETURNING ${HOLD_COLUMNS}`,
           [tenant, holdId, release.by, release.reason],
         );
