@@ -104,7 +104,7 @@ if [ -z "$behind" ]; then
   tier "$api_tools_name" api-tools.log bash scripts/test-api-tools.sh
   tier "$cluster_name" cluster.log bash scripts/test-cluster.sh "$results"
 else
-  # Their logs from the start, then as they are written until both have ended: a run cut short still shows where
+  # Their logs from the start, then as they are written until all have ended: a run cut short still shows where
   # they were.
   echo "== $containers_name, then $cluster_name, then $api_tools_name: their logs"
   tail -n +1 -F --pid="$behind" "$results/containers.log" "$results/cluster.log" "$results/api-tools.log" \
