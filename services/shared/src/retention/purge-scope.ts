@@ -7,11 +7,11 @@ import type { RetentionPolicy } from './retention-policy.js';
 
 const DAY_MS = 86_400_000;
 
-/** How often the projector reads the horizons and holds at most (its filter, docs/retention.md "The purge"). */
+/** How often the projector reads the purges and holds at most (its filter, docs/retention.md "The purge"). */
 export const HORIZON_REFRESH_MS = 1000;
 /**
- * How long a purge waits between moving a horizon and deleting: the projector's refresh, and a write it filtered
- * just before. A write that lands later still is deleted by the purge's next round.
+ * How long a purge waits between marking its decisions and deleting: the projector's refresh, and a write it
+ * filtered just before. A write that lands later still is deleted by the purge's next round.
  */
 export const HORIZON_SETTLE_MS = 3 * HORIZON_REFRESH_MS;
 
