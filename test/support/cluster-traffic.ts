@@ -2,9 +2,11 @@ import type { Deployment } from './deployment.js';
 import { makeEvent } from './events.js';
 
 export interface Answer {
+  /** 0 when no answer came: the connection failed or was closed under the request (`error` says how). */
   status: number;
   retryAfter: string | null;
   at: number;
+  error?: string;
 }
 
 export interface TrafficTenant {
@@ -15,7 +17,13 @@ export interface TrafficTenant {
 /**
  * Batches of 20 events round the tenants through the deployment's ingest balancer, one request after the other,
  * and list reads through its gateways' balancer beside them, until stopped; every answer is kept with its time.
+ * A request that got no answer is kept too, and the traffic goes on: a client sees it, so a test reports it.
  */
+function unanswered(err: unknown): Answer {
+  const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return { status: 0, retryAfter: null, at: Date.now(), error: `${String(err)}${cause}` };
+}
+
 export function clusterTraffic(tenants: readonly TrafficTenant[], { ingest, ingestToken, api }: Deployment) {
   const accepted = new Map(tenants.map((t) => [t.tenant, new Set<string>()]));
   const ingests: Answer[] = [];
@@ -29,22 +37,30 @@ export function clusterTraffic(tenants: readonly TrafficTenant[], { ingest, inge
       const t = tenants[n % tenants.length]!;
       const events = Array.from({ length: 20 }, (_, i) => makeEvent(t.tenant, n * 20 + i));
       n++;
-      const res = await fetch(`${ingest}/internal/v1/events`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(events),
-      });
-      await res.arrayBuffer();
-      ingests.push({ status: res.status, retryAfter: res.headers.get('retry-after'), at: Date.now() });
-      if (res.status === 202) for (const e of events) accepted.get(t.tenant)!.add(e.event_id);
+      try {
+        const res = await fetch(`${ingest}/internal/v1/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ingestToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify(events),
+        });
+        await res.arrayBuffer();
+        ingests.push({ status: res.status, retryAfter: res.headers.get('retry-after'), at: Date.now() });
+        if (res.status === 202) for (const e of events) accepted.get(t.tenant)!.add(e.event_id);
+      } catch (err) {
+        ingests.push(unanswered(err));
+      }
       await pause();
     }
   })();
   const reader = (async () => {
     for (let i = 0; running; i++) {
       const t = tenants[i % tenants.length]!;
-      const res = await api(t.key, 'GET', '/audit/events?limit=10');
-      reads.push({ status: res.status, retryAfter: res.retryAfter, at: Date.now() });
+      try {
+        const res = await api(t.key, 'GET', '/audit/events?limit=10');
+        reads.push({ status: res.status, retryAfter: res.retryAfter, at: Date.now() });
+      } catch (err) {
+        reads.push(unanswered(err));
+      }
       await pause();
     }
   })();
