@@ -55,6 +55,8 @@ describe('retention policy', () => {
       changed_at: null,
       changed_by: null,
       default: true,
+      purged_before: null,
+      last_purge: null,
     });
 
     const first = await setPolicy(admin, { min_days: 365, max_days: 3650 });
@@ -66,6 +68,8 @@ describe('retention policy', () => {
       changed_at: expect.stringMatching(/\+00:00$/),
       changed_by: `api_key:${prefixOf(admin)}`,
       default: false,
+      purged_before: null,
+      last_purge: null,
     });
     const results = await Promise.all(
       [400, 500, 600, 700].map((min) => setPolicy(admin, { min_days: min, max_days: null })),

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  parseVerifierKey,
+  trailCheck,
+  type ListedCheckpoint,
+  type VerifierKey,
+  type WindowProof,
+} from '@audit-trail/integrity-verifier';
 import { sqlIdentifier, sqlValue } from '@audit/shared/platform';
 import { projectionTables } from '@audit/shared/projection';
 import { ingest, makeEvent, type TestEvent } from '../support/events.js';
@@ -8,20 +18,39 @@ import { expectFilterIndexExact } from '../support/filter-index.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { exportDir, exporterService } from '../support/stack.js';
+import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
+import { exportDir, exporterService, notaryService } from '../support/stack.js';
 import { mutate } from '../support/tampering.js';
 import { waitFor } from '../support/wait-for.js';
 
 // Ingest and projector as processes on a Postgres database of the test's own (the projector reads the horizons
-// there), the gateway to read the trail, the operator CLI in-process.
+// there), the gateway to read the trail, a notary to sign its checkpoints, the operator CLI in-process.
 const fx = pipelineFixture('retention-purge', {}, { trees: true });
 const { names } = fx;
 const files = { EXPORT_DIR: exportDir(names) };
+const keyDir = mkdtempSync(join(tmpdir(), 'retention-keys-'));
+const pythonDir = mkdtempSync(join(tmpdir(), 'retention-reference-'));
+const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
 const gw = gatewayFixture(names, { databaseUrl: fx.databaseUrl, env: files });
-const ops = opsCli(names, () => fx.databaseUrl, files);
+const ops = opsCli(names, () => fx.databaseUrl, { ...files, ...integrityEnv });
 const exporter = exporterService(names, fx.databaseUrl);
-beforeAll(() => exporter.start());
-afterAll(() => exporter.stop());
+const notary = notaryService(names, fx.databaseUrl, {
+  ...integrityEnv,
+  INTEGRITY_CHECKPOINT_INTERVAL_MS: '500',
+});
+const CHECK_TRAIL = fileURLToPath(new URL('../support/integrity-reference/check_trail.py', import.meta.url));
+let python = '';
+beforeAll(async () => {
+  await Promise.all([exporter.start(), notary.start()]);
+  expect((await ops(['integrity', 'keys', 'create'])).code).toBe(0);
+  writeReferenceModule(pythonDir);
+  python = await referencePython();
+});
+afterAll(async () => {
+  await Promise.all([exporter.stop(), notary.stop()]);
+  rmSync(keyDir, { recursive: true, force: true });
+  rmSync(pythonDir, { recursive: true, force: true });
+});
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -79,6 +108,59 @@ async function send(tenant: string, sent: Sent[]) {
     sent.map((s) => s.event),
   );
   expect(res.status).toBe(202);
+}
+
+/** Every page of a paged answer of the API, following `next_cursor`. */
+async function pages<T extends { page: { next_cursor: string | null } }>(path: string, key: string) {
+  const all: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const res = await gw.get(cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path, key);
+    expect(res.status, res.text).toBe(200);
+    all.push(JSON.parse(res.text) as T);
+    cursor = all.at(-1)!.page.next_cursor;
+  } while (cursor);
+  return all;
+}
+
+/**
+ * An auditor's offline check of the window's export with the API's answers (docs/integrity.md "Offline
+ * verification"), by the package's trail check and by docs/integrity.md's Python reference; once a checkpoint
+ * covers every leaf of the window.
+ */
+async function offlineCheck(key: string, window: { since: string; until: string }) {
+  return waitFor('a checkpoint of every leaf of the window', async () => {
+    const proofs = await pages<WindowProof & { page: { next_cursor: string | null } }>(
+      `/audit/integrity/proofs/window?since=${window.since}&until=${window.until}`,
+      key,
+    );
+    if (proofs.at(-1)!.later.length > 0) return undefined;
+    const checkpoints = (
+      await pages<{ checkpoints: ListedCheckpoint[]; page: { next_cursor: string | null } }>(
+        '/audit/integrity/checkpoints',
+        key,
+      )
+    ).flatMap((p) => p.checkpoints);
+    const keys = (
+      JSON.parse((await gw.get('/audit/integrity/keys', key)).text) as { keys: { verifier_key: string }[] }
+    ).keys.map((k) => k.verifier_key);
+    const exported = await gw.send('POST', '/audit/export', key, window);
+    expect(exported.status, exported.text).toBe(200);
+    const body = JSON.parse(exported.text) as { events: unknown[]; truncated: boolean };
+    const check = trailCheck({
+      keys: keys.map((k) => parseVerifierKey(k)!) as VerifierKey[],
+      checkpoints,
+      proofs,
+      complete: true,
+    });
+    body.events.forEach((row, i) => check.row(row, i + 1));
+    const given = { keys, checkpoints, proofs, rows: body.events, complete: true, truncated: body.truncated };
+    return {
+      ours: check.finish(body.truncated),
+      python: JSON.parse(await runWith(python, [CHECK_TRAIL, pythonDir], JSON.stringify(given))) as unknown[],
+    };
+  });
 }
 
 /** The command run with --json, expected to succeed: its output parsed. */
@@ -213,8 +295,21 @@ describe('retention purge', () => {
       purged: purged.length,
     });
 
-    // A purged event's lookup says so; an id never stored is still the 404 of any unknown id.
+    // The API says how far purges reached.
     const key = await gw.mint(tenant, 'audit:read');
+    const policy = await gw.get('/audit/retention', key);
+    expect(JSON.parse(policy.text)).toMatchObject({
+      max_days: MAX_DAYS,
+      purged_before: report.purged_before,
+      last_purge: {
+        purge_id: report.purge_id,
+        status: 'succeeded',
+        purged: purged.length,
+        kept: report.kept,
+      },
+    });
+
+    // A purged event's lookup says so; an id never stored is still the 404 of any unknown id.
     const gone = await gw.get(`/audit/events/${purged[0]!.event.event_id}`, key);
     expect([gone.status, JSON.parse(gone.text).error]).toEqual([410, 'purged']);
     expect((await gw.get(`/audit/events/${randomUUID()}`, key)).status).toBe(404);
@@ -316,6 +411,22 @@ describe('retention purge', () => {
       return res.code === 0 && res.json<{ ok: boolean; purged: number; purged_before: string }>();
     });
     expect(verified).toMatchObject({ purged: everyLeaf - kept.length, purged_before: expect.any(String) });
+    // So does the offline check of the old window's export, told by the window proof which leaves were purged.
+    const auditor = await gw.mint(tenant, 'audit:read,audit:export');
+    const oldWindow = {
+      since: new Date(OLDEST).toISOString(),
+      until: new Date(JUST_WITHIN + 1).toISOString(),
+    };
+    const oldLeaves = everyLeaf - sent.filter((s) => s.ms > JUST_WITHIN).length - 1;
+    const oldKept = kept.filter((s) => s.ms <= JUST_WITHIN);
+    const offline = await offlineCheck(auditor, oldWindow);
+    expect(offline.ours).toMatchObject({
+      ok: true,
+      leaves: oldLeaves,
+      rows: oldKept.length,
+      purged: oldLeaves - oldKept.length,
+    });
+    expect(offline.python).toEqual([]);
     const keptByTime = kept.find(heldByTime)!;
     await mutate(
       fx.ch,
@@ -328,5 +439,11 @@ describe('retention purge', () => {
       purged: everyLeaf - kept.length,
       findings: [{ kind: 'missing', event_id: keptByTime.event.event_id }],
     });
+    const missing = await offlineCheck(auditor, oldWindow);
+    expect(missing.ours).toMatchObject({
+      purged: oldLeaves - oldKept.length,
+      findings: [{ kind: 'missing', event_id: keptByTime.event.event_id, leaf_index: expect.any(Number) }],
+    });
+    expect(missing.python).toEqual(missing.ours.findings);
   });
 });

@@ -182,6 +182,15 @@ export function trailScenarios(): TrailScenario[] {
   skipping[2]!.previous = listed([5, 20])[1]!.previous;
   const dropped = windowProof(4, 10, 12);
   dropped.leaves.splice(2, 1);
+  // The tenant's purge passed the window's first three events; a hold kept the third's row.
+  const purgedUnder = (horizon: number, marked: number[]): WindowProof => {
+    const proof = windowProof(4, 10, 12);
+    proof.purged_before = rows[horizon]!.timestamp;
+    for (const l of proof.leaves) if (marked.includes(l.leaf_index)) l.purged = true;
+    return proof;
+  };
+  const unmarked = purgedUnder(7, [4, 5]);
+  delete unmarked.purged_before;
   return [
     { name: 'untouched', rows: window, ...base },
     {
@@ -204,6 +213,15 @@ export function trailScenarios(): TrailScenario[] {
     { name: 'bad signature', rows: window, ...base, checkpoints: badSignature },
     { name: 'fork', rows: window, ...base, checkpoints: fork },
     { name: 'proof without a leaf', rows: window, ...base, proofs: [dropped] },
+    { name: 'purged', rows: window.slice(2), ...base, proofs: [purgedUnder(7, [4, 5, 6])] },
+    // A leaf marked purged that its page's horizon does not pass, or with no horizon: the mark is not believed.
+    {
+      name: 'purged above the horizon',
+      rows: window.slice(2, 4),
+      ...base,
+      proofs: [purgedUnder(7, [4, 5, 8, 9])],
+    },
+    { name: 'purged without a horizon', rows: window.slice(2), ...base, proofs: [unmarked] },
     { name: 'checkpoint without its link', rows: window, ...base, checkpoints: unlinked },
     { name: 'link that skips a checkpoint', rows: window, ...base, checkpoints: skipping },
     // The instant of rows[0] (T0, November 1), spelled as the 24th hour of October 31: not as the API writes it.

@@ -28,6 +28,7 @@ export function isWindowProof(v: unknown): v is WindowProof {
     isTimeOrNull(v.until) &&
     isTexts(v.hashes) &&
     isTexts(v.later) &&
+    (v.purged_before === undefined || isTimeOrNull(v.purged_before)) &&
     Array.isArray(v.leaves) &&
     v.leaves.every(
       (l) =>
@@ -35,7 +36,8 @@ export function isWindowProof(v: unknown): v is WindowProof {
         typeof l.event_id === 'string' &&
         isSize(l.leaf_index) &&
         typeof l.timestamp === 'string' &&
-        typeof l.leaf_hash === 'string',
+        typeof l.leaf_hash === 'string' &&
+        (l.purged === undefined || typeof l.purged === 'boolean'),
     )
   );
 }

@@ -20,8 +20,10 @@ export interface WindowProof {
   tree_size: number;
   since: string | null;
   until: string | null;
-  leaves: { event_id: string; leaf_index: number; timestamp: string; leaf_hash: string }[];
+  leaves: { event_id: string; leaf_index: number; timestamp: string; leaf_hash: string; purged?: boolean }[];
   hashes: string[];
+  /** The tenant's purge horizon; absent from a service older than purges, which marks no leaf purged. */
+  purged_before?: string | null;
   later: string[];
 }
 
@@ -40,6 +42,8 @@ export interface TrailCheck {
   links: number;
   leaves: number;
   rows: number;
+  /** Leaves without a row that the proof marks purged by the tenant's retention: not missing. */
+  purged: number;
   findings: Finding[];
 }
 
@@ -148,6 +152,8 @@ function* checking(input: TrailCheckInput) {
   const leaves = new IdIndex();
   const leafIndex: number[] = [];
   const leafTimes: number[] = [];
+  // The slots the pages mark purged (docs/integrity.md "Purged or missing").
+  const purgedSlots = new Set<number>();
   // Each slot's event id, and the slots whose id a later leaf of the pages took over (a hostile proof's).
   const slotIds: string[] = [];
   const overtaken = new Set<number>();
@@ -162,6 +168,10 @@ function* checking(input: TrailCheckInput) {
     const checkpoint = verified.get(page.tree_size);
     const shown = [...page.leaves].sort((a, b) => a.leaf_index - b.leaf_index);
     const times = shown.map((l) => apiMillis(l.timestamp));
+    const horizon = page.purged_before ?? null;
+    const purgedBefore = horizon === null ? null : apiMillis(horizon);
+    // A leaf marked purged is believed only under the page's horizon; a mark above it is a finding.
+    const underHorizon = (i: number) => purgedBefore !== null && times[i] != null && times[i] < purgedBefore;
     // This page's leaf hashes: its first shown leaf is the k-th, at 0.
     const base = k;
     const pageHashes = Buffer.alloc(32 * shown.length);
@@ -179,7 +189,7 @@ function* checking(input: TrailCheckInput) {
     if (page.tree_size !== first.tree_size || page.since !== first.since || page.until !== first.until)
       problem('its pages are of different windows or checkpoints');
     else if (!checkpoint) problem('no checkpoint of its size verified');
-    else if (!wellFormedWindow(page) || times.includes(null))
+    else if (!wellFormedWindow(page) || times.includes(null) || (horizon !== null && purgedBefore === null))
       problem('its times are not as the API writes them');
     else if (slots.includes(-1) || cover.includes(null)) problem('a hash is not SHA-256 in base64');
     else {
@@ -191,11 +201,14 @@ function* checking(input: TrailCheckInput) {
       if (!root || !same(root, checkpoint.root))
         problem("its leaves and hashes do not make the checkpoint's root");
     }
+    if (shown.some((l, i) => l.purged === true && !underHorizon(i)))
+      problem("a leaf it marks purged is not older than the tenant's purge horizon");
     yield;
     shown.forEach((l, i) => {
       if (slots[i] === -1) return;
       const before = leaves.set(l.event_id, slots[i]!);
       if (before !== -1) overtaken.add(before);
+      if (l.purged === true && underHorizon(i)) purgedSlots.add(slots[i]!);
     });
     for (const id of page.later) later.add(id);
     yield;
@@ -269,10 +282,15 @@ function* checking(input: TrailCheckInput) {
     },
     /** The result. `truncated`: the export says it stopped at its cap (see cutOf). */
     finish(truncated: boolean): TrailCheck {
+      let purged = 0;
       if (complete) {
+        // A purged event is in no export: neither missing nor a leaf a truncated export's cut counts.
         const unseen: [string, { ts: number; index: number }][] = [];
-        for (const [id, leaf] of leaves.entries())
-          if (leafSeen[leaf] === 0) unseen.push([id, { ts: leafTime[leaf]!, index: leafIndex[leaf]! }]);
+        for (const [id, leaf] of leaves.entries()) {
+          if (leafSeen[leaf] === 1) continue;
+          if (purgedSlots.has(leaf)) purged += 1;
+          else unseen.push([id, { ts: leafTime[leaf]!, index: leafIndex[leaf]! }]);
+        }
         const from = truncated ? cutOf(unseen, rows, oldest, newest) : -Infinity;
         for (const [id, leaf] of unseen) {
           if (leaf.ts >= from) findings.push({ kind: 'missing', event_id: id, leaf_index: leaf.index });
@@ -284,6 +302,7 @@ function* checking(input: TrailCheckInput) {
         links,
         leaves: leaves.size,
         rows,
+        purged,
         findings,
       };
     },

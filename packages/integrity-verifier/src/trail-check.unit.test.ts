@@ -49,6 +49,7 @@ describe('trailCheck', () => {
       links: 2,
       leaves: 6,
       rows: 6,
+      purged: 0,
       findings: [],
     });
   });
@@ -92,9 +93,37 @@ describe('trailCheck', () => {
   it('finds nothing in an untouched export, and something in every tampered one of the shared scenarios', () => {
     for (const s of trailScenarios()) {
       const { findings } = checkScenario(s);
-      const clean = ['untouched', 'partial', 'honest cut'].includes(s.name);
+      const clean = ['untouched', 'partial', 'honest cut', 'purged'].includes(s.name);
       expect(findings.length === 0, `${s.name}: ${JSON.stringify(findings)}`).toBe(clean);
     }
+  });
+
+  it('counts the leaves its proof marks purged under the horizon apart, and believes no other mark', () => {
+    const scenarios = trailScenarios().filter((s) => s.name.startsWith('purged'));
+    const run = (name: string) => checkScenario(scenarios.find((c) => c.name === name)!);
+    // Two purged rows absent, the third present (a hold kept it): neither is missing.
+    expect(run('purged')).toMatchObject({ ok: true, rows: 4, leaves: 6, purged: 2 });
+    const proofProblem = {
+      kind: 'proof',
+      tree_size: 12,
+      problem: "a leaf it marks purged is not older than the tenant's purge horizon",
+    };
+    expect(run('purged above the horizon')).toMatchObject({
+      purged: 2,
+      findings: [
+        proofProblem,
+        { kind: 'missing', event_id: rows[8]!.event_id, leaf_index: 8 },
+        { kind: 'missing', event_id: rows[9]!.event_id, leaf_index: 9 },
+      ],
+    });
+    expect(run('purged without a horizon')).toMatchObject({
+      purged: 0,
+      findings: [
+        proofProblem,
+        { kind: 'missing', event_id: rows[4]!.event_id, leaf_index: 4 },
+        { kind: 'missing', event_id: rows[5]!.event_id, leaf_index: 5 },
+      ],
+    });
   });
 
   it('leaves out of a truncated export only what an honest cut at the cap leaves out', () => {

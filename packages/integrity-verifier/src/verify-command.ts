@@ -440,7 +440,8 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
     else {
       io.out(
         `${result.checkpoints} checkpoints verified, ${result.links} links between them consistent; ` +
-          `${result.rows} rows against ${result.leaves} leaves\n`,
+          `${result.rows} rows against ${result.leaves} leaves` +
+          (result.purged > 0 ? `, ${result.purged} of them purged by the tenant's retention\n` : '\n'),
       );
       for (const f of result.findings) io.out(`${printable(describe(f))}\n`);
       io.out(result.ok ? 'verified\n' : `NOT VERIFIED: ${result.findings.length} findings\n`);

@@ -48,7 +48,7 @@ export interface GatewayAppOptions
     Pick<ViewerPageOptions, 'viewer'>,
     Pick<ViewerTokenRoutesOptions, 'viewerOrigin'>,
     Pick<DisplayTemplateRoutesOptions, 'displayTemplates'>,
-    Pick<RetentionRoutesOptions, 'retention'>,
+    Pick<RetentionRoutesOptions, 'retention' | 'purges'>,
     Pick<ExportDownloadOptions, 'exportFiles' | 'downloads' | 'minRate'>,
     Pick<ExportOptions, 'exportConcurrency'>,
     Pick<PatientAccessOptions, 'reportEvents' | 'tenantName'>,

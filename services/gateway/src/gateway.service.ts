@@ -6,7 +6,7 @@ import { checkClickHouseSchema, checkPostgresSchema } from '@audit/shared/migrat
 import { clickhouseReady } from '@audit/shared/platform';
 import { filterIndexState, liveTables, projectionStateStore } from '@audit/shared/projection';
 import { readReportEvents } from '@audit/shared/reports';
-import { retentionRepository } from '@audit/shared/retention';
+import { purgeRepository, retentionRepository } from '@audit/shared/retention';
 import { tenantProfilesRepository } from '@audit/shared/tenants';
 import { allowList, cachedResolve, resolveWithin, secretBox, webhookClient } from '@audit/shared/webhooks';
 import { eventsReader } from './adapters/events.reader.js';
@@ -116,6 +116,7 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
     viewerTokens: viewerTokenStore(pool),
     displayTemplates: displayTemplateStore(pool),
     retention: retentionRepository(pool),
+    purges: purgeRepository(pool),
     viewer: viewerAssets(),
     ...(config.viewerOrigin ? { viewerOrigin: config.viewerOrigin } : {}),
     clock: systemClock,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { formatTimestamp } from '@audit/shared/contract';
 import { proofPrefix } from '@audit/shared/integrity';
+import { wasPurged } from '@audit/shared/retention';
 import { NotFoundError, ValidationError } from '@audit/shared/platform';
 import { decodeWindowCursor, encodeWindowCursor } from '../domain/cursor.js';
 import { MAX_WINDOW_LEAVES, parseQuery, windowQuerySchema } from '../domain/integrity-query.js';
@@ -70,9 +71,10 @@ export function integrityWindowRoute(app: FastifyInstance, opts: IntegrityRoutes
     const page = rows.slice(0, fits);
     const hasMore = rows.length > fits;
     const indices = page.map((l) => l.leaf_index).sort((a, b) => a - b);
-    const [hashes, later] = await Promise.all([
+    const [hashes, later, purges] = await Promise.all([
       opts.integrity.windowProof(tenant, indices, size),
       hasMore ? [] : opts.integrity.laterInWindow(tenant, window, size, MAX_WINDOW_LEAVES),
+      opts.purges.history(tenant),
     ]).catch(postgres);
     const last = page.at(-1);
     return windowProofSchema.parse({
@@ -84,8 +86,10 @@ export function integrityWindowRoute(app: FastifyInstance, opts: IntegrityRoutes
         leaf_index: l.leaf_index,
         timestamp: formatTimestamp(l.ts),
         leaf_hash: b64(l.leaf_hash),
+        ...(wasPurged(purges, l.ts) ? { purged: true } : {}),
       })),
       hashes: hashesView(hashes),
+      purged_before: purges.purgedBefore === null ? null : formatTimestamp(purges.purgedBefore),
       later,
       checkpoint: checkpointView(checkpoint),
       page: {

@@ -23,6 +23,7 @@ import { json } from '../schemas/openapi.responses.js';
 import type { EventsReader } from '../adapters/events.reader.js';
 import { isNarrowed, withinNarrowing } from '../domain/narrowing.js';
 import { apiRoute, type ApiRoute } from './api-route.js';
+import type { PurgeReader } from './retention.route.js';
 
 export const listCheckpointsRoute: ApiRoute = {
   method: 'GET',
@@ -87,6 +88,8 @@ export interface IntegrityRoutesOptions {
   cursorSecret: string;
   /** The stored hashes one page of a window proof may read (WINDOW_PROOF_MAX_HASHES). */
   windowProofMaxHashes: number;
+  /** A window proof marks the leaves whose events a purge removed. */
+  purges: PurgeReader;
 }
 
 // Missing, another tenant's, not a UUID, or not appended yet: one identical answer, so that ids cannot be probed.

@@ -1,7 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditPublisher } from '@audit/shared/audit-topic';
 import { ValidationError, zodFieldErrors } from '@audit/shared/platform';
-import { policyView, retentionPolicyEvent, type RetentionRepository } from '@audit/shared/retention';
+import { formatTimestamp } from '@audit/shared/contract';
+import {
+  policyView,
+  purgeRunView,
+  retentionPolicyEvent,
+  type PurgeRepository,
+  type RetentionPolicy,
+  type RetentionRepository,
+} from '@audit/shared/retention';
 import { apiKeyActor } from '../domain/api-key-actor.js';
 import { apiCallOf, auditWriter, refuseUnknownQuery, unavailable } from '../plugins/public-api.plugin.js';
 import { json } from '../schemas/openapi.responses.js';
@@ -15,9 +23,9 @@ export const getRetentionPolicyRoute: ApiRoute = {
   statuses: [403, 422],
   operationId: 'getRetentionPolicy',
   tags: ['Retention'],
-  summary: "The tenant's retention policy in force.",
+  summary: "The tenant's retention policy in force, and where its purges have reached.",
   description:
-    'The default (six years at least, no maximum; `version` 0, `default: true`) until the tenant sets one. A purge (run by an operator) removes the events older than `max_days` that no legal hold covers, and they are never stored again (docs/retention.md, "The purge").',
+    'The default (six years at least, no maximum; `version` 0, `default: true`) until the tenant sets one. A purge (run by an operator) removes the events older than `max_days` that no legal hold covers, and they are never stored again (docs/retention.md, "The purge"): `purged_before` is the horizon it reached, `last_purge` the latest run.',
   ok: { description: 'The policy.', ...json(retentionPolicySchema) },
 };
 
@@ -35,8 +43,12 @@ export const setRetentionPolicyRoute: ApiRoute = {
   ok: { description: 'The policy as stored.', ...json(retentionPolicySchema) },
 };
 
+/** What the gateway reads of the tenant's purges: its horizon and runs, and what its window proofs weigh. */
+export type PurgeReader = Pick<PurgeRepository, 'status' | 'history'>;
+
 export interface RetentionRoutesOptions {
   retention: RetentionRepository;
+  purges: PurgeReader;
   auditLog: Pick<AuditPublisher, 'publish'>;
   auditTimeoutMs: number;
 }
@@ -44,11 +56,22 @@ export interface RetentionRoutesOptions {
 /** The tenant's retention policy (docs/retention.md "The policy"). */
 export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptions): void {
   const audit = auditWriter(opts);
+  /** The policy with the tenant's horizon and latest purge run. */
+  const stateOf = async (tenant: string, policy: RetentionPolicy) => {
+    const purges = await opts.purges.status(tenant, 1).catch(unavailable('postgres'));
+    const last = purges.runs[0];
+    return retentionPolicySchema.parse({
+      ...policyView(policy),
+      purged_before: purges.purgedBefore === null ? null : formatTimestamp(purges.purgedBefore),
+      last_purge: last ? purgeRunView(last) : null,
+    });
+  };
 
   apiRoute(app, getRetentionPolicyRoute, async (request) => {
     refuseUnknownQuery(request.query);
-    const policy = await opts.retention.policy(request.principal!.tenantId).catch(unavailable('postgres'));
-    return retentionPolicySchema.parse(policyView(policy));
+    const tenant = request.principal!.tenantId;
+    const policy = await opts.retention.policy(tenant).catch(unavailable('postgres'));
+    return stateOf(tenant, policy);
   });
 
   apiRoute(app, setRetentionPolicyRoute, async (request) => {
@@ -63,6 +86,6 @@ export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptio
         audit(retentionPolicyEvent(tenant, actor, set.policy, set.previous)),
       )
       .catch(unavailable('postgres'));
-    return retentionPolicySchema.parse(policyView(policy));
+    return stateOf(tenant, policy);
   });
 }

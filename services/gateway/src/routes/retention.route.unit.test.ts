@@ -49,7 +49,48 @@ describe('GET /audit/retention', () => {
       changed_at: null,
       changed_by: null,
       default: true,
+      purged_before: null,
+      last_purge: null,
     });
+  });
+
+  it("tells the tenant's purge horizon and its latest run", async () => {
+    const run = {
+      purge_id: '5d0c7a3e-1b2f-4c6d-8e9f-0a1b2c3d4e5f',
+      purged_before: Date.UTC(2020, 0, 1),
+      holds: 1,
+      status: 'succeeded' as const,
+      purged: 120,
+      kept: 3,
+      error: null,
+      started_at: new Date(Date.UTC(2026, 10, 30, 9)),
+      finished_at: new Date(Date.UTC(2026, 10, 30, 9, 1)),
+      started_by: 'ops:alice',
+    };
+    const asked: [string, number][] = [];
+    const { send } = await setup({
+      overrides: {
+        purges: {
+          status: async (tenant, limit) => (
+            asked.push([tenant, limit]),
+            { purgedBefore: Date.UTC(2020, 0, 1), runs: [run] }
+          ),
+          history: async () => ({ purgedBefore: null, runs: [], holds: [] }),
+        },
+      },
+    });
+    const res = await send('GET');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      purged_before: '2020-01-01T00:00:00.000+00:00',
+      last_purge: {
+        ...run,
+        purged_before: '2020-01-01T00:00:00.000+00:00',
+        started_at: '2026-11-30T09:00:00.000+00:00',
+        finished_at: '2026-11-30T09:01:00.000+00:00',
+      },
+    });
+    expect(asked).toEqual([['acme', 1]]);
   });
 
   it('needs audit:read, refuses query parameters, and answers 503 while Postgres is down', async () => {
@@ -63,6 +104,15 @@ describe('GET /audit/retention', () => {
       },
     });
     expect((await down.send('GET')).statusCode).toBe(503);
+    const purgesDown = await setup({
+      overrides: {
+        purges: {
+          status: () => Promise.reject(new Error('ECONNREFUSED')),
+          history: () => Promise.reject(new Error('ECONNREFUSED')),
+        },
+      },
+    });
+    expect((await purgesDown.send('GET')).statusCode).toBe(503);
   });
 
   it('is read with a viewer token, and refused to one narrowed to a filter', async () => {
@@ -89,6 +139,8 @@ describe('PUT /audit/retention', () => {
       changed_at: expect.stringMatching(/^2026-.*\+00:00$/),
       changed_by: `api_key:${key.prefix}`,
       default: false,
+      purged_before: null,
+      last_purge: null,
     });
     const second = await send('PUT', { min_days: 365, max_days: null });
     expect(second.json()).toMatchObject({ min_days: 365, max_days: null, version: 2 });

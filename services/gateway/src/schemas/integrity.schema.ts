@@ -102,12 +102,20 @@ export const windowProofSchema = z
           leaf_index: z.int().min(0),
           timestamp: timestampSchema,
           leaf_hash: base64Hash('The leaf hash of the event as the tree holds it.'),
+          purged: z.literal(true).optional().meta({
+            description:
+              'Present when a purge of the tenant\'s retention passed the event\'s time and no legal hold over every event of that time stopped it: an export lacks its row by policy (a hold narrowed to a user, resource or patient may have kept it). The leaf stays, and proves as any other (docs/integrity.md "Purged or missing").',
+          }),
         }),
       )
       .meta({ description: "This page's leaves of the window, in time order, then leaf order." }),
     hashes: z.array(base64Hash('')).meta({
       description:
         "The hashes of every other leaf's subtrees, in the tree's order: with the page's leaves they make the checkpoint's root (docs/integrity.md \"Window proofs\").",
+    }),
+    purged_before: timestampSchema.nullable().meta({
+      description:
+        "The tenant's purge horizon (`GET /audit/retention`): every leaf marked `purged` is older; `null` before its first purge.",
     }),
     later: z.array(z.string()).meta({
       description:

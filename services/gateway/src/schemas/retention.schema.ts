@@ -16,7 +16,32 @@ export const holdReleaseBodySchema = holdReleaseSchema.meta({ id: 'LegalHoldRele
 const days = z.int().min(1).max(MAX_POLICY_DAYS);
 const actor = z.string().meta({ example: 'api_key:0a1b2c3d' });
 
-/** docs/retention.md "The policy": the policy in force, the default until one is set. */
+/** docs/retention.md "The purge": one run, as `ops retention status` shows it. */
+const purgeRunSchema = z
+  .object({
+    purge_id: z.uuid(),
+    status: z.enum(['running', 'succeeded', 'failed']),
+    purged_before: timestampSchema.meta({
+      description: 'The horizon it purged under: events older than this.',
+    }),
+    holds: z.int().min(0).meta({ description: 'Legal holds in force when it ran.' }),
+    purged: z.int().min(0).nullable().meta({ description: 'Events it removed; `null` until it succeeded.' }),
+    kept: z
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: 'Events under its horizon that holds kept; `null` until it succeeded.' }),
+    error: z.string().nullable().meta({ description: 'Why it failed; `null` unless it did.' }),
+    started_at: timestampSchema,
+    finished_at: timestampSchema.nullable().meta({ description: '`null` while it runs.' }),
+    started_by: actor,
+  })
+  .meta({ id: 'RetentionPurgeRun' });
+
+/**
+ * docs/retention.md "The policy": the policy in force, the default until one is set, with where purges have
+ * reached.
+ */
 export const retentionPolicySchema = z
   .object({
     min_days: days.meta({ description: 'Events are never purged before they are this many days old.' }),
@@ -27,6 +52,13 @@ export const retentionPolicySchema = z
     changed_at: timestampSchema.nullable().meta({ description: 'When it was set; `null` for the default.' }),
     changed_by: actor.nullable().meta({ description: 'Who set it; `null` for the default.' }),
     default: z.boolean().meta({ description: '`true` while the tenant never set a policy.' }),
+    purged_before: timestampSchema.nullable().meta({
+      description:
+        "The tenant's horizon: its events older than this that no legal hold covered were purged, and are never stored again; `null` before its first purge.",
+    }),
+    last_purge: purgeRunSchema
+      .nullable()
+      .meta({ description: "The tenant's latest purge run; `null` before any." }),
   })
   .meta({ id: 'RetentionPolicy' });
 

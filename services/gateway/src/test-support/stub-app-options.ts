@@ -54,6 +54,11 @@ export function stubAppOptions(overrides: Partial<GatewayAppOptions> = {}): Gate
       laterInWindow: async () => [],
       windowProof: unused,
     },
+    // No tenant was ever purged.
+    purges: {
+      status: async () => ({ purgedBefore: null, runs: [] }),
+      history: async () => ({ purgedBefore: null, runs: [], holds: [] }),
+    },
     exportFiles: { size: async () => null, read: async () => Readable.from([]) },
     cursorSecret: 'cursor-secret-0123456789abcdef012345',
     windowProofMaxHashes: 50_000,

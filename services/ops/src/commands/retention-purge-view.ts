@@ -1,5 +1,5 @@
 import { formatTimestamp } from '@audit/shared/contract';
-import type { PurgeRun } from '@audit/shared/retention';
+import { purgeRunView, type PurgeRun } from '@audit/shared/retention';
 import type { PurgeReport } from './retention-purge.command.js';
 
 const time = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
@@ -14,10 +14,5 @@ export const purgeStatusView = (
 ) => ({
   tenant_id: tenant,
   purged_before: time(status.purgedBefore),
-  runs: status.runs.map((run) => ({
-    ...run,
-    purged_before: formatTimestamp(run.purged_before),
-    started_at: formatTimestamp(run.started_at.getTime()),
-    finished_at: run.finished_at === null ? null : formatTimestamp(run.finished_at.getTime()),
-  })),
+  runs: status.runs.map(purgeRunView),
 });

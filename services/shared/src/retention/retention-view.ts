@@ -1,6 +1,7 @@
 import { formatTimestamp } from '../contract/time.js';
 import { scopeView } from './retention-audit-event.js';
 import { isActive, type LegalHold } from './legal-hold.js';
+import type { PurgeRun } from './purge.repository.js';
 import type { RetentionPolicy } from './retention-policy.js';
 
 const time = (date: Date | null) => (date === null ? null : formatTimestamp(date.getTime()));
@@ -29,4 +30,12 @@ export const holdView = (hold: LegalHold) => ({
   released_at: time(hold.released_at),
   released_by: hold.released_by,
   release_reason: hold.release_reason,
+});
+
+/** A purge run as the API and `ops --json` give it: times as the API's time text. */
+export const purgeRunView = (run: PurgeRun) => ({
+  ...run,
+  purged_before: formatTimestamp(run.purged_before),
+  started_at: formatTimestamp(run.started_at.getTime()),
+  finished_at: time(run.finished_at),
 });
