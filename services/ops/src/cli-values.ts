@@ -42,6 +42,8 @@ export const OPTIONS = {
   'user-id': { type: 'string' },
   'resource-id': { type: 'string' },
   'patient-id': { type: 'string' },
+  days: { type: 'string' },
+  forever: { type: 'boolean', default: false },
 } as const;
 
 export type CliValues = ReturnType<

@@ -19,7 +19,8 @@ Commands:
                            the keys that sign the tenants' tree checkpoints (ops integrity --help)
   integrity verify --tenant T
                            a tenant's stored events against its tree, and its checkpoints against both
-  topics list|grow         the audit topic's generations; grow it to more partitions (ops topics --help)
+  topics list|grow|retention
+                           the audit topic's generations, its growth, the topics' retention (ops topics --help)
   tenants show|set-name    the name a tenant's reports are headed with (ops tenants --help)
   reports patient-access --tenant T --patient P
                            who saw a patient's records: the API's report, for staff (ops reports --help)
@@ -135,6 +136,7 @@ every tenant with a tree. Checkpoints: docs/integrity.md.
 `,
   topics: `Usage: ops topics list [--json]
        ops topics grow --partitions N [--json]
+       ops topics retention [--days N | --forever] [--json]
 
   topics list              the audit topic's generations: topic, partitions, whether it takes writes, and the
                            end offsets it was sealed at
@@ -143,9 +145,14 @@ every tenant with a tree. Checkpoints: docs/integrity.md.
                            the newest is sealed (the broker refuses writes to it), the new one opens, and every
                            consumer reads it once it has read the old one up to the seal; producers and
                            consumers follow without a restart
+  topics retention         each topic's retention; with --days N (7 to 36500) or --forever, sets that of the
+                           audit topic (every generation) and the dead-letter topics. Kafka then deletes records
+                           older than N days: a replay reaches back only that far, and a consumer stopped longer
+                           never reads what was deleted. Refused while a consumer group has such records unread
 
 A growth takes seconds on one broker and about 1.5 x replica.lag.time.max.ms more with replicas. Run it again
-after it stopped midway: it finishes the growth it began. See docs/topic-growth.md.
+after it stopped midway: it finishes the growth it began. See docs/topic-growth.md and, for retention,
+docs/operations.md "Topic retention".
 `,
   tenants: `Usage: ops tenants show --tenant T [--json]
        ops tenants set-name --tenant T --name N [--json]

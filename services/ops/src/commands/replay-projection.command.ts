@@ -1,4 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
+import { ownTopicConfig, retentionMsOf } from '@audit/shared/audit-topic';
 import { sleep, type ClickHouseClient, type ClusterGuard, type SchemaWriter } from '@audit/shared/platform';
 import {
   projectionTables,
@@ -14,6 +15,7 @@ import {
   dropGeneration,
   existingGenerations,
 } from '../adapters/projection-tables.admin.js';
+import { replayShortfalls, type PartitionReach } from '../domain/replay-reach.js';
 import { CliError } from './cli-error.js';
 
 const POLL_MS = 250;
@@ -95,6 +97,34 @@ async function ends(admin: Admin, topics: readonly string[]): Promise<Map<string
   return new Map(all.flat());
 }
 
+/** Where a replay from the start, or from `since`, would begin in each partition of the topics, and what they hold. */
+async function reachOf(admin: Admin, topics: readonly string[], since: number | undefined) {
+  const reach: PartitionReach[] = [];
+  for (const topic of topics) {
+    const [offsets, own] = await Promise.all([admin.fetchTopicOffsets(topic), ownTopicConfig(admin, topic)]);
+    const found =
+      since === undefined
+        ? null
+        : new Map(
+            (await admin.fetchTopicOffsetsByTimestamp(topic, since)).map((p) => [p.partition, p.offset]),
+          );
+    for (const p of offsets) {
+      const high = BigInt(p.high);
+      const at = found?.get(p.partition);
+      reach.push({
+        topic,
+        partition: p.partition,
+        low: BigInt(p.low),
+        high,
+        // No record at `since` or later: the replay would begin at the end.
+        atSince: at === undefined ? null : BigInt(at) < 0n ? high : BigInt(at),
+        retentionMs: retentionMsOf(own),
+      });
+    }
+  }
+  return reach;
+}
+
 async function waitUntil(what: string, deadline: number, now: () => number, check: () => Promise<boolean>) {
   while (!(await check())) {
     if (now() > deadline) throw new CliError(`gave up waiting for ${what}`);
@@ -123,6 +153,16 @@ export async function replayProjection(ctx: ReplayProjectionContext, opts: Repla
     if (state.phase !== 'live') {
       throw new CliError(
         `a replay into generation ${state.target} is in progress (${state.phase}); if its command died, run ops replay projection --abort`,
+      );
+    }
+    // A replay that began where the topic's retention deleted records would build a projection without them.
+    const shortfalls = replayShortfalls(await reachOf(admin, topics, opts.since), opts.since, ctx.now());
+    if (shortfalls.length > 0) {
+      throw new CliError(
+        `the audit topic no longer holds every record this replay would read:\n  ${shortfalls.join('\n  ')}\n` +
+          'replay with a later --since: what was ingested before it is copied from the live projection ' +
+          '(docs/operations.md "Topic retention")',
+        2,
       );
     }
     const live = projectionTables(state.live);

@@ -4,6 +4,8 @@ import {
   checkGrowth,
   generationsRepository,
   generationTopic,
+  ownTopicConfig,
+  retentionEntriesOf,
   sealedConfig,
   setTopicLimit,
 } from '@audit/shared/audit-topic';
@@ -104,9 +106,11 @@ export async function growAuditTopic(ctx: GrowContext, partitions: number): Prom
   const topic = generationTopic(spec.name, generation);
 
   ctx.note(`creating ${topic} with ${partitions} partitions, sealed`);
+  // With the retention the operator gave the generation before it (ops topics retention).
+  const retention = retentionEntriesOf(await kafkaSettled(() => ownTopicConfig(ctx.admin, previous.topic)));
   await ensureTopicsSettled(
     ctx.kafka,
-    [{ name: topic, partitions, config: sealedConfig(spec.config) }],
+    [{ name: topic, partitions, config: sealedConfig({ ...spec.config, ...retention }) }],
     ctx.replicationFactor,
   );
   // Made by a run that stopped before recording it, perhaps with another count: that growth is the one to finish.

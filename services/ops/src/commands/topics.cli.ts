@@ -2,21 +2,47 @@ import { generationsRepository, generationTopicStates } from '@audit/shared/audi
 import { createClickHouse, kafkaSettled } from '@audit/shared/platform';
 import { projectionStateStore } from '@audit/shared/projection';
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
-import { withKafka, withPool } from '../contexts.js';
+import { KAFKA_READ_DEADLINE_MS, withKafka, withPool } from '../contexts.js';
+import { parseTopicRetention } from '../domain/topic-retention-request.js';
 import { HELP } from '../help.js';
 import { formatTable } from '../output.js';
 import { CliError } from './cli-error.js';
 import { growAuditTopic } from './topics-grow.command.js';
+import { topicRetention } from './topics-retention.command.js';
+
+const OPTIONS_OF = { list: [], grow: ['partitions'], retention: ['days', 'forever'] } as const;
 
 export async function topicsCli(
   sub: string | undefined,
   values: CliValues,
   { config, logger, print, note }: CliContext,
 ) {
-  if (sub !== 'list' && sub !== 'grow')
+  if (sub !== 'list' && sub !== 'grow' && sub !== 'retention')
     throw new CliError(`unknown topics command: ${sub ?? '(none)'}\n\n${HELP.topics}`, 2);
-  const stray = onlyOptions(values, `topics ${sub}`, sub === 'grow' ? ['partitions'] : []);
+  const stray = onlyOptions(values, `topics ${sub}`, OPTIONS_OF[sub]);
   if (stray.length > 0) throw new CliError(stray.join('\n'), 2);
+  if (sub === 'retention') {
+    const parsed = parseTopicRetention(values);
+    if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
+    const r = await withKafka(config, logger, ({ kafka, admin, topics }) =>
+      topicRetention(
+        { kafka, admin, topics, now: Date.now, readDeadlineMs: KAFKA_READ_DEADLINE_MS },
+        parsed.request.days,
+      ),
+    );
+    print(
+      r,
+      formatTable(
+        ['topic', 'retention', 'set by'],
+        r.topics.map((t) => [
+          t.topic,
+          t.retention_days === null ? 'for ever' : `${t.retention_days} days`,
+          t.set_here ? 'ops topics retention' : 'the service',
+        ]),
+      ),
+    );
+    return;
+  }
   if (sub === 'grow') {
     const partitions = Number(values.partitions);
     if (values.partitions === undefined || !/^[0-9]+$/.test(values.partitions))

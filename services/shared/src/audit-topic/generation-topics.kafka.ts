@@ -37,29 +37,50 @@ export async function generationTopicStates(
   return topics.map((t) => ({ ...t, open: limits.get(t.topic) !== SEALED }));
 }
 
-/**
- * Seals a topic (`maxMessageBytes` null) or opens it with that limit. AlterConfigs replaces the topic's whole
- * configuration, so every other entry set on the topic (its retention, an operator's change) is written back.
- */
-export async function setTopicLimit(admin: ConfigAdmin, topic: string, maxMessageBytes: string | null) {
+/** The entries set on the topic itself (not the broker's defaults), by name. */
+export async function ownTopicConfig(
+  admin: Pick<Admin, 'describeConfigs'>,
+  topic: string,
+): Promise<Record<string, string>> {
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
     resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }],
   });
-  const own = (resources[0]?.configEntries ?? [])
-    .filter((e) => e.configSource === ConfigSource.TOPIC_CONFIG && e.configName !== SIZE_LIMIT)
-    .map((e) => ({ name: e.configName, value: e.configValue }));
+  return Object.fromEntries(
+    (resources[0]?.configEntries ?? [])
+      .filter((e) => e.configSource === ConfigSource.TOPIC_CONFIG)
+      .map((e) => [e.configName, e.configValue]),
+  );
+}
+
+/**
+ * Sets entries of a topic's configuration (null: back to the broker's default). AlterConfigs replaces the topic's
+ * whole configuration, so every other entry set on the topic (its retention, its seal, an operator's change) is
+ * written back.
+ */
+export async function setTopicConfig(
+  admin: ConfigAdmin,
+  topic: string,
+  changes: Readonly<Record<string, string | null>>,
+) {
+  const merged: Record<string, string | null> = { ...(await ownTopicConfig(admin, topic)), ...changes };
   await admin.alterConfigs({
     validateOnly: false,
     resources: [
       {
         type: ConfigResourceTypes.TOPIC,
         name: topic,
-        configEntries: [...own, { name: SIZE_LIMIT, value: maxMessageBytes ?? SEALED }],
+        configEntries: Object.entries(merged)
+          .filter((e): e is [string, string] => e[1] !== null)
+          .map(([name, value]) => ({ name, value })),
       },
     ],
   });
 }
+
+/** Seals a topic (`maxMessageBytes` null) or opens it with that limit. */
+export const setTopicLimit = (admin: ConfigAdmin, topic: string, maxMessageBytes: string | null) =>
+  setTopicConfig(admin, topic, { [SIZE_LIMIT]: maxMessageBytes ?? SEALED });
 
 /** The config a generation is created with: the base topic's, sealed until the switch opens it. */
 export const sealedConfig = (config: Record<string, string>) => ({ ...config, [SIZE_LIMIT]: SEALED });

@@ -6,3 +6,4 @@ export * from './generation-topics.kafka.js';
 export * from './generations.repository.js';
 export * from './generations.js';
 export * from './growth-watch.js';
+export * from './topic-retention.js';
