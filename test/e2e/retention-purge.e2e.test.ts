@@ -17,21 +17,26 @@ import { ingest, makeEvent, type TestEvent } from '../support/events.js';
 import { expectFilterIndexExact } from '../support/filter-index.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { opsCli } from '../support/ops-cli.js';
+import { dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
 import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
-import { exportDir, exporterService, notaryService } from '../support/stack.js';
+import { exportDir, exporterService, LOOPBACK_TARGETS, notaryService } from '../support/stack.js';
 import { mutate } from '../support/tampering.js';
 import { waitFor } from '../support/wait-for.js';
+import { webhookReceiver } from '../support/webhook-receiver.js';
 
 // Ingest and projector as processes on a Postgres database of the test's own (the projector reads the horizons
-// there), the gateway to read the trail, a notary to sign its checkpoints, the operator CLI in-process.
+// there), the gateway to read the trail, a notary to sign its checkpoints, a dispatcher to deliver the tenant's
+// events to a receiver of the test's, the operator CLI in-process.
 const fx = pipelineFixture('retention-purge', {}, { trees: true });
 const { names } = fx;
 const files = { EXPORT_DIR: exportDir(names) };
 const keyDir = mkdtempSync(join(tmpdir(), 'retention-keys-'));
 const pythonDir = mkdtempSync(join(tmpdir(), 'retention-reference-'));
 const integrityEnv = { INTEGRITY_KEY_DIR: keyDir, INTEGRITY_LOG_NAME: 'audit.example.test' };
-const gw = gatewayFixture(names, { databaseUrl: fx.databaseUrl, env: files });
+const gw = gatewayFixture(names, { databaseUrl: fx.databaseUrl, env: { ...files, ...LOOPBACK_TARGETS } });
+dispatcherFixture(names, gw, { WEBHOOK_REPLAY_SETTLE_MS: '0', WEBHOOK_REPLAY_RATE: '1000' });
+const receiver = await webhookReceiver(() => 204);
 const ops = opsCli(names, () => fx.databaseUrl, { ...files, ...integrityEnv });
 const exporter = exporterService(names, fx.databaseUrl);
 const notary = notaryService(names, fx.databaseUrl, {
@@ -47,7 +52,7 @@ beforeAll(async () => {
   python = await referencePython();
 });
 afterAll(async () => {
-  await Promise.all([exporter.stop(), notary.stop()]);
+  await Promise.all([exporter.stop(), notary.stop(), receiver.close()]);
   rmSync(keyDir, { recursive: true, force: true });
   rmSync(pythonDir, { recursive: true, force: true });
 });
@@ -176,6 +181,16 @@ describe('retention purge', () => {
     const other = `${names.tenant}-b`;
     const sent = history(tenant);
     const control = history(other);
+    // A SIEM receives the tenant's events; what a purge removed is delivered no more than stored.
+    const began = new Date(Date.now() - 1000).toISOString();
+    const hooks = await gw.mint(tenant, 'audit:read,webhooks:write');
+    const created = await gw.send('POST', '/audit/webhooks', hooks, {
+      url: receiver.url('/siem'),
+      event_filter: [],
+    });
+    expect(created.status, created.text).toBe(201);
+    const endpoint = (JSON.parse(created.text) as { endpoint: { id: string } }).endpoint.id;
+    const deliveries = (id: string) => receiver.at('/siem').filter((r) => r.id === id).length;
     await send(tenant, sent);
     await send(other, control);
     await waitFor('every event stored', async () => {
@@ -351,6 +366,10 @@ describe('retention purge', () => {
       'the late events stored',
       async () => (await storedIds(tenant)).length === remaining.length + 2,
     );
+    // Delivered in their order to the endpoint: the one the purge left out, before them, was not.
+    await waitFor('the late events delivered', async () => deliveries(late[1]!.event.event_id) === 1);
+    await waitFor('the late events delivered', async () => deliveries(late[2]!.event.event_id) === 1);
+    expect(deliveries(late[0]!.event.event_id)).toBe(0);
     expect(await storedIds(tenant)).toEqual(ids([...remaining, late[1]!, late[2]!]));
     expect(await ok('retention', 'purge', '--tenant', tenant)).toMatchObject({
       purged: 0,
@@ -427,6 +446,22 @@ describe('retention purge', () => {
       purged: oldLeaves - oldKept.length,
     });
     expect(offline.python).toEqual([]);
+    // A replay of the endpoint's window sends again what the trail keeps, none of what the purges removed.
+    const until = new Date(Date.now() + 500).toISOString();
+    await waitFor('until to pass', async () => Date.now() > Date.parse(until));
+    const asked = await gw.send('POST', `/audit/webhooks/${endpoint}/replay`, hooks, { since: began, until });
+    expect(asked.status, asked.text).toBe(202);
+    await waitFor('the webhook replay to succeed', async () => {
+      const res = await gw.send('GET', `/audit/webhooks/${endpoint}/replay`, hooks);
+      return (JSON.parse(res.text) as { status: string }).status === 'succeeded';
+    });
+    // (The reopened event was sent until stored, so more than once: each record of it is delivered.)
+    const ours = [...sent, ...late, reopened].map((e) => e.event.event_id);
+    await waitFor('every kept event sent again', async () =>
+      kept.every((e) => deliveries(e.event.event_id) >= 2),
+    );
+    expect(ours.filter((id) => deliveries(id) >= 2).sort()).toEqual(ids(kept));
+
     const keptByTime = kept.find(heldByTime)!;
     await mutate(
       fx.ch,

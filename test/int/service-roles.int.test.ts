@@ -34,11 +34,16 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   legal_holds: {
     gateway: 'INSERT SELECT UPDATE(release_reason,released_at,released_by)',
     projector: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
+    dispatcher: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
   },
   rate_limit_buckets: { gateway: 'INSERT SELECT UPDATE' },
-  retention_horizons: { gateway: 'SELECT', projector: 'SELECT' },
+  retention_horizons: { gateway: 'SELECT', projector: 'SELECT', dispatcher: 'SELECT' },
   retention_policies: { gateway: 'INSERT SELECT UPDATE' },
-  retention_purges: { gateway: 'SELECT', projector: 'SELECT(deleting_since,purged_before,tenant_id)' },
+  retention_purges: {
+    gateway: 'SELECT',
+    projector: 'SELECT(deleting_since,purged_before,tenant_id)',
+    dispatcher: 'SELECT(deleting_since,purged_before,tenant_id)',
+  },
   schema_migrations: Object.fromEntries(DATABASE_SERVICES.map((s) => [s, 'SELECT'])),
   tenant_profiles: { gateway: 'SELECT' },
   webhook_delivery_attempts: { gateway: 'SELECT', dispatcher: 'DELETE INSERT SELECT UPDATE' },

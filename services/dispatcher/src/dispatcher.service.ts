@@ -8,6 +8,7 @@ import {
   registerConsumerLag,
   RestartableConsumer,
 } from '@audit/shared/platform';
+import { HORIZON_REFRESH_MS, purgeRepository, retentionFilter } from '@audit/shared/retention';
 import { allowList, cachedResolve, secretBox, webhookClient } from '@audit/shared/webhooks';
 import { ATTEMPT_SWEEP_MS, sweepAttempts } from './adapters/attempts-retention.sweeper.js';
 import { deferrer, deliverer, hopper } from './adapters/deliverer.js';
@@ -129,6 +130,8 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
     },
   });
 
+  // Events a retention purge removed are delivered no more than stored, live or replayed (docs/retention.md).
+  const retained = retentionFilter(purgeRepository(pool), HORIZON_REFRESH_MS, systemClock);
   const replays = replayRunner({
     pool,
     kafka,
@@ -140,6 +143,7 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
     perSecond: config.replayPerSecond,
     settleMs: config.replaySettleMs,
     sliceMs: config.replaySliceMs,
+    retained,
     clock: systemClock,
     logger: logger.child({ component: 'replays' }),
   });
@@ -165,6 +169,8 @@ export async function dispatcherService(host: ServiceHost, config: DispatcherCon
       codec: auditEventCodec(),
       matching: directory.matching,
       changed: directory.changed,
+      retained,
+      stopping: () => stopping,
       ...delivery,
       clock: systemClock,
       logger,

@@ -12,7 +12,7 @@ import {
   sleep,
 } from '@audit/shared/platform';
 import { projectionStateStore, projectionTables, replayGroupId } from '@audit/shared/projection';
-import { HORIZON_REFRESH_MS, purgeRepository } from '@audit/shared/retention';
+import { HORIZON_REFRESH_MS, purgeRepository, retentionFilter } from '@audit/shared/retention';
 import { clickhouseSink } from './adapters/clickhouse.sink.js';
 import { deadLetterPublisher } from './adapters/dead-letter.publisher.js';
 import { ProjectionGate } from './adapters/projection-gate.js';
@@ -20,7 +20,6 @@ import { projectionWatcher } from './adapters/projection-watcher.js';
 import { startPipeline, type Pipeline } from './adapters/projection.pipeline.js';
 import { projectorMetrics } from './adapters/projector.metrics.js';
 import { replayRunner } from './adapters/replay-runner.js';
-import { retentionFilter } from './adapters/retention-filter.js';
 import { positionsOf } from './adapters/tree-positions.repository.js';
 import type { ProjectorConfig } from './config.js';
 import { treeAppenderOf } from './adapters/tree-appender.begin.js';

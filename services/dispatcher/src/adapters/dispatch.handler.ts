@@ -1,7 +1,9 @@
 import { decodeAuditRecord, type AuditEventRecord, type Codec } from '@audit/shared/contract';
 import { type Logger } from '@audit/shared/platform';
+import type { RetentionFilter } from '@audit/shared/retention';
 import { deliveryPayload } from '@audit/shared/webhooks';
 import type { ActiveEndpoint, MatchedEvent } from '../domain/endpoint-index.js';
+import { persistently, StoppingError } from './persistently.js';
 import { startDelivery, type StartDeliveryDeps } from './start-delivery.js';
 import type { MessageContext } from './tracked-consumer.js';
 
@@ -32,13 +34,17 @@ export interface DispatchDeps extends StartDeliveryDeps {
   matching: (event: MatchedEvent) => ActiveEndpoint[];
   /** Resolves once the endpoint is known at that version (or after the wait, if it never is). */
   changed: (endpointId: string, version: number, timeoutMs: number) => Promise<void>;
+  /** Leaves out the events a retention purge removed: they are delivered no more than stored. */
+  retained: RetentionFilter;
+  stopping: () => boolean;
   clock: () => number;
   logger: Logger;
 }
 
 /**
  * An audit event read: one delivery per matching active endpoint of its tenant, each started in the endpoint's
- * lane. A record that does not decode is the projector's to dead-letter; here it matches nothing.
+ * lane. A record that does not decode is the projector's to dead-letter; here it matches nothing, as does an event
+ * its tenant's retention purges removed (docs/retention.md "What a replay stores"), which the trail does not keep.
  */
 export function dispatchHandler(deps: DispatchDeps) {
   return async ({ topic, partition, message, begin }: MessageContext): Promise<boolean> => {
@@ -54,7 +60,19 @@ export function dispatchHandler(deps: DispatchDeps) {
     if (ORDERED_CHANGES.has(event.action) && event.resource_type === 'webhook_endpoint') {
       await deps.changed(event.resource_id, changedVersion(event.details), CHANGE_WAIT_MS);
     }
-    const matches = deps.matching(event);
+    // Until the purges can be read: delivering without them could send what a purge removed. Stopping, the
+    // record is left for the next reader.
+    const kept = await persistently(
+      'reading the retention purges',
+      () => deps.retained([event]),
+      deps.stopping,
+      () => deps.logger,
+    ).catch((err: unknown) => {
+      if (err instanceof StoppingError) return null;
+      throw err;
+    });
+    if (kept === null) return false;
+    const matches = kept.length === 0 ? [] : deps.matching(event);
     const finish = begin(matches.length);
     if (matches.length === 0) return true;
     const body = deliveryPayload(event);

@@ -1,6 +1,7 @@
 import type { Producer } from 'kafkajs';
 import { type AuditEventRecord, type Clock, type Codec } from '@audit/shared/contract';
 import { sleep, type TopicRecord } from '@audit/shared/platform';
+import type { RetentionFilter } from '@audit/shared/retention';
 import {
   jobHeaders,
   replayJob,
@@ -14,8 +15,8 @@ import { paceWaitMs } from '../domain/replay-pace.js';
 const SEND_CHUNK = 500;
 
 /**
- * What a replay does with the records it reads (docs/webhooks.md "Replays"): each matching event becomes a
- * replayed delivery, handed on to the first retry tier in parts of about a tenth of a second's worth at the pace.
+ * What a replay does with the records it reads (docs/webhooks.md "Replays"): each matching event its tenant's
+ * retention purges did not remove (docs/retention.md "What a replay stores") becomes a replayed delivery, handed on to the first retry tier in parts of about a tenth of a second's worth at the pace.
  * `check` is asked before each part (the lease); the progress moves only once a part is on Kafka, all of it at
  * once, so that whatever records it at any moment says exactly what was handed on.
  */
@@ -24,6 +25,7 @@ export function replayTaker(deps: {
   codec: Codec<AuditEventRecord>;
   firstRetryTopic: string;
   perSecond: number;
+  retained: RetentionFilter;
   target: ReplayTarget;
   progress: ReplayProgress;
   check: () => void;
@@ -63,7 +65,8 @@ export function replayTaker(deps: {
       deps.check();
       const event = tenantEvent(deps.codec, record, deps.target);
       if (event) examined += 1;
-      const job = replayJob(event, record, deps.target, deps.clock());
+      const kept = event && (await deps.retained([event])).length > 0 ? event : null;
+      const job = replayJob(kept, record, deps.target, deps.clock());
       if (job) jobs.push(job);
       if (jobs.length === step) {
         await send(jobs, record, heartbeat);

@@ -1,5 +1,6 @@
 import { auditEventCodec } from '@audit/shared/contract';
 import { type TopicRecord } from '@audit/shared/platform';
+import type { RetentionFilter } from '@audit/shared/retention';
 import { type ReplayProgress } from '@audit/shared/webhooks';
 import { sampleRecord } from '@audit/shared/test-support';
 import type { Producer } from 'kafkajs';
@@ -41,9 +42,26 @@ const newProgress = (): ReplayProgress => ({
   endOffset: 200n,
 });
 
+const keepAll: RetentionFilter = async (events) => [...events];
+
 // Ten a second: one delivery a part.
-const taker = (producer: Pick<Producer, 'send'>, progress: ReplayProgress, check = () => {}) =>
-  replayTaker({ producer, codec, firstRetryTopic: 'r1', perSecond: 10, target, progress, check, clock });
+const taker = (
+  producer: Pick<Producer, 'send'>,
+  progress: ReplayProgress,
+  check = () => {},
+  retained = keepAll,
+) =>
+  replayTaker({
+    producer,
+    codec,
+    firstRetryTopic: 'r1',
+    perSecond: 10,
+    retained,
+    target,
+    progress,
+    check,
+    clock,
+  });
 
 describe('a replay taking records', () => {
   it('moves its progress only once a part is on Kafka, deliveries, records and offset together', async () => {
@@ -82,6 +100,23 @@ describe('a replay taking records', () => {
       async () => {},
     );
     expect(progress).toMatchObject({ recordsRead: 2, deliveriesQueued: 1, nextOffset: 104n });
+  });
+
+  it("hands on no event its tenant's retention purges removed, and counts it as read", async () => {
+    const sent: string[] = [];
+    const producer = {
+      send: async ({ messages }: { messages: { headers?: Record<string, unknown> }[] }) => {
+        for (const m of messages) sent.push(String(m.headers?.['wh-event']));
+        return [];
+      },
+    };
+    const progress = newProgress();
+    const given = records(['phi.read', 'phi.purged', 'phi.read']);
+    const purged: RetentionFilter = async (events) => events.filter((e) => e.action !== 'phi.purged');
+    await taker(producer as Pick<Producer, 'send'>, progress, () => {}, purged)(given, async () => {});
+    expect(progress).toMatchObject({ recordsRead: 3, deliveriesQueued: 2, nextOffset: 103n });
+    expect(sent).toHaveLength(2);
+    expect(sent).not.toContain(String(codec.decode(given[1]!.value!).event_id));
   });
 
   it('sends nothing once its lease says stop', async () => {

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { generationTopicStates } from '@audit/shared/audit-topic';
 import { type AuditEventRecord, type Clock, type Codec } from '@audit/shared/contract';
 import { loggableError, sleep, streamRanges, type Logger, type PartitionRange } from '@audit/shared/platform';
+import type { RetentionFilter } from '@audit/shared/retention';
 import {
   replayRanges,
   webhookReplaysRepository as replays,
@@ -34,6 +35,8 @@ export interface ReplayRunnerDeps {
   settleMs: number;
   /** How long a replay runs before its holder lets go of it and takes the next in turn ("Fair share"). */
   sliceMs: number;
+  /** Leaves out what the tenant's retention purges removed; a failed read fails the slice, taken up again. */
+  retained: RetentionFilter;
   clock: Clock;
   logger: Logger;
 }

@@ -2,6 +2,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import type pg from 'pg';
 import { generationTopicStates } from '@audit/shared/audit-topic';
 import { type AuditEventRecord, type Codec, type Topics } from '@audit/shared/contract';
+import { isLeftOut, purgeRepository } from '@audit/shared/retention';
 import { jobHeaders, replayJob, replayRanges, tenantEvent, webhooksRepository } from '@audit/shared/webhooks';
 import { readRanges } from '../adapters/topic-reader.js';
 import type { ReplayWebhooksRequest } from '../domain/replay-request.js';
@@ -24,7 +25,8 @@ export interface ReplayContext {
  * Re-drives the tenant's events ingested in [since, until) that match the endpoint's filter, to that endpoint,
  * through the normal delivery path: each becomes attempt 1 of a delivery in the first retry tier, due now, marked
  * as a replay (recorded apart), with the same payload bytes and event id as its first delivery; the dispatcher
- * signs it at attempt time and retries it on the normal schedule. Read from the audit topic, the source of truth.
+ * signs it at attempt time and retries it on the normal schedule. Read from the audit topic, the source of truth,
+ * leaving out what the tenant's retention purges removed (docs/retention.md "What a replay stores").
  */
 export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksRequest) {
   const started = ctx.now();
@@ -58,8 +60,10 @@ export async function replayWebhooks(ctx: ReplayContext, r: ReplayWebhooksReques
     since: r.since,
     until,
   };
+  const purges = await purgeRepository(ctx.pool).history(r.tenant);
   const jobs = records.flatMap((record) => {
-    const job = replayJob(tenantEvent(ctx.codec, record, target), record, target, now);
+    const event = tenantEvent(ctx.codec, record, target);
+    const job = replayJob(event && !isLeftOut(purges, event) ? event : null, record, target, now);
     return job ? [{ key: endpoint.id, value: job.body, headers: jobHeaders(job) }] : [];
   });
   if (!r['dry-run']) {

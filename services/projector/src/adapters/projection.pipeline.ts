@@ -11,7 +11,7 @@ import type { EventSink } from '../domain/store-events.js';
 import { runProjectorConsumer } from './audit.consumer.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
 import { GroupMembership } from './group-membership.js';
-import type { RetentionFilter } from './retention-filter.js';
+import type { RetentionFilter } from '@audit/shared/retention';
 import { retryingFlush, type FlushMeter } from './retrying-flush.js';
 import type { TreeAppender } from './tree.appender.js';
 

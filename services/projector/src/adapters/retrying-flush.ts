@@ -7,7 +7,7 @@ import { storeEvents, type EventSink, type StoreOutcome } from '../domain/store-
 import { storeOrRefuse } from '../domain/store-or-refuse.js';
 import { treeBatch } from '../domain/tree-batch.js';
 import type { DeadLetterPublisher } from './dead-letter.publisher.js';
-import type { RetentionFilter } from './retention-filter.js';
+import type { RetentionFilter } from '@audit/shared/retention';
 import type { TreeAppender } from './tree.appender.js';
 
 const MAX_BACKOFF_MS = 10_000;

@@ -5,7 +5,7 @@ import { projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { consumedRecords } from '../test-support/consumed-records.js';
 import { GroupMembership } from './group-membership.js';
-import type { RetentionFilter } from './retention-filter.js';
+import type { RetentionFilter } from '@audit/shared/retention';
 import { retryingFlush } from './retrying-flush.js';
 
 const codec = auditEventCodec();

@@ -4,6 +4,7 @@ export * from './purge-history.js';
 export * from './purge-scope.js';
 export * from './purge.repository.js';
 export * from './retention-audit-event.js';
+export * from './retention-filter.js';
 export * from './retention-policy.js';
 export * from './retention.repository.js';
 export * from './retention-view.js';

@@ -7,7 +7,7 @@ import type { RetentionPolicy } from './retention-policy.js';
 
 const DAY_MS = 86_400_000;
 
-/** How often the projector reads the purges and holds at most (its filter, docs/retention.md "The purge"). */
+/** How often the projector and the dispatcher read the purges and holds at most (their filter, docs/retention.md). */
 export const HORIZON_REFRESH_MS = 1000;
 /**
  * How long a purge waits between marking its decisions and deleting: the projector's refresh, and a write it

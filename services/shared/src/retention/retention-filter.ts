@@ -1,12 +1,13 @@
-import type { AuditEventRecord } from '@audit/shared/contract';
-import { isLeftOut, type PurgeHistory, type PurgeRepository } from '@audit/shared/retention';
+import type { AuditEventRecord } from '../contract/audit-event/audit-event.js';
+import { isLeftOut, type PurgeHistory } from './purge-history.js';
+import type { PurgeRepository } from './purge.repository.js';
 
-/** The events of a batch to store: those a purge removes are left out (docs/retention.md "The purge"). */
+/** The events of a batch to store or deliver: those a purge removes are left out (docs/retention.md "The purge"). */
 export type RetentionFilter = (events: readonly AuditEventRecord[]) => Promise<AuditEventRecord[]>;
 
 /**
  * Leaves out every event its tenant's purges remove, deciding as each run did (docs/retention.md "What a replay
- * stores"), so that neither a redelivery nor a replay stores again what a purge removed. The purges are read from
+ * stores"), so that neither a redelivery nor a replay stores or delivers again what a purge removed. The purges are read from
  * Postgres at most every `refreshMs` (a purge waits longer than that before it deletes); a failed read throws, and
  * the write is tried again, as when ClickHouse fails: storing without knowing them could bring purged events back.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PurgeHistory } from '@audit/shared/retention';
-import { sampleRecord } from '@audit/shared/test-support';
+import type { PurgeHistory } from './purge-history.js';
+import { sampleRecord } from '../test-support/sample-record.js';
 import { retentionFilter } from './retention-filter.js';
 
 const T0 = Date.UTC(2020, 0, 1);
