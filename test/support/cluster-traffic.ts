@@ -14,16 +14,16 @@ export interface TrafficTenant {
   key: string;
 }
 
-/**
- * Batches of 20 events round the tenants through the deployment's ingest balancer, one request after the other,
- * and list reads through its gateways' balancer beside them, until stopped; every answer is kept with its time.
- * A request that got no answer is kept too, and the traffic goes on: a client sees it, so a test reports it.
- */
 function unanswered(err: unknown): Answer {
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
   return { status: 0, retryAfter: null, at: Date.now(), error: `${String(err)}${cause}` };
 }
 
+/**
+ * Batches of 20 events round the tenants through the deployment's ingest balancer, one request after the other,
+ * and list reads through its gateways' balancer beside them, until stopped; every answer is kept with its time.
+ * A request that got no answer is kept too, and the traffic goes on: a client sees it, so a test reports it.
+ */
 export function clusterTraffic(tenants: readonly TrafficTenant[], { ingest, ingestToken, api }: Deployment) {
   const accepted = new Map(tenants.map((t) => [t.tenant, new Set<string>()]));
   const ingests: Answer[] = [];

@@ -222,6 +222,7 @@ export function trailScenarios(): TrailScenario[] {
       proofs: [purgedUnder(7, [4, 5, 8, 9])],
     },
     { name: 'purged without a horizon', rows: window.slice(2), ...base, proofs: [unmarked] },
+    { name: 'purged at the horizon', rows: window.slice(2), ...base, proofs: [purgedUnder(7, [4, 5, 7])] },
     { name: 'checkpoint without its link', rows: window, ...base, checkpoints: unlinked },
     { name: 'link that skips a checkpoint', rows: window, ...base, checkpoints: skipping },
     // The instant of rows[0] (T0, November 1), spelled as the 24th hour of October 31: not as the API writes it.

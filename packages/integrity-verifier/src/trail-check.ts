@@ -44,6 +44,11 @@ export interface TrailCheck {
   rows: number;
   /** Leaves without a row that the proof marks purged by the tenant's retention: not missing. */
   purged: number;
+  /**
+   * The latest purge horizon the pages gave (null: none), which every believed mark is older than: compare it
+   * with the tenant's `admin.retention.purge` events (docs/integrity.md "Purged or missing").
+   */
+  purged_before: string | null;
   findings: Finding[];
 }
 
@@ -152,8 +157,9 @@ function* checking(input: TrailCheckInput) {
   const leaves = new IdIndex();
   const leafIndex: number[] = [];
   const leafTimes: number[] = [];
-  // The slots the pages mark purged (docs/integrity.md "Purged or missing").
+  // The slots the pages mark purged (docs/integrity.md "Purged or missing"), and the latest horizon given.
   const purgedSlots = new Set<number>();
+  let horizonSeen: { text: string; ms: number } | null = null;
   // Each slot's event id, and the slots whose id a later leaf of the pages took over (a hostile proof's).
   const slotIds: string[] = [];
   const overtaken = new Set<number>();
@@ -172,6 +178,8 @@ function* checking(input: TrailCheckInput) {
     const purgedBefore = horizon === null ? null : apiMillis(horizon);
     // A leaf marked purged is believed only under the page's horizon; a mark above it is a finding.
     const underHorizon = (i: number) => purgedBefore !== null && times[i] != null && times[i] < purgedBefore;
+    if (horizon !== null && purgedBefore !== null && (horizonSeen === null || purgedBefore > horizonSeen.ms))
+      horizonSeen = { text: horizon, ms: purgedBefore };
     // This page's leaf hashes: its first shown leaf is the k-th, at 0.
     const base = k;
     const pageHashes = Buffer.alloc(32 * shown.length);
@@ -303,6 +311,7 @@ function* checking(input: TrailCheckInput) {
         leaves: leaves.size,
         rows,
         purged,
+        purged_before: horizonSeen?.text ?? null,
         findings,
       };
     },

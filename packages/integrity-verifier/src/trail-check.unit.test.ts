@@ -50,6 +50,7 @@ describe('trailCheck', () => {
       leaves: 6,
       rows: 6,
       purged: 0,
+      purged_before: null,
       findings: [],
     });
   });
@@ -102,7 +103,15 @@ describe('trailCheck', () => {
     const scenarios = trailScenarios().filter((s) => s.name.startsWith('purged'));
     const run = (name: string) => checkScenario(scenarios.find((c) => c.name === name)!);
     // Two purged rows absent, the third present (a hold kept it): neither is missing.
-    expect(run('purged')).toMatchObject({ ok: true, rows: 4, leaves: 6, purged: 2 });
+    expect(run('purged')).toMatchObject({
+      ok: true,
+      rows: 4,
+      leaves: 6,
+      purged: 2,
+      purged_before: rows[7]!.timestamp,
+    });
+    // A mark on the leaf at the horizon itself: not older, not believed.
+    expect(run('purged at the horizon').findings.map((f) => f.kind)).toEqual(['proof']);
     const proofProblem = {
       kind: 'proof',
       tree_size: 12,

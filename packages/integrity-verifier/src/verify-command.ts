@@ -441,7 +441,9 @@ export async function verifyCommand(argv: string[], io: CommandIo): Promise<numb
       io.out(
         `${result.checkpoints} checkpoints verified, ${result.links} links between them consistent; ` +
           `${result.rows} rows against ${result.leaves} leaves` +
-          (result.purged > 0 ? `, ${result.purged} of them purged by the tenant's retention\n` : '\n'),
+          (result.purged > 0
+            ? `, ${result.purged} of them purged by the tenant's retention (horizon ${result.purged_before})\n`
+            : '\n'),
       );
       for (const f of result.findings) io.out(`${printable(describe(f))}\n`);
       io.out(result.ok ? 'verified\n' : `NOT VERIFIED: ${result.findings.length} findings\n`);

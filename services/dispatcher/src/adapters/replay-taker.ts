@@ -16,9 +16,10 @@ const SEND_CHUNK = 500;
 
 /**
  * What a replay does with the records it reads (docs/webhooks.md "Replays"): each matching event its tenant's
- * retention purges did not remove (docs/retention.md "What a replay stores") becomes a replayed delivery, handed on to the first retry tier in parts of about a tenth of a second's worth at the pace.
- * `check` is asked before each part (the lease); the progress moves only once a part is on Kafka, all of it at
- * once, so that whatever records it at any moment says exactly what was handed on.
+ * retention purges did not remove (docs/retention.md "What a replay stores") becomes a replayed delivery, handed
+ * on to the first retry tier in parts of about a tenth of a second's worth at the pace. `check` is asked before
+ * each part (the lease); the progress moves only once a part is on Kafka, all of it at once, so that whatever
+ * records it at any moment says exactly what was handed on.
  */
 export function replayTaker(deps: {
   producer: Pick<Producer, 'send'>;

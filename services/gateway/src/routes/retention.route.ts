@@ -56,9 +56,10 @@ export interface RetentionRoutesOptions {
 /** The tenant's retention policy (docs/retention.md "The policy"). */
 export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptions): void {
   const audit = auditWriter(opts);
-  /** The policy with the tenant's horizon and latest purge run. */
-  const stateOf = async (tenant: string, policy: RetentionPolicy) => {
-    const purges = await opts.purges.status(tenant, 1).catch(unavailable('postgres'));
+  /** The tenant's horizon and latest purge run. */
+  const purgesOf = (tenant: string) => opts.purges.status(tenant, 1).catch(unavailable('postgres'));
+  /** The policy with where the tenant's purges reached. */
+  const view = (policy: RetentionPolicy, purges: Awaited<ReturnType<typeof purgesOf>>) => {
     const last = purges.runs[0];
     return retentionPolicySchema.parse({
       ...policyView(policy),
@@ -70,8 +71,11 @@ export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptio
   apiRoute(app, getRetentionPolicyRoute, async (request) => {
     refuseUnknownQuery(request.query);
     const tenant = request.principal!.tenantId;
-    const policy = await opts.retention.policy(tenant).catch(unavailable('postgres'));
-    return stateOf(tenant, policy);
+    const [policy, purges] = await Promise.all([
+      opts.retention.policy(tenant).catch(unavailable('postgres')),
+      purgesOf(tenant),
+    ]);
+    return view(policy, purges);
   });
 
   apiRoute(app, setRetentionPolicyRoute, async (request) => {
@@ -81,11 +85,13 @@ export function retentionRoutes(app: FastifyInstance, opts: RetentionRoutesOptio
     if (!body.success) throw new ValidationError('Invalid retention policy.', zodFieldErrors(body.error));
     const tenant = request.principal!.tenantId;
     const actor = apiKeyActor(apiCallOf(request));
+    // Read first: once the policy is stored, the answer must not be a 503 that invites a second version.
+    const purges = await purgesOf(tenant);
     const { policy } = await opts.retention
       .setPolicy(tenant, body.data, actor.user_id, (set) =>
         audit(retentionPolicyEvent(tenant, actor, set.policy, set.previous)),
       )
       .catch(unavailable('postgres'));
-    return stateOf(tenant, policy);
+    return view(policy, purges);
   });
 }

@@ -225,5 +225,17 @@ describe('PUT /audit/retention', () => {
       },
     });
     expect((await down.send('PUT', { min_days: 30, max_days: null })).statusCode).toBe(503);
+    // The purges are read before the policy is stored: a failed read stores nothing.
+    const purgesDown = await setup({
+      overrides: {
+        purges: {
+          status: () => Promise.reject(new Error('ECONNREFUSED')),
+          history: () => Promise.reject(new Error('ECONNREFUSED')),
+        },
+      },
+    });
+    expect((await purgesDown.send('PUT', { min_days: 30, max_days: null })).statusCode).toBe(503);
+    expect(purgesDown.retention.policies.size).toBe(0);
+    expect(purgesDown.published).toEqual([]);
   });
 });

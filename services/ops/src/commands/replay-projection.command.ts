@@ -1,5 +1,5 @@
 import type { Admin, Kafka } from 'kafkajs';
-import { ownTopicConfig, retentionMsOf } from '@audit/shared/audit-topic';
+import { topicRetentionMs } from '@audit/shared/audit-topic';
 import { sleep, type ClickHouseClient, type ClusterGuard, type SchemaWriter } from '@audit/shared/platform';
 import {
   projectionTables,
@@ -101,7 +101,10 @@ async function ends(admin: Admin, topics: readonly string[]): Promise<Map<string
 async function reachOf(admin: Admin, topics: readonly string[], since: number | undefined) {
   const reach: PartitionReach[] = [];
   for (const topic of topics) {
-    const [offsets, own] = await Promise.all([admin.fetchTopicOffsets(topic), ownTopicConfig(admin, topic)]);
+    const [offsets, retentionMs] = await Promise.all([
+      admin.fetchTopicOffsets(topic),
+      topicRetentionMs(admin, topic),
+    ]);
     const found =
       since === undefined
         ? null
@@ -109,16 +112,15 @@ async function reachOf(admin: Admin, topics: readonly string[], since: number | 
             (await admin.fetchTopicOffsetsByTimestamp(topic, since)).map((p) => [p.partition, p.offset]),
           );
     for (const p of offsets) {
-      const high = BigInt(p.high);
+      // kafkajs gives the end offset where no record is at `since` or later.
       const at = found?.get(p.partition);
       reach.push({
         topic,
         partition: p.partition,
         low: BigInt(p.low),
-        high,
-        // No record at `since` or later: the replay would begin at the end.
-        atSince: at === undefined ? null : BigInt(at) < 0n ? high : BigInt(at),
-        retentionMs: retentionMsOf(own),
+        high: BigInt(p.high),
+        atSince: at === undefined ? null : BigInt(at),
+        retentionMs,
       });
     }
   }

@@ -1,10 +1,9 @@
 import type { Admin, Kafka } from 'kafkajs';
 import {
   generationTopicStates,
-  ownTopicConfig,
   retentionConfig,
-  retentionMsOf,
   setTopicConfig,
+  topicRetentionMs,
 } from '@audit/shared/audit-topic';
 import { allTopics, type Topics } from '@audit/shared/contract';
 import { kafkaSettled } from '@audit/shared/platform';
@@ -38,12 +37,16 @@ async function chosenTopics(admin: Admin, topics: Topics): Promise<string[]> {
 
 /**
  * Records a shorter retention would delete before a consumer group read them: an unread record older than a day
- * less than the retention (a stopped consumer, a long lag). `ops lag` finds them, for every group.
+ * less than the retention (a stopped consumer, a long lag), or one whose age could not be read. `ops lag` finds
+ * them, for every group.
  */
 async function unreadPastRetention(ctx: TopicRetentionContext, chosen: readonly string[], days: number) {
   const lag = await lagCommand(ctx.kafka, ctx.topics, { now: ctx.now, deadlineMs: ctx.readDeadlineMs });
   return lag.partitions.filter(
-    (p) => chosen.includes(p.topic) && p.oldest_age_ms !== null && p.oldest_age_ms > (days - 1) * DAY_MS,
+    (p) =>
+      chosen.includes(p.topic) &&
+      p.lag > 0 &&
+      (p.oldest_age_ms === null || p.oldest_age_ms > (days - 1) * DAY_MS),
   );
 }
 
@@ -67,7 +70,9 @@ export async function topicRetention(
               .map(
                 (p) =>
                   `${p.group} on ${p.topic} partition ${p.partition}: oldest unread ` +
-                  `${Math.floor(p.oldest_age_ms! / DAY_MS)} days old`,
+                  (p.oldest_age_ms === null
+                    ? 'of an age that could not be read'
+                    : `${Math.floor(p.oldest_age_ms / DAY_MS)} days old`),
               )
               .join('\n  ') +
             '\nlet the consumers catch up (ops lag), or choose a longer retention',
@@ -83,7 +88,7 @@ export async function topicRetention(
     .filter((t) => !chosen.includes(t));
   const rows: TopicRetentionRow[] = [];
   for (const topic of [...chosen, ...fixed]) {
-    const ms = retentionMsOf(await kafkaSettled(() => ownTopicConfig(ctx.admin, topic)));
+    const ms = await kafkaSettled(() => topicRetentionMs(ctx.admin, topic));
     rows.push({ topic, retention_days: ms === null ? null : ms / DAY_MS, set_here: chosen.includes(topic) });
   }
   return { topics: rows };

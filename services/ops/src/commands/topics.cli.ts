@@ -1,5 +1,5 @@
 import { generationsRepository, generationTopicStates } from '@audit/shared/audit-topic';
-import { createClickHouse, kafkaSettled } from '@audit/shared/platform';
+import { createClickHouse, inTransaction, kafkaSettled, lockTable } from '@audit/shared/platform';
 import { projectionStateStore } from '@audit/shared/projection';
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { KAFKA_READ_DEADLINE_MS, withKafka, withPool } from '../contexts.js';
@@ -24,10 +24,15 @@ export async function topicsCli(
   if (sub === 'retention') {
     const parsed = parseTopicRetention(values);
     if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
-    const r = await withKafka(config, logger, ({ kafka, admin, topics }) =>
-      topicRetention(
-        { kafka, admin, topics, now: Date.now, readDeadlineMs: KAFKA_READ_DEADLINE_MS },
-        parsed.request.days,
+    const r = await withPool(config, logger, (pool) =>
+      withKafka(config, logger, ({ kafka, admin, topics }) =>
+        inTransaction(pool, async (db) => {
+          await lockTable(db, 'auditTopicConfig');
+          return topicRetention(
+            { kafka, admin, topics, now: Date.now, readDeadlineMs: KAFKA_READ_DEADLINE_MS },
+            parsed.request.days,
+          );
+        }),
       ),
     );
     print(
@@ -57,19 +62,23 @@ export async function topicsCli(
         `a replay of the projection into generation ${state.target} is in progress (${state.phase}): grow the ` +
           'topic once it has ended',
       );
+    // Under the lock `topics retention` takes too: each writes every setting of a topic back.
     const r = await withPool(config, logger, (pool) =>
       withKafka(config, logger, ({ kafka, admin, topics }) =>
-        growAuditTopic(
-          {
-            kafka,
-            admin,
-            pool,
-            topics,
-            replicationFactor: config.kafka.replicationFactor,
-            note,
-          },
-          partitions,
-        ),
+        inTransaction(pool, async (db) => {
+          await lockTable(db, 'auditTopicConfig');
+          return growAuditTopic(
+            {
+              kafka,
+              admin,
+              pool,
+              topics,
+              replicationFactor: config.kafka.replicationFactor,
+              note,
+            },
+            partitions,
+          );
+        }),
       ),
     );
     print(

@@ -78,6 +78,18 @@ export async function setTopicConfig(
   });
 }
 
+/** A topic's retention in milliseconds, its own or the broker's default; null: for ever. */
+export async function topicRetentionMs(admin: Pick<Admin, 'describeConfigs'>, topic: string) {
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms'] }],
+  });
+  const ms = Number(
+    resources[0]?.configEntries.find((e) => e.configName === 'retention.ms')?.configValue ?? -1,
+  );
+  return ms < 0 ? null : ms;
+}
+
 /** Seals a topic (`maxMessageBytes` null) or opens it with that limit. */
 export const setTopicLimit = (admin: ConfigAdmin, topic: string, maxMessageBytes: string | null) =>
   setTopicConfig(admin, topic, { [SIZE_LIMIT]: maxMessageBytes ?? SEALED });

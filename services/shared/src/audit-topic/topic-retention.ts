@@ -24,9 +24,3 @@ export function retentionConfig(days: number | null): Record<string, string | nu
 export function retentionEntriesOf(own: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(Object.entries(own).filter(([name]) => name === RETENTION || name === SEGMENT));
 }
-
-/** A topic's retention in milliseconds (null: for ever), from its `retention.ms`. */
-export function retentionMsOf(own: Readonly<Record<string, string>>): number | null {
-  const ms = Number(own[RETENTION] ?? -1);
-  return ms < 0 ? null : ms;
-}

@@ -61,7 +61,8 @@ async function activeHolds(db: Db, tenants: readonly string[]): Promise<HoldScop
 
 /**
  * The purges of the given tenants (every tenant with a horizon for null), each with the runs that began deleting
- * and every hold it had, released or not: only the columns the projector's role may read (0033).
+ * and every hold it had, released or not: only the columns the projector's and the dispatcher's roles may read
+ * (0033, 0034).
  */
 async function histories(db: Db, tenants: readonly string[] | null): Promise<Map<string, PurgeHistory>> {
   const horizons = await db.query<{ tenant_id: string; purged_before: string }>(

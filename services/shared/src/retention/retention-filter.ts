@@ -7,9 +7,9 @@ export type RetentionFilter = (events: readonly AuditEventRecord[]) => Promise<A
 
 /**
  * Leaves out every event its tenant's purges remove, deciding as each run did (docs/retention.md "What a replay
- * stores"), so that neither a redelivery nor a replay stores or delivers again what a purge removed. The purges are read from
- * Postgres at most every `refreshMs` (a purge waits longer than that before it deletes); a failed read throws, and
- * the write is tried again, as when ClickHouse fails: storing without knowing them could bring purged events back.
+ * stores"), so that neither a redelivery nor a replay stores or delivers again what a purge removed. The purges
+ * are read from Postgres at most every `refreshMs` (a purge waits longer than that before it deletes); a failed
+ * read throws, and the caller tries again: storing or delivering without them could bring purged events back.
  */
 export function retentionFilter(
   purges: Pick<PurgeRepository, 'histories'>,

@@ -25,8 +25,12 @@ export async function lockTenant(
   await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_LOCKS[kind], tenantId]);
 }
 
-/** The classes of our advisory locks over a whole table (second key 0), apart from the per-tenant ones. */
-export const TABLE_LOCKS = { exportJobQueue: 10 } as const;
+/**
+ * The classes of our advisory locks over a whole table or resource (second key 0), apart from the per-tenant ones:
+ * the export job queue, and the audit topic's configuration (its growth and its retention: each writes every
+ * setting of a topic back, and would undo the other's).
+ */
+export const TABLE_LOCKS = { exportJobQueue: 10, auditTopicConfig: 13 } as const;
 
 /** Serializes one kind of change of the whole table until the transaction ends. */
 export async function lockTable(
