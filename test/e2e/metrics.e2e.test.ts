@@ -107,7 +107,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'process_cpu_user_seconds_total', { service: 'ingest' })).toBeGreaterThan(0);
   });
 
-  it('gateway: on its own listener only, with auth failures, rate limits and route patterns', async () => {
+  it('gateway: on its own listener only, with auth failures, rate limits, route patterns and purges', async () => {
     expect((await fetch(`${gw.url()}/metrics`)).status).toBe(404);
     const text = await scrape(gw.metricsUrl());
     expect(sample(text, 'auth_failures_total', { service: 'gateway', reason: 'missing' })).toBe(1);
@@ -118,6 +118,10 @@ describe('GET /metrics', () => {
         status_code: '200',
       }),
     ).toBe(1);
+    // The test's own database has no purge run.
+    expect(sample(text, 'retention_purge_runs', { status: 'succeeded' })).toBe(0);
+    expect(sample(text, 'retention_purged_events')).toBe(0);
+    expect(sample(text, 'retention_purge_running_seconds')).toBe(0);
   });
 
   it("projector: writes, inserts, events by outcome, the trees' appends and its consumer lag", async () => {

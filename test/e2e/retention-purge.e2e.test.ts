@@ -307,6 +307,7 @@ describe('retention purge', () => {
     expect(status.runs[0]).toMatchObject({
       purge_id: report.purge_id,
       status: 'succeeded',
+      progress: null,
       purged: purged.length,
     });
 

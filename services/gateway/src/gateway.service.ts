@@ -20,6 +20,7 @@ import { webhookStore } from './adapters/webhook-store.js';
 import { displayTemplateStore } from './adapters/display-template-store.js';
 import { viewerAssets } from './adapters/viewer-assets.js';
 import { viewerTokenStore } from './adapters/viewer-token-store.js';
+import { registerPurgeMetrics } from './adapters/purge.metrics.js';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { TARGET_RESOLVE_MS } from './routes/webhooks.route.js';
@@ -75,6 +76,7 @@ export async function gatewayService(host: ServiceHost, config: GatewayConfig): 
   host.onStop(() => testSender.close());
   // Its own listener: the public port must not expose internal metrics (see config.ts).
   await host.serveInternal(config.metrics);
+  registerPurgeMetrics(host.metrics, purgeRepository(pool), logger, systemClock);
   // The live generation's tables, asked once a second at most, for the list and the reports alike.
   const live = liveTables(projectionStateStore(clickhouse), filterIndexState(clickhouse));
   const app = await buildApp({

@@ -66,6 +66,7 @@ describe('GET /audit/retention', () => {
       started_at: new Date(Date.UTC(2026, 10, 30, 9)),
       finished_at: new Date(Date.UTC(2026, 10, 30, 9, 1)),
       started_by: 'ops:alice',
+      progress: { phase: 'expiring' as const, round: null, tables_done: null, tables: 4 },
     };
     const asked: [string, number][] = [];
     const { send } = await setup({

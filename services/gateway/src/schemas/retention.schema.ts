@@ -35,6 +35,26 @@ const purgeRunSchema = z
     started_at: timestampSchema,
     finished_at: timestampSchema.nullable().meta({ description: '`null` while it runs.' }),
     started_by: actor,
+    progress: z
+      .object({
+        phase: z.enum(['waiting', 'deleting', 'checking', 'expiring']).meta({
+          description:
+            '`waiting` for the projector to see the run, `deleting` table by table of every generation, `checking` what is left, `expiring` export files.',
+        }),
+        round: z
+          .int()
+          .min(1)
+          .nullable()
+          .meta({ description: 'The round of deletions; `null` once past them.' }),
+        tables_done: z.int().min(0).nullable().meta({ description: 'Tables done in this round.' }),
+        tables: z.int().min(0).nullable().meta({ description: 'Tables a round deletes from.' }),
+      })
+      .nullable()
+      .meta({
+        id: 'RetentionPurgeProgress',
+        description:
+          'Where the run has got (where it stopped, for a failed one); `null` before it began deleting.',
+      }),
   })
   .meta({ id: 'RetentionPurgeRun' });
 

@@ -7,6 +7,7 @@ import {
   purgeHorizon,
   purgeRepository,
   retentionPurgeEvent,
+  type PurgeProgress,
   type PurgeScope,
 } from '@audit/shared/retention';
 import { expireJobFiles, exportJobsRepository, type ExportFiles } from '@audit/shared/export-jobs';
@@ -159,8 +160,11 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
       // From here the projector leaves out what this run removes; once it has seen that, the run deletes.
       await purges.deleting(purgeId);
       await sleep(HORIZON_SETTLE_MS);
+      const step = (p: Omit<PurgeProgress, 'tables'>) =>
+        purges.progressed(purgeId, { ...p, tables: tables.length });
       for (let round = 1; ; round++) {
-        for (const t of tables) {
+        for (const [done, t] of tables.entries()) {
+          await step({ phase: 'deleting', round, tables_done: done });
           ctx.note?.(`${t.events}: deleting`);
           await deleteWhere(ctx.clickhouse, t.events, where);
           if (t.index !== null) {
@@ -173,6 +177,7 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
             );
           }
         }
+        await step({ phase: 'checking', round, tables_done: tables.length });
         const left = (
           await Promise.all(tables.map((t) => countWhere(ctx.clickhouse, t.events, where)))
         ).reduce((a, b) => a + b, 0);
@@ -186,6 +191,7 @@ export async function purgeTenant(ctx: PurgeContext, tenant: string, dryRun: boo
       if ((await liveGeneration(ctx)) !== live.generation) {
         throw new CliError('a projection replay switched generations during the purge: run it again');
       }
+      await step({ phase: 'expiring', round: null, tables_done: null });
       const expired = await expireJobFiles(ctx.pool, ctx.files, files);
       const after = await count();
       // What left the live generation: the run's own count, a racing write it deleted too included.

@@ -3,6 +3,7 @@ import {
   scopeView,
   type HoldScope,
   type LegalHold,
+  type PurgeProgress,
   type PurgeRun,
   type RetentionPolicy,
 } from '@audit/shared/retention';
@@ -75,6 +76,13 @@ export function purgeText(r: PurgeReport): string {
       } expired (purge ${r.purge_id})`;
 }
 
+/** Where a run has got, in words: "deleting, round 1, 2 of 4 tables done". */
+function progressText(p: PurgeProgress): string {
+  const round = p.round === null ? '' : `, round ${p.round}`;
+  const tables = p.phase === 'deleting' ? `, ${p.tables_done} of ${p.tables} tables done` : '';
+  return `${p.phase === 'waiting' ? 'waiting for the projector' : p.phase}${round}${tables}`;
+}
+
 /** The horizon and the last runs, a line each. */
 export function purgeStatusText(tenant: string, status: { purgedBefore: number | null; runs: PurgeRun[] }) {
   const horizon =
@@ -82,12 +90,13 @@ export function purgeStatusText(tenant: string, status: { purgedBefore: number |
       ? `${tenant}: never purged`
       : `${tenant}: events before ${formatTimestamp(status.purgedBefore)} purged, unless held`;
   const runs = status.runs.map((run) => {
+    const at = run.progress === null ? '' : ` (${progressText(run.progress)})`;
     const outcome =
       run.status === 'succeeded'
         ? `${run.purged} purged, ${run.kept} kept`
         : run.status === 'failed'
-          ? `failed: ${quoted(run.error ?? '')}`
-          : 'running';
+          ? `failed${at}: ${quoted(run.error ?? '')}`
+          : `running${at}`;
     return `purge ${run.purge_id} started ${time(run.started_at)} by ${quoted(run.started_by)}: before ${formatTimestamp(run.purged_before)}, ${outcome}`;
   });
   return [horizon, ...runs].join('\n');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY, type LegalHold } from '@audit/shared/retention';
-import { holdsTable, holdText, policyText, releaseText } from './retention-text.js';
+import { DEFAULT_POLICY, type LegalHold, type PurgeRun } from '@audit/shared/retention';
+import { holdsTable, holdText, policyText, purgeStatusText, releaseText } from './retention-text.js';
 
 const hold: LegalHold = {
   hold_id: '0b6e7c1a-3f7d-4c55-9a43-2f0e8d1b6a10',
@@ -45,5 +45,41 @@ describe('the text of retention commands', () => {
 
   it('says a hold that sets no field holds every event', () => {
     expect(holdText({ ...hold, reason: 'r', scope: {} })).toContain('(every event; reason "r")');
+  });
+
+  it('says where a run has got, and where a failed one stopped', () => {
+    const run = (over: Partial<PurgeRun>): PurgeRun => ({
+      purge_id: 'p1',
+      purged_before: Date.UTC(2020, 0, 1),
+      holds: 0,
+      status: 'running',
+      purged: null,
+      kept: null,
+      error: null,
+      started_at: new Date(Date.UTC(2026, 10, 30, 9)),
+      finished_at: null,
+      started_by: 'operator:alice',
+      progress: null,
+      ...over,
+    });
+    const lines = purgeStatusText('acme', {
+      purgedBefore: Date.UTC(2020, 0, 1),
+      runs: [
+        run({ progress: { phase: 'deleting', round: 1, tables_done: 2, tables: 4 } }),
+        run({ progress: { phase: 'waiting', round: null, tables_done: null, tables: null } }),
+        run({
+          status: 'failed',
+          error: 'ClickHouse error 341',
+          progress: { phase: 'checking', round: 3, tables_done: 4, tables: 4 },
+        }),
+        run({}),
+      ],
+    }).split('\n');
+    expect(lines.slice(1).map((l) => l.split(': before ')[1]!.split(', ').slice(1).join(', '))).toEqual([
+      'running (deleting, round 1, 2 of 4 tables done)',
+      'running (waiting for the projector)',
+      'failed (checking, round 3): "ClickHouse error 341"',
+      'running',
+    ]);
   });
 });

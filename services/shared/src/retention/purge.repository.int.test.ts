@@ -82,4 +82,39 @@ describe('purge horizons and runs', () => {
       expect.objectContaining({ purge_id: lost, status: 'failed', error: expect.stringMatching(/stopped/) }),
     ]);
   });
+
+  it('records where a run has got, keeps where a failed one stopped, and totals every run over all tenants', async () => {
+    const tenant = `${names.tenant}-c`;
+    const before = await purges.totals();
+    const [failed, succeeded, running] = [randomUUID(), randomUUID(), randomUUID()];
+    const last = async () => (await purges.status(tenant, 1)).runs[0]!;
+    await purges.started(tenant, { purge_id: failed, purged_before: 10, holds: 0, started_by: 'ops' });
+    expect((await last()).progress).toBeNull();
+    await purges.deleting(failed);
+    expect((await last()).progress).toEqual({
+      phase: 'waiting',
+      round: null,
+      tables_done: null,
+      tables: null,
+    });
+    const deleting = { phase: 'deleting' as const, round: 2, tables_done: 1, tables: 4 };
+    await purges.progressed(failed, deleting);
+    expect((await last()).progress).toEqual(deleting);
+    await purges.finished(failed, { error: 'ClickHouse error 341' });
+    expect(await last()).toMatchObject({ status: 'failed', progress: deleting });
+
+    await purges.started(tenant, { purge_id: succeeded, purged_before: 20, holds: 0, started_by: 'ops' });
+    await purges.deleting(succeeded);
+    await purges.progressed(succeeded, { phase: 'expiring', round: null, tables_done: null, tables: 4 });
+    await purges.finished(succeeded, { purged: 5, kept: 1 });
+    expect(await last()).toMatchObject({ status: 'succeeded', purged: 5, progress: null });
+
+    await purges.started(tenant, { purge_id: running, purged_before: 30, holds: 0, started_by: 'ops' });
+    const after = await purges.totals();
+    expect(after.runs.failed - before.runs.failed).toBe(1);
+    expect(after.runs.succeeded - before.runs.succeeded).toBe(1);
+    expect(after.runs.running - before.runs.running).toBe(1);
+    expect(after.purged - before.purged).toBe(5);
+    expect(after.oldestRunning).toBeInstanceOf(Date);
+  });
 });

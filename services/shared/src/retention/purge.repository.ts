@@ -9,6 +9,26 @@ type Db = Pick<pg.ClientBase, 'query'>;
 
 export type PurgeStatus = 'running' | 'succeeded' | 'failed';
 
+/**
+ * Where a run has got: waiting for the projector to see its mark, deleting (round, and tables of every
+ * generation done in it), checking what is left, expiring export files (0035_retention_purge_progress).
+ */
+export interface PurgeProgress {
+  phase: 'waiting' | 'deleting' | 'checking' | 'expiring';
+  round: number | null;
+  tables_done: number | null;
+  tables: number | null;
+}
+
+/** What every run has done, over all tenants: the purge metrics (docs/operations.md "Metrics"). */
+export interface PurgeTotals {
+  runs: Record<PurgeStatus, number>;
+  /** Events removed by the runs that succeeded. */
+  purged: number;
+  /** When the oldest run still said to be running began; null when none is. */
+  oldestRunning: Date | null;
+}
+
 /** One purge run of a tenant (0032_retention_purges). */
 export interface PurgeRun {
   purge_id: string;
@@ -22,6 +42,8 @@ export interface PurgeRun {
   started_at: Date;
   finished_at: Date | null;
   started_by: string;
+  /** Null before the run marked its decisions. */
+  progress: PurgeProgress | null;
 }
 
 /** What a purge of one tenant starts from, read under the tenant's retention lock. */
@@ -35,19 +57,20 @@ export interface PurgeStart {
 type HoldScopeRow = HoldScopeColumns & { tenant_id: string };
 
 const RUN_COLUMNS = `purge_id, purged_before, holds, status, purged, kept, error, started_at, finished_at,
-  started_by`;
+  started_by, phase, round, tables_done, tables`;
 
-type RunRow = Omit<PurgeRun, 'purged_before' | 'purged' | 'kept'> & {
+type RunRow = Omit<PurgeRun, 'purged_before' | 'purged' | 'kept' | 'progress'> & {
   purged_before: string;
   purged: string | null;
   kept: string | null;
-};
+} & { [K in keyof PurgeProgress]: K extends 'phase' ? PurgeProgress[K] | null : number | null };
 
-const runOf = (row: RunRow): PurgeRun => ({
+const runOf = ({ phase, round, tables_done, tables, ...row }: RunRow): PurgeRun => ({
   ...row,
   purged_before: Number(row.purged_before),
   purged: row.purged === null ? null : Number(row.purged),
   kept: row.kept === null ? null : Number(row.kept),
+  progress: phase === null ? null : { phase, round, tables_done, tables },
 });
 
 async function activeHolds(db: Db, tenants: readonly string[]): Promise<HoldScopeRow[]> {
@@ -171,7 +194,39 @@ export function purgeRepository(pool: pg.Pool) {
 
     /** Marks the run as deleting from now on: the projector decides by it from then (docs/retention.md). */
     async deleting(purgeId: string): Promise<void> {
-      await pool.query('UPDATE retention_purges SET deleting_since = now() WHERE purge_id = $1', [purgeId]);
+      await pool.query(
+        `UPDATE retention_purges SET deleting_since = now(), phase = 'waiting' WHERE purge_id = $1`,
+        [purgeId],
+      );
+    },
+
+    /** Records where the run has got. */
+    async progressed(purgeId: string, p: PurgeProgress): Promise<void> {
+      await pool.query(
+        'UPDATE retention_purges SET phase = $2, round = $3, tables_done = $4, tables = $5 WHERE purge_id = $1',
+        [purgeId, p.phase, p.round, p.tables_done, p.tables],
+      );
+    },
+
+    /** What every run has done, over all tenants (no tenant's own figures). */
+    async totals(): Promise<PurgeTotals> {
+      const { rows } = await pool.query<{
+        status: PurgeStatus;
+        runs: string;
+        purged: string | null;
+        oldest: Date | null;
+      }>(
+        `SELECT status, count(*) AS runs, sum(purged) AS purged,
+                min(started_at) FILTER (WHERE status = 'running') AS oldest
+           FROM retention_purges GROUP BY status`,
+      );
+      const runs: Record<PurgeStatus, number> = { running: 0, succeeded: 0, failed: 0 };
+      for (const r of rows) runs[r.status] = Number(r.runs);
+      return {
+        runs,
+        purged: Number(rows.find((r) => r.status === 'succeeded')?.purged ?? 0),
+        oldestRunning: rows.find((r) => r.status === 'running')?.oldest ?? null,
+      };
     },
 
     async finished(
@@ -180,7 +235,9 @@ export function purgeRepository(pool: pg.Pool) {
     ): Promise<void> {
       const failed = 'error' in outcome;
       await pool.query(
-        `UPDATE retention_purges SET status = $2, purged = $3, kept = $4, error = $5, finished_at = now()
+        // A run that succeeded has nothing left to say of its progress; a failed one keeps where it stopped.
+        `UPDATE retention_purges SET status = $2, purged = $3, kept = $4, error = $5, finished_at = now(),
+           phase = CASE WHEN $2 = 'succeeded' THEN NULL ELSE phase END
           WHERE purge_id = $1`,
         [
           purgeId,
