@@ -2,7 +2,7 @@ import { Gauge, scrapeCache, type Logger, type Registry } from '@audit/shared/pl
 import type { PurgeRepository, PurgeTotals } from '@audit/shared/retention';
 
 /**
- * The retention purges' metrics (docs/operations.md "Metrics"), computed when scraped from what Postgres records of
+ * The retention purges' metrics (docs/retention.md "The purge"), computed when scraped from what Postgres records of
  * the runs: over all tenants, never one tenant's figures. Postgres is asked at most once a second, and a scrape
  * waits for it at most a second; while it does not answer, none of them has a series.
  */

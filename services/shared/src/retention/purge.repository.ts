@@ -20,7 +20,7 @@ export interface PurgeProgress {
   tables: number | null;
 }
 
-/** What every run has done, over all tenants: the purge metrics (docs/operations.md "Metrics"). */
+/** What every run has done, over all tenants: the purge metrics (docs/retention.md "The purge"). */
 export interface PurgeTotals {
   runs: Record<PurgeStatus, number>;
   /** Events removed by the runs that succeeded. */
