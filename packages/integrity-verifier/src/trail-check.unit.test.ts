@@ -112,6 +112,7 @@ describe('trailCheck', () => {
     });
     // A mark on the leaf at the horizon itself: not older, not believed.
     expect(run('purged at the horizon').findings.map((f) => f.kind)).toEqual(['proof']);
+    const missing = (i: number) => ({ kind: 'missing', event_id: rows[i]!.event_id, leaf_index: i });
     const proofProblem = {
       kind: 'proof',
       tree_size: 12,
@@ -119,19 +120,11 @@ describe('trailCheck', () => {
     };
     expect(run('purged above the horizon')).toMatchObject({
       purged: 2,
-      findings: [
-        proofProblem,
-        { kind: 'missing', event_id: rows[8]!.event_id, leaf_index: 8 },
-        { kind: 'missing', event_id: rows[9]!.event_id, leaf_index: 9 },
-      ],
+      findings: [proofProblem, missing(8), missing(9)],
     });
     expect(run('purged without a horizon')).toMatchObject({
       purged: 0,
-      findings: [
-        proofProblem,
-        { kind: 'missing', event_id: rows[4]!.event_id, leaf_index: 4 },
-        { kind: 'missing', event_id: rows[5]!.event_id, leaf_index: 5 },
-      ],
+      findings: [proofProblem, missing(4), missing(5)],
     });
   });
 

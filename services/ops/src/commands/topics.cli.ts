@@ -2,7 +2,8 @@ import { generationsRepository, generationTopicStates } from '@audit/shared/audi
 import { createClickHouse, inTransaction, kafkaSettled, lockTable } from '@audit/shared/platform';
 import { projectionStateStore } from '@audit/shared/projection';
 import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
-import { KAFKA_READ_DEADLINE_MS, withKafka, withPool } from '../contexts.js';
+import type pg from 'pg';
+import { KAFKA_READ_DEADLINE_MS, withKafka, withPool, type KafkaContext } from '../contexts.js';
 import { parseTopicRetention } from '../domain/topic-retention-request.js';
 import { HELP } from '../help.js';
 import { formatTable } from '../output.js';
@@ -11,6 +12,24 @@ import { growAuditTopic } from './topics-grow.command.js';
 import { topicRetention } from './topics-retention.command.js';
 
 const OPTIONS_OF = { list: [], grow: ['partitions'], retention: ['days', 'forever'] } as const;
+
+/**
+ * Runs a change of the audit topic's configuration under the one lock `topics grow` and `topics retention` take:
+ * each writes every setting of a topic back, and would undo the other's.
+ */
+function underTopicLock<T>(
+  { config, logger }: Pick<CliContext, 'config' | 'logger'>,
+  change: (pool: pg.Pool, kafka: KafkaContext) => Promise<T>,
+): Promise<T> {
+  return withPool(config, logger, (pool) =>
+    withKafka(config, logger, (kafka) =>
+      inTransaction(pool, async (db) => {
+        await lockTable(db, 'auditTopicConfig');
+        return change(pool, kafka);
+      }),
+    ),
+  );
+}
 
 export async function topicsCli(
   sub: string | undefined,
@@ -24,15 +43,10 @@ export async function topicsCli(
   if (sub === 'retention') {
     const parsed = parseTopicRetention(values);
     if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
-    const r = await withPool(config, logger, (pool) =>
-      withKafka(config, logger, ({ kafka, admin, topics }) =>
-        inTransaction(pool, async (db) => {
-          await lockTable(db, 'auditTopicConfig');
-          return topicRetention(
-            { kafka, admin, topics, now: Date.now, readDeadlineMs: KAFKA_READ_DEADLINE_MS },
-            parsed.request.days,
-          );
-        }),
+    const r = await underTopicLock({ config, logger }, (_pool, { kafka, admin, topics }) =>
+      topicRetention(
+        { kafka, admin, topics, now: Date.now, readDeadlineMs: KAFKA_READ_DEADLINE_MS },
+        parsed.request.days,
       ),
     );
     print(
@@ -62,23 +76,10 @@ export async function topicsCli(
         `a replay of the projection into generation ${state.target} is in progress (${state.phase}): grow the ` +
           'topic once it has ended',
       );
-    // Under the lock `topics retention` takes too: each writes every setting of a topic back.
-    const r = await withPool(config, logger, (pool) =>
-      withKafka(config, logger, ({ kafka, admin, topics }) =>
-        inTransaction(pool, async (db) => {
-          await lockTable(db, 'auditTopicConfig');
-          return growAuditTopic(
-            {
-              kafka,
-              admin,
-              pool,
-              topics,
-              replicationFactor: config.kafka.replicationFactor,
-              note,
-            },
-            partitions,
-          );
-        }),
+    const r = await underTopicLock({ config, logger }, (pool, { kafka, admin, topics }) =>
+      growAuditTopic(
+        { kafka, admin, pool, topics, replicationFactor: config.kafka.replicationFactor, note },
+        partitions,
       ),
     );
     print(
