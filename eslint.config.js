@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 // The architecture's boundaries (docs/architecture.md "Modules"): each deployable stands alone, the shared kernel
 // is imported through its named modules, each module only from the ones below it, and the domain stays pure.
-const SERVICES = ['dispatcher', 'exporter', 'gateway', 'ingest', 'notary', 'ops', 'projector'];
+const SERVICES = ['custodian', 'dispatcher', 'exporter', 'gateway', 'ingest', 'notary', 'ops', 'projector'];
 /** Each module of `@audit/shared` and the modules it may import. */
 const SHARED_MODULES = {
   platform: [],
@@ -17,7 +17,7 @@ const SHARED_MODULES = {
   migrations: ['platform', 'projection'],
   host: ['platform', 'contract', 'audit-topic'],
   tenants: ['platform'],
-  retention: ['platform', 'contract', 'projection'],
+  retention: ['platform', 'contract', 'projection', 'export-jobs'],
   reports: ['platform', 'contract', 'projection', 'integrity'],
 };
 const TESTS = ['**/*.test.ts'];

@@ -12,8 +12,7 @@ import {
   type ClickHouseClient,
 } from '@audit/shared/platform';
 import { projectionTables } from '@audit/shared/projection';
-import { purgeCondition, purgeHorizon, type PurgeScope } from '@audit/shared/retention';
-import { settleBuckets } from '../services/ops/src/adapters/retention-purge.clickhouse.js';
+import { purgeCondition, purgeHorizon, settleBuckets, type PurgeScope } from '@audit/shared/retention';
 import { uniqueNames } from '../test/support/names.js';
 import { mintKey, opsCli } from '../test/support/ops-cli.js';
 import { migratedPostgres } from '../test/support/postgres.js';

@@ -10,6 +10,7 @@ import { diff } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { z } from 'zod';
 import { clickhouseEnv, kafkaEnv, loggingEnv, postgresEnv } from '@audit/shared/platform';
+import { envSchema as custodian } from '../services/custodian/src/config.js';
 import { envSchema as dispatcher } from '../services/dispatcher/src/config.js';
 import { envSchema as exporter } from '../services/exporter/src/config.js';
 import { envSchema as gateway } from '../services/gateway/src/config.js';
@@ -26,6 +27,7 @@ export const envSchemas: Record<string, z.ZodObject> = {
   dispatcher,
   exporter,
   notary,
+  custodian,
   ops,
 };
 

@@ -8,7 +8,8 @@ ensure_dev_secrets() {
   local name
   # The services' database roles' passwords too (docs/operations.md "Database roles").
   for name in INGEST_TOKEN API_KEY_PEPPER CURSOR_SECRET WEBHOOK_SECRET_KEY GATEWAY_DATABASE_PASSWORD \
-    PROJECTOR_DATABASE_PASSWORD DISPATCHER_DATABASE_PASSWORD EXPORTER_DATABASE_PASSWORD NOTARY_DATABASE_PASSWORD; do
+    PROJECTOR_DATABASE_PASSWORD DISPATCHER_DATABASE_PASSWORD EXPORTER_DATABASE_PASSWORD NOTARY_DATABASE_PASSWORD \
+    CUSTODIAN_DATABASE_PASSWORD; do
     if ! grep -q "^${name}=" .data/secrets.env; then
       echo "${name}=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >>.data/secrets.env
     fi

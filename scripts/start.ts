@@ -51,6 +51,13 @@ const SERVICES = [
     hostVar: 'NOTARY_HOST',
     path: '/readyz',
   },
+  {
+    name: 'custodian',
+    portVar: 'CUSTODIAN_PORT',
+    defaultPort: 8086,
+    hostVar: 'CUSTODIAN_HOST',
+    path: '/readyz',
+  },
 ] as const;
 
 // Each child gets its own process group: Ctrl-C reaches only this launcher, which then stops every service once,
@@ -166,7 +173,7 @@ try {
       ...lines,
       '  ingest token: INGEST_TOKEN (from your environment or .data/secrets.env)',
       '  health: GET /healthz and /readyz on each port. Ctrl-C stops the services; `npm run stack -- down` the components.',
-      `  metrics: GET /metrics on the ingest, projector, dispatcher, exporter and notary ports; the gateway's at http://${gatewayMetrics}/metrics`,
+      `  metrics: GET /metrics on the ingest, projector, dispatcher, exporter, notary and custodian ports; the gateway's at http://${gatewayMetrics}/metrics`,
       '',
     ].join('\n'),
   );

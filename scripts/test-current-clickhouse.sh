@@ -38,7 +38,7 @@ done
   test/int/indexed-page.int.test.ts
   test/int/migrations.int.test.ts
   test/int/backfill.int.test.ts
-  services/ops/src/adapters/retention-purge.clickhouse.int.test.ts
+  services/shared/src/retention/purge.clickhouse.int.test.ts
   test/e2e/gateway-list.e2e.test.ts
   test/e2e/gateway-lookup.e2e.test.ts
   test/e2e/gateway-export.e2e.test.ts

@@ -6,7 +6,7 @@ import { ingest, makeEvent } from '../support/events.js';
 import { compressedSchedule, dispatcherFixture } from '../support/dispatcher-fixture.js';
 import { gatewayFixture } from '../support/gateway-fixture.js';
 import { pipelineFixture } from '../support/pipeline-fixture.js';
-import { exporterService, LOOPBACK_TARGETS, notaryService } from '../support/stack.js';
+import { custodianService, exporterService, LOOPBACK_TARGETS, notaryService } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { webhookReceiver } from '../support/webhook-receiver.js';
 
@@ -24,9 +24,11 @@ const event = makeEvent(names.tenant, 0);
 let key = '';
 let exporter: ReturnType<typeof exporterService> | undefined;
 let notary: ReturnType<typeof notaryService> | undefined;
+let custodian: ReturnType<typeof custodianService> | undefined;
 afterAll(async () => {
   await exporter?.stop();
   await notary?.stop();
+  await custodian?.stop();
 });
 
 async function scrape(url: string) {
@@ -70,6 +72,7 @@ function metricsUrls(): Record<string, string> {
     dispatcher: dispatcher.process().metricsUrl,
     exporter: exporter!.metricsUrl,
     notary: notary!.metricsUrl,
+    custodian: custodian!.metricsUrl,
   };
 }
 
@@ -78,6 +81,8 @@ beforeAll(async () => {
   await exporter.start();
   notary = notaryService(names, gw.databaseUrl());
   await notary.start();
+  custodian = custodianService(names, gw.databaseUrl(), { RETENTION_PURGE_CHECK_MS: '200' });
+  await custodian.start();
   key = await gw.mint(names.tenant, 'audit:read,webhooks:write');
   const created = await gw.send('POST', '/audit/webhooks', key, {
     url: receiver.url('/hook'),
@@ -166,6 +171,17 @@ describe('GET /metrics', () => {
     expect(sample(text, 'notary_checkpoints_total')).toBe(0);
     expect(sample(text, 'notary_signing_key_ready')).toBe(0);
     expect(sample(text, 'notary_checkpoint_lag_seconds')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('custodian: purge checks by outcome, and when its last pass ended', async () => {
+    // No tenant has a policy with a maximum here: passes end, and nothing is checked.
+    const text = await waitFor('a pass of the custodian', async () => {
+      const t = await scrape(custodian!.metricsUrl);
+      return (sample(t, 'custodian_purge_pass_timestamp_seconds') ?? 0) > 0 ? t : undefined;
+    });
+    for (const outcome of ['purged', 'nothing', 'busy', 'failed']) {
+      expect(sample(text, 'custodian_purge_checks_total', { outcome })).toBe(0);
+    }
   });
 
   it('never labels with tenants, keys, event ids or URLs', async () => {

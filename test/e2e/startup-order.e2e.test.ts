@@ -9,6 +9,7 @@ import { ensureServiceLogins, freshPostgres, migratedPostgres } from '../support
 import type { ServiceProcess } from '../support/service-process.js';
 import {
   cleanUp,
+  custodianService,
   dispatcherService,
   gatewayService,
   CLICKHOUSE_URL,
@@ -167,20 +168,28 @@ describe('a service started before its dependencies', () => {
     expect(service.logged().some((line) => line.msg === 'projector running')).toBe(true);
   });
 
-  it('notary before its schema: not ready until `ops migrate` applied it, then ready without a restart', async () => {
+  it('notary and custodian before their schema: not ready until `ops migrate` applied it, then ready without a restart', async () => {
     // No service migrates Postgres (its role cannot): it waits for the schema it was built for.
     const unmigrated = await freshPostgres({ ...names, database: `${names.database}_late` });
     cleanups.push(() => unmigrated.drop());
-    const notary = track(notaryService(names, unmigrated.url));
-    notary.launch();
-    await failedOnce(notary, 'postgres');
-    await expectAliveNotReady(notary, 'postgres');
-    const pid = notary.pid;
+    const services = [
+      track(notaryService(names, unmigrated.url)),
+      track(custodianService(names, unmigrated.url)),
+    ];
+    for (const service of services) service.launch();
+    const pids = [];
+    for (const service of services) {
+      await failedOnce(service, 'postgres');
+      await expectAliveNotReady(service, 'postgres');
+      pids.push(service.pid);
+    }
 
     await migratePostgres(unmigrated.url);
-    await notary.ready();
-    expect(notary.pid).toBe(pid);
-    await notary.waitForLog('dependency available', (line) => line.dependency === 'postgres');
+    for (const service of services) await service.ready();
+    expect(services.map((service) => service.pid)).toEqual(pids);
+    for (const service of services) {
+      await service.waitForLog('dependency available', (line) => line.dependency === 'postgres');
+    }
   });
 
   it('a signal during the wait ends the process through its shutdown, with exit code 0', async () => {

@@ -93,6 +93,7 @@ describe('ops status', () => {
         DISPATCHER_PORT: String(await readiness(200, {})),
         EXPORTER_PORT: String(await readiness(200, { clickhouse: 'ok' })),
         NOTARY_PORT: String(await readiness(200, { postgres: 'ok' })),
+        CUSTODIAN_PORT: String(await readiness(200, { clickhouse: 'ok' })),
       },
       'status',
     );
@@ -110,6 +111,7 @@ describe('ops status', () => {
       ['dispatcher', 'up', null],
       ['exporter', 'up', null],
       ['notary', 'up', null],
+      ['custodian', 'up', null],
     ]);
     expect(services![2]!.address).toBe(`127.0.0.1:${down}`);
   });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceHost, type ServiceHost } from '@audit/shared/host';
 import { createLogger } from '@audit/shared/platform';
+import { loadConfig as custodianConfig } from '../../services/custodian/src/config.js';
+import { custodianService } from '../../services/custodian/src/custodian.service.js';
 import { loadConfig as dispatcherConfig } from '../../services/dispatcher/src/config.js';
 import { dispatcherService } from '../../services/dispatcher/src/dispatcher.service.js';
 import { loadConfig as exporterConfig } from '../../services/exporter/src/config.js';
@@ -74,8 +76,16 @@ async function readyAt(port: number) {
 
 describe('services run in hosts of their own, in one process', () => {
   it('start, serve an event from ingest to the public API, and stop', async () => {
-    const [ingestPort, projectorPort, gatewayPort, metricsPort, dispatcherPort, exporterPort, notaryPort] =
-      await Promise.all(Array.from({ length: 7 }, () => unusedPort()));
+    const [
+      ingestPort,
+      projectorPort,
+      gatewayPort,
+      metricsPort,
+      dispatcherPort,
+      exporterPort,
+      notaryPort,
+      custodianPort,
+    ] = await Promise.all(Array.from({ length: 8 }, () => unusedPort()));
     const env = (extra: Record<string, string>) =>
       serviceEnv(names, { DATABASE_URL: postgres.url, ...extra });
     const services = [
@@ -120,9 +130,21 @@ describe('services run in hosts of their own, in one process', () => {
         hostOf('notary'),
         notaryConfig(env({ NOTARY_PORT: String(notaryPort), INTEGRITY_KEY_DIR: keyDir })),
       ),
+      custodianService(
+        hostOf('custodian'),
+        custodianConfig(env({ CUSTODIAN_PORT: String(custodianPort), EXPORT_DIR: exportDir(names) })),
+      ),
     ];
     await Promise.all(services);
-    for (const port of [ingestPort, projectorPort, gatewayPort, dispatcherPort, exporterPort, notaryPort])
+    for (const port of [
+      ingestPort,
+      projectorPort,
+      gatewayPort,
+      dispatcherPort,
+      exporterPort,
+      notaryPort,
+      custodianPort,
+    ])
       await readyAt(port!);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_SERVICES, serviceRole, type DatabaseService } from '@audit/shared/migrations';
 import { uniqueNames } from '../support/names.js';
-import { migratedPostgres, serviceLoginUrl } from '../support/postgres.js';
+import { ensureServiceLogins, migratedPostgres, serviceLoginUrl } from '../support/postgres.js';
 
 const names = uniqueNames('roles');
 let postgres: Awaited<ReturnType<typeof migratedPostgres>>;
@@ -18,7 +18,7 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   audit_topic_generations: { projector: 'SELECT', dispatcher: 'SELECT', exporter: 'SELECT' },
   dead_letter_redrives: {},
   display_templates: { gateway: 'INSERT SELECT' },
-  export_jobs: { gateway: 'INSERT SELECT', exporter: 'SELECT UPDATE' },
+  export_jobs: { gateway: 'INSERT SELECT', exporter: 'SELECT UPDATE', custodian: 'SELECT UPDATE(status)' },
   integrity_checkpoints: { gateway: 'SELECT', notary: 'INSERT SELECT', exporter: 'SELECT' },
   integrity_keys: { gateway: 'SELECT', notary: 'SELECT' },
   integrity_leaf_events: { gateway: 'SELECT', projector: 'INSERT SELECT' },
@@ -35,14 +35,21 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
     gateway: 'INSERT SELECT UPDATE(release_reason,released_at,released_by)',
     projector: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
     dispatcher: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
+    custodian: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
   },
   rate_limit_buckets: { gateway: 'INSERT SELECT UPDATE' },
-  retention_horizons: { gateway: 'SELECT', projector: 'SELECT', dispatcher: 'SELECT' },
-  retention_policies: { gateway: 'INSERT SELECT UPDATE' },
+  retention_horizons: {
+    gateway: 'SELECT',
+    projector: 'SELECT',
+    dispatcher: 'SELECT',
+    custodian: 'INSERT SELECT UPDATE',
+  },
+  retention_policies: { gateway: 'INSERT SELECT UPDATE', custodian: 'SELECT' },
   retention_purges: {
     gateway: 'SELECT',
     projector: 'SELECT(deleting_since,purged_before,tenant_id)',
     dispatcher: 'SELECT(deleting_since,purged_before,tenant_id)',
+    custodian: 'INSERT SELECT UPDATE',
   },
   schema_migrations: Object.fromEntries(DATABASE_SERVICES.map((s) => [s, 'SELECT'])),
   tenant_profiles: { gateway: 'SELECT' },
@@ -137,6 +144,8 @@ const CHECKPOINT = `INSERT INTO integrity_checkpoints (tenant_id, tree_size, roo
 
 beforeAll(async () => {
   postgres = await migratedPostgres(names);
+  // The services' test logins: made once per server, by whichever test needs them first.
+  await ensureServiceLogins();
   owner = new pg.Pool({ connectionString: postgres.url, max: 2 });
   // A tenant's tree, for the writes below to find a row to change.
   await owner.query(`INSERT INTO integrity_trees (tenant_id) VALUES ($1)`, [names.tenant]);
@@ -196,5 +205,16 @@ describe("each service's database role", () => {
     );
     expect(await attempt('dispatcher', `UPDATE webhook_endpoints SET consecutive_failures = 0`)).toBeNull();
     expect(await attempt('exporter', `DELETE FROM export_jobs`)).toBe(DENIED);
+  });
+
+  it('the custodian records purges, but changes no policy or hold, and of an export job only its status', async () => {
+    expect(await attempt('custodian', KEY)).toBe(DENIED);
+    expect(await attempt('custodian', `UPDATE retention_policies SET max_days = 1`)).toBe(DENIED);
+    expect(await attempt('custodian', `UPDATE legal_holds SET released_at = now()`)).toBe(DENIED);
+    expect(await attempt('custodian', `SELECT reason FROM legal_holds`)).toBe(DENIED);
+    expect(await attempt('custodian', `UPDATE export_jobs SET since_ms = 0`)).toBe(DENIED);
+    expect(await attempt('custodian', `DELETE FROM retention_purges`)).toBe(DENIED);
+    expect(await attempt('custodian', `UPDATE integrity_trees SET size = 0`)).toBe(DENIED);
+    expect(await attempt('custodian', `UPDATE export_jobs SET status = 'expired' WHERE false`)).toBeNull();
   });
 });

@@ -7,7 +7,8 @@ import { waitFor } from './wait-for.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LOG_DIR = `${ROOT}.data/test-logs`;
 
-export type ServiceName = 'ingest' | 'projector' | 'gateway' | 'dispatcher' | 'exporter' | 'notary';
+export type ServiceName =
+  'ingest' | 'projector' | 'gateway' | 'dispatcher' | 'exporter' | 'notary' | 'custodian';
 
 // Where service processes run from unless one is told otherwise: a compiled build, or their TypeScript via tsx.
 let defaultCompiledApp: string | undefined;

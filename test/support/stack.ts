@@ -141,6 +141,21 @@ export function notaryService(names: TestNames, databaseUrl: string, extra: Reco
   return databaseService('notary', serviceEnv(names, env), port);
 }
 
+/**
+ * The custodian (it runs the tenants' purges on a schedule) on the test's topics, Postgres database and export
+ * files, with the stack's writing ClickHouse user, as deployed.
+ */
+export function custodianService(names: TestNames, databaseUrl: string, extra: Record<string, string> = {}) {
+  const port = nextPort++;
+  const env = {
+    CUSTODIAN_PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    EXPORT_DIR: exportDir(names),
+    ...extra,
+  };
+  return databaseService('custodian', serviceEnv(names, env), port);
+}
+
 /** Where a test's export files live: under .data, removed by the test that made it. */
 export const exportDir = (names: TestNames) =>
   fileURLToPath(new URL(`../../.data/test-exports/${names.id}`, import.meta.url));

@@ -33,6 +33,7 @@ export const { envSchema, loadConfig } = serviceConfig(
     ...listenerParts.dispatcher.env,
     ...listenerParts.exporter.env,
     ...listenerParts.notary.env,
+    ...listenerParts.custodian.env,
     // The projectors' group: `replay projection` waits for its members, and names the replay's group after it.
     ...projectorGroupEnv,
     // As the projector's: `dlq show` and `replay webhooks` decode with the contract versions the projector has.
@@ -54,6 +55,7 @@ export const { envSchema, loadConfig } = serviceConfig(
       dispatcher: listenerParts.dispatcher.settings(e),
       exporter: listenerParts.exporter.settings(e),
       notary: listenerParts.notary.settings(e),
+      custodian: listenerParts.custodian.settings(e),
     },
   }),
 );

@@ -12,22 +12,9 @@ import {
   FILTER_INDEX_SHAPE,
   filterIndexTables,
   filterIndexState,
-  generationOf,
   projectionTables,
   type ProjectionTables,
 } from '@audit/shared/projection';
-
-/** Generations whose events table exists in the database. */
-export async function existingGenerations(client: ClickHouseClient, database: string): Promise<number[]> {
-  const result = await client.query({
-    query: `SELECT name FROM system.tables WHERE database = ${sqlValue(database)}`,
-    format: 'JSONEachRow',
-  });
-  return (await result.json<{ name: string }>())
-    .map((r) => generationOf(r.name))
-    .filter((g): g is number => g !== null)
-    .sort((a, b) => a - b);
-}
 
 /**
  * A new generation shaped like `like` (same columns, engine, keys and settings), with the view that keeps its by-id

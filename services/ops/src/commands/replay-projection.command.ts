@@ -2,6 +2,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { topicRetentionMs } from '@audit/shared/audit-topic';
 import { sleep, type ClickHouseClient, type ClusterGuard, type SchemaWriter } from '@audit/shared/platform';
 import {
+  existingGenerations,
   projectionTables,
   replayGroupId,
   runningInserts,
@@ -13,7 +14,6 @@ import {
   countEvents,
   createGeneration,
   dropGeneration,
-  existingGenerations,
 } from '../adapters/projection-tables.admin.js';
 import { replayShortfalls, type PartitionReach } from '../domain/replay-reach.js';
 import { CliError } from './cli-error.js';

@@ -1,6 +1,5 @@
 import { formatTimestamp } from '@audit/shared/contract';
-import { purgeRunView, type PurgeRun } from '@audit/shared/retention';
-import type { PurgeReport } from './retention-purge.command.js';
+import { purgeRunView, type PurgeReport, type PurgeRun } from '@audit/shared/retention';
 
 const time = (ms: number | null) => (ms === null ? null : formatTimestamp(ms));
 

@@ -4,11 +4,11 @@ import {
   type HoldScope,
   type LegalHold,
   type PurgeProgress,
+  type PurgeReport,
   type PurgeRun,
   type RetentionPolicy,
 } from '@audit/shared/retention';
 import { formatTable, quoted } from '../output.js';
-import type { PurgeReport } from './retention-purge.command.js';
 
 // Every stored text (a reason, a scope's ids, who acted) is shown quoted: it cannot write control sequences to
 // the terminal, whatever the API or an operator stored.

@@ -2,19 +2,21 @@ import { onlyOptions, type CliContext, type CliValues } from '../cli-values.js';
 import { withAuditedContext, withPool } from '../contexts.js';
 import { exportFiles } from '@audit/shared/export-jobs';
 import { createClickHouse } from '@audit/shared/platform';
-import { policyView, purgeRepository } from '@audit/shared/retention';
+import {
+  policyView,
+  PURGE_STATEMENT_MS,
+  purgeRepository,
+  purgeTenant,
+  PurgeError,
+} from '@audit/shared/retention';
 import { parseRetentionPurge, parseRetentionSet, parseRetentionShow } from '../domain/retention-request.js';
 import { HELP } from '../help.js';
 import { CliError } from './cli-error.js';
 import { purgeStatusView, purgeView } from './retention-purge-view.js';
 import { policyText, purgeStatusText, purgeText } from './retention-text.js';
-import { purgeTenant } from './retention-purge.command.js';
+import { operatorActor } from '../domain/retention-actor.js';
 import { retentionCommands } from './retention.command.js';
 
-// A deletion returns once ClickHouse has its mutation, but the summary's settling reads the tenant's whole history
-// under the horizon in one statement (2 million events took over two minutes on a loaded 2-core machine): as long
-// as a backfill's statements may take.
-const PURGE_STATEMENT_MS = 6 * 3600 * 1000;
 const STATUS_RUNS = 10;
 
 /** `ops retention show|set|purge|status` (docs/operations.md "Retention and legal holds"). */
@@ -43,7 +45,9 @@ export async function retentionCli(
       const report = await withAuditedContext(config, logger, (ctx) =>
         purgeTenant(
           {
-            ...ctx,
+            pool: ctx.pool,
+            publish: (event) => ctx.publisher.publish([event]),
+            actor: operatorActor(ctx.operator),
             clickhouse,
             database: config.clickhouse.database,
             files: exportFiles(config.exportStorage),
@@ -52,9 +56,11 @@ export async function retentionCli(
             note,
           },
           tenant,
-          dry_run,
+          { dryRun: dry_run },
         ),
-      );
+      ).catch((err: unknown) => {
+        throw err instanceof PurgeError ? new CliError(err.message) : err;
+      });
       return print(purgeView(report), purgeText(report));
     } finally {
       await clickhouse.close();

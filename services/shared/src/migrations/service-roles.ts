@@ -6,7 +6,14 @@ import { z } from 'zod';
  * service needs (docs/operations.md "Database roles"). The schema's owner, which `ops migrate` and the other
  * operator commands use, is none of them.
  */
-export const DATABASE_SERVICES = ['gateway', 'projector', 'dispatcher', 'exporter', 'notary'] as const;
+export const DATABASE_SERVICES = [
+  'gateway',
+  'projector',
+  'dispatcher',
+  'exporter',
+  'notary',
+  'custodian',
+] as const;
 export type DatabaseService = (typeof DATABASE_SERVICES)[number];
 
 /** The service's role (NOLOGIN until `ops migrate` is given its password). */

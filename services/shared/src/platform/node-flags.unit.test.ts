@@ -9,9 +9,11 @@ describe('SERVICE_NODE_FLAGS', () => {
     const commands = [...compose.matchAll(/command:\s*\[([^\]]*)\]/g)]
       .map((m) => m[1]!.replace(/\s+/g, ' ').replace(/,\s*$/, '').trim())
       .filter((command) =>
-        /services\/(ingest|gateway|projector|dispatcher|exporter|notary)\/src\/main\.js/.test(command),
+        /services\/(ingest|gateway|projector|dispatcher|exporter|notary|custodian)\/src\/main\.js/.test(
+          command,
+        ),
       );
-    expect(commands).toHaveLength(6);
+    expect(commands).toHaveLength(7);
     const quoted = SERVICE_NODE_FLAGS.map((flag) => `'${flag}'`).join(', ');
     for (const command of commands) expect(command).toMatch(new RegExp(`^'node', ${quoted}, 'services/`));
   });

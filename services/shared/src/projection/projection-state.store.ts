@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { sqlValue } from '../platform/clickhouse/sql-quote.js';
-import { PROJECTION_PHASES, type ProjectionState } from './projection-tables.js';
+import { generationOf, PROJECTION_PHASES, type ProjectionState } from './projection-tables.js';
 
 interface StateRow {
   changed_at: string;
@@ -80,3 +80,15 @@ export function projectionStateStore(client: ClickHouseClient) {
 }
 
 export type ProjectionStateStore = ReturnType<typeof projectionStateStore>;
+
+/** Generations whose events table exists in the database. */
+export async function existingGenerations(client: ClickHouseClient, database: string): Promise<number[]> {
+  const result = await client.query({
+    query: `SELECT name FROM system.tables WHERE database = ${sqlValue(database)}`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ name: string }>())
+    .map((r) => generationOf(r.name))
+    .filter((g): g is number => g !== null)
+    .sort((a, b) => a - b);
+}

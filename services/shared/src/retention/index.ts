@@ -1,6 +1,8 @@
 // How long a tenant's trail is kept, and what legal holds keep past it (docs/retention.md).
 export * from './legal-hold.js';
 export * from './purge-history.js';
+export * from './purge-run.js';
+export * from './purge.clickhouse.js';
 export * from './purge-scope.js';
 export * from './purge.repository.js';
 export * from './retention-audit-event.js';

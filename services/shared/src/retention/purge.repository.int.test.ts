@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { ensureServiceLogins, migratedPostgres, serviceLoginUrl } from '../../../../test/support/postgres.js';
-import { purgeRepository } from './purge.repository.js';
+import { PurgeBusyError, purgeRepository } from './purge.repository.js';
 import { retentionRepository } from './retention.repository.js';
 
 const names = uniqueNames('purges');
@@ -81,6 +81,72 @@ describe('purge horizons and runs', () => {
     expect(runs).toEqual([
       expect.objectContaining({ purge_id: lost, status: 'failed', error: expect.stringMatching(/stopped/) }),
     ]);
+  });
+
+  it('gives the custodian the tenants with a maximum and their last runs, and a purge that does not wait', async () => {
+    const retention = retentionRepository(pool);
+    const [withMax, never, noMax] = [
+      `${names.tenant}-sched-a`,
+      `${names.tenant}-sched-b`,
+      `${names.tenant}-sched-c`,
+    ];
+    await retention.setPolicy(withMax, { min_days: 30, max_days: 400 }, 'ops', nothing);
+    await retention.setPolicy(never, { min_days: 30, max_days: 500 }, 'ops', nothing);
+    await retention.setPolicy(noMax, { min_days: 30, max_days: null }, 'ops', nothing);
+    const [older, newer] = [randomUUID(), randomUUID()];
+    for (const id of [older, newer]) {
+      await purges.started(withMax, { purge_id: id, purged_before: 1, holds: 0, started_by: 'custodian' });
+    }
+    await purges.finished(newer, { error: 'ClickHouse error 341' });
+    // As the custodian reads them, with its role's grants only.
+    await ensureServiceLogins();
+    const custodian = new pg.Pool({ connectionString: serviceLoginUrl(postgres.url, 'custodian'), max: 2 });
+    try {
+      const candidates = (await purgeRepository(custodian).candidates()).filter((c) =>
+        c.tenant_id.startsWith(`${names.tenant}-sched-`),
+      );
+      const newest = (await purges.status(withMax, 1)).runs[0]!;
+      expect(newest.purge_id).toBe(newer);
+      expect(candidates).toEqual([
+        {
+          tenant_id: withMax,
+          last: { status: 'failed', started_at: newest.started_at, finished_at: newest.finished_at },
+        },
+        { tenant_id: never, last: null },
+      ]);
+      // While another holds the tenant's lock, a purge that does not wait is told so at once, and runs nothing.
+      let ran = false;
+      let release = () => {};
+      let held = () => {};
+      const locked = new Promise<void>((r) => (held = r));
+      const holding = purges.exclusive(withMax, () => {
+        held();
+        return new Promise<void>((r) => (release = r));
+      });
+      await locked;
+      await expect(
+        purgeRepository(custodian).exclusive(
+          withMax,
+          async () => {
+            ran = true;
+          },
+          false,
+        ),
+      ).rejects.toBeInstanceOf(PurgeBusyError);
+      release();
+      await holding;
+      expect(ran).toBe(false);
+      await purgeRepository(custodian).exclusive(
+        withMax,
+        async () => {
+          ran = true;
+        },
+        false,
+      );
+      expect(ran).toBe(true);
+    } finally {
+      await custodian.end();
+    }
   });
 
   it('records where a run has got, keeps where a failed one stopped, and totals every run over all tenants', async () => {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction, lockTenant } from '../platform/index.js';
+import { inTransaction, lockTenant, tryLockTenant } from '../platform/index.js';
 import type { HoldScope } from './legal-hold.js';
 import type { HoldSpan, PurgeHistory, PurgeMark } from './purge-history.js';
 import { DEFAULT_POLICY, type RetentionPolicy } from './retention-policy.js';
@@ -44,6 +44,20 @@ export interface PurgeRun {
   started_by: string;
   /** Null before the run marked its decisions. */
   progress: PurgeProgress | null;
+}
+
+/** Another purge, or a change of the tenant's policy or holds, holds the tenant's retention lock. */
+export class PurgeBusyError extends Error {
+  override name = 'PurgeBusyError';
+  constructor(tenant: string) {
+    super(`a purge or a retention change of tenant ${tenant} is under way`);
+  }
+}
+
+/** A tenant whose policy has a maximum, with when its last run began and ended and how. */
+export interface PurgeCandidate {
+  tenant_id: string;
+  last: Pick<PurgeRun, 'status' | 'started_at' | 'finished_at'> | null;
 }
 
 /** What a purge of one tenant starts from, read under the tenant's retention lock. */
@@ -140,11 +154,14 @@ export function purgeRepository(pool: pg.Pool) {
     /**
      * Runs `purge` while the tenant's retention changes wait (no policy set, no hold created or released until it
      * ends), from the policy, the holds in force and the horizon as they stand: a hold created during a purge would
-     * otherwise not keep what the purge is removing.
+     * otherwise not keep what the purge is removing. Without `wait`, it throws `PurgeBusyError` at once when another
+     * purge or change of the tenant's retention holds its lock.
      */
-    exclusive<T>(tenant: string, purge: (start: PurgeStart) => Promise<T>): Promise<T> {
+    exclusive<T>(tenant: string, purge: (start: PurgeStart) => Promise<T>, wait = true): Promise<T> {
       return inTransaction(pool, async (db) => {
-        await lockTenant(db, 'retention', tenant);
+        if (!wait) {
+          if (!(await tryLockTenant(db, 'retention', tenant))) throw new PurgeBusyError(tenant);
+        } else await lockTenant(db, 'retention', tenant);
         // A run still said to be running holds no lock: its process stopped before it could say how it ended.
         await pool.query(
           `UPDATE retention_purges SET status = 'failed', finished_at = now(),
@@ -206,6 +223,34 @@ export function purgeRepository(pool: pg.Pool) {
         'UPDATE retention_purges SET phase = $2, round = $3, tables_done = $4, tables = $5 WHERE purge_id = $1',
         [purgeId, p.phase, p.round, p.tables_done, p.tables],
       );
+    },
+
+    /**
+     * The tenants a schedule purges: those whose policy has a maximum, each with its last run (the run still said
+     * to be running included: its process may have stopped).
+     */
+    async candidates(): Promise<PurgeCandidate[]> {
+      const { rows } = await pool.query<{
+        tenant_id: string;
+        status: PurgeStatus | null;
+        started_at: Date | null;
+        finished_at: Date | null;
+      }>(
+        `SELECT p.tenant_id, r.status, r.started_at, r.finished_at
+           FROM retention_policies p
+           LEFT JOIN LATERAL (
+             SELECT status, started_at, finished_at FROM retention_purges
+              WHERE tenant_id = p.tenant_id ORDER BY started_at DESC, purge_id DESC LIMIT 1
+           ) r ON true
+          WHERE p.max_days IS NOT NULL ORDER BY p.tenant_id`,
+      );
+      return rows.map((r) => ({
+        tenant_id: r.tenant_id,
+        last:
+          r.status === null || r.started_at === null
+            ? null
+            : { status: r.status, started_at: r.started_at, finished_at: r.finished_at },
+      }));
     },
 
     /** What every run has done, over all tenants (no tenant's own figures). */

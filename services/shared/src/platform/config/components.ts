@@ -138,6 +138,7 @@ export const listenerParts = {
   dispatcher: listenerPart('DISPATCHER', 8083, HEALTH),
   exporter: listenerPart('EXPORTER', 8084, HEALTH),
   notary: listenerPart('NOTARY', 8085, HEALTH),
+  custodian: listenerPart('CUSTODIAN', 8086, HEALTH),
 };
 
 /** The projector's consumer group: the projector's own, what an export job waits for, what `ops` reads. */

@@ -25,6 +25,19 @@ export async function lockTenant(
   await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_LOCKS[kind], tenantId]);
 }
 
+/** As `lockTenant`, without waiting: false when another transaction holds the lock. */
+export async function tryLockTenant(
+  db: Pick<pg.ClientBase, 'query'>,
+  kind: keyof typeof TENANT_LOCKS,
+  tenantId: string,
+): Promise<boolean> {
+  const { rows } = await db.query<{ locked: boolean }>(
+    'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked',
+    [TENANT_LOCKS[kind], tenantId],
+  );
+  return rows[0]?.locked === true;
+}
+
 /**
  * The classes of our advisory locks over a whole table or resource (second key 0), apart from the per-tenant ones:
  * the export job queue, and the audit topic's configuration (its growth and its retention: each writes every

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropClickHouseDatabase, migrateClickHouse } from '@audit/shared/migrations';
 import type { AuditEventRecord } from '@audit/shared/contract';
 import { EVENT_TABLE_COLUMNS, projectionTables } from '@audit/shared/projection';
-import { purgeCondition } from '@audit/shared/retention';
+import { purgeCondition } from './purge-scope.js';
 import { sampleRecord } from '@audit/shared/test-support';
 import { expectFilterIndexExact } from '../../../../test/support/filter-index.js';
 import { uniqueNames } from '../../../../test/support/names.js';
 import { clickhouseSettings, testClickHouse } from '../../../../test/support/stack.js';
-import { countWhere, deleteWhere, purgeTables, settleBuckets } from './retention-purge.clickhouse.js';
+import { countWhere, deleteWhere, purgeTables, settleBuckets } from './purge.clickhouse.js';
 
 // On the current engine too (scripts/test-current-clickhouse.sh): the purge's statements behave the same there.
 const names = uniqueNames('purge');

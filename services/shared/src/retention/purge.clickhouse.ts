@@ -1,11 +1,11 @@
-import { sleep, sqlIdentifier, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import { sleep, sqlIdentifier, sqlValue, type ClickHouseClient } from '../platform/index.js';
 import {
   BUCKET_MS,
   bucketRowsQuery,
+  existingGenerations,
   projectionTables,
   type ProjectionTables,
-} from '@audit/shared/projection';
-import { existingGenerations } from './projection-tables.admin.js';
+} from '../projection/index.js';
 
 const MUTATION_POLL_MS = 200;
 // A deletion's mutation rewrites every part that holds a matching row; past this it is called stuck, and the run
