@@ -18,7 +18,11 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
   audit_topic_generations: { projector: 'SELECT', dispatcher: 'SELECT', exporter: 'SELECT' },
   dead_letter_redrives: {},
   display_templates: { gateway: 'INSERT SELECT' },
-  export_jobs: { gateway: 'INSERT SELECT', exporter: 'SELECT UPDATE', custodian: 'SELECT UPDATE(status)' },
+  export_jobs: {
+    gateway: 'INSERT SELECT',
+    exporter: 'SELECT UPDATE',
+    custodian: 'SELECT(accepted_at,format,id,since_ms,status,tenant_id) UPDATE(status)',
+  },
   integrity_checkpoints: { gateway: 'SELECT', notary: 'INSERT SELECT', exporter: 'SELECT' },
   integrity_keys: { gateway: 'SELECT', notary: 'SELECT' },
   integrity_leaf_events: { gateway: 'SELECT', projector: 'INSERT SELECT' },
@@ -35,7 +39,7 @@ const GRANTS: Record<string, Partial<Record<DatabaseService, string>>> = {
     gateway: 'INSERT SELECT UPDATE(release_reason,released_at,released_by)',
     projector: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
     dispatcher: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
-    custodian: 'SELECT(created_at,patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
+    custodian: 'SELECT(patient_id,released_at,resource_id,since,tenant_id,until,user_id)',
   },
   rate_limit_buckets: { gateway: 'INSERT SELECT UPDATE' },
   retention_horizons: {
@@ -212,6 +216,7 @@ describe("each service's database role", () => {
     expect(await attempt('custodian', `UPDATE retention_policies SET max_days = 1`)).toBe(DENIED);
     expect(await attempt('custodian', `UPDATE legal_holds SET released_at = now()`)).toBe(DENIED);
     expect(await attempt('custodian', `SELECT reason FROM legal_holds`)).toBe(DENIED);
+    expect(await attempt('custodian', `SELECT filters FROM export_jobs`)).toBe(DENIED);
     expect(await attempt('custodian', `UPDATE export_jobs SET since_ms = 0`)).toBe(DENIED);
     expect(await attempt('custodian', `DELETE FROM retention_purges`)).toBe(DENIED);
     expect(await attempt('custodian', `UPDATE integrity_trees SET size = 0`)).toBe(DENIED);

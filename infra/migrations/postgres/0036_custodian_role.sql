@@ -15,7 +15,9 @@ $$;
 
 GRANT SELECT ON schema_migrations TO audit_custodian;
 GRANT SELECT ON retention_policies TO audit_custodian;
-GRANT SELECT (tenant_id, user_id, resource_id, patient_id, since, until, created_at, released_at) ON legal_holds
+GRANT SELECT (tenant_id, user_id, resource_id, patient_id, since, until, released_at) ON legal_holds
     TO audit_custodian;
 GRANT SELECT, INSERT, UPDATE ON retention_horizons, retention_purges TO audit_custodian;
-GRANT SELECT, UPDATE (status) ON export_jobs TO audit_custodian;
+-- Of a job, what finds its file, never its filters.
+GRANT SELECT (id, tenant_id, status, since_ms, format, accepted_at), UPDATE (status) ON export_jobs
+    TO audit_custodian;

@@ -5,6 +5,7 @@ import { checkPostgresSchema } from '@audit/shared/migrations';
 import { clickhouseReady, sleep } from '@audit/shared/platform';
 import { PURGE_STATEMENT_MS, purgeRepository, purgeTenant } from '@audit/shared/retention';
 import { runPurgeLoop } from './adapters/purge.loop.js';
+import { purgeDue } from './domain/purge-due.js';
 import { purgeMetrics } from './adapters/purge.metrics.js';
 import type { CustodianConfig } from './config.js';
 
@@ -39,7 +40,12 @@ export async function custodianService(host: ServiceHost, config: CustodianConfi
   };
   const loop = runPurgeLoop({
     candidates: () => purges.candidates(),
-    purge: (tenant) => purgeTenant(ctx, tenant, { scheduled: true }),
+    purge: (tenant) =>
+      purgeTenant(ctx, tenant, {
+        scheduled: {
+          due: (last) => purgeDue({ tenant_id: tenant, last }, config.schedule, systemClock(), undefined),
+        },
+      }),
     schedule: config.schedule,
     meter: purgeMetrics(host.metrics),
     now: systemClock,

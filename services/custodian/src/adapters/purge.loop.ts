@@ -39,8 +39,8 @@ async function check(opts: PurgeLoopOptions, tenant: string): Promise<CheckOutco
       log.debug('another purge or retention change of the tenant is under way: checked again next pass');
       return 'busy';
     }
-    // The reason only: a server's message could quote a hold's values.
-    log.warn({ reason: purgeFailure(err) }, 'retention purge failed');
+    // A ClickHouse server's message could quote a hold's values: loggableError leaves it out.
+    log.warn({ reason: purgeFailure(err), err: loggableError(err) }, 'retention purge failed');
     return 'failed';
   }
 }

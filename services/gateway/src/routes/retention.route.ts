@@ -25,7 +25,7 @@ export const getRetentionPolicyRoute: ApiRoute = {
   tags: ['Retention'],
   summary: "The tenant's retention policy in force, and where its purges have reached.",
   description:
-    'The default (six years at least, no maximum; `version` 0, `default: true`) until the tenant sets one. A purge (run by an operator) removes the events older than `max_days` that no legal hold covers, and they are never stored again (docs/retention.md, "The purge"): `purged_before` is the horizon it reached, `last_purge` the latest run.',
+    'The default (six years at least, no maximum; `version` 0, `default: true`) until the tenant sets one. A purge (run every day by the custodian, or by an operator) removes the events older than `max_days` that no legal hold covers, and they are never stored again (docs/retention.md, "The purge"): `purged_before` is the horizon it reached, `last_purge` the latest run.',
   ok: { description: 'The policy.', ...json(retentionPolicySchema) },
 };
 

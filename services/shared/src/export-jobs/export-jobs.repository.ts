@@ -313,15 +313,19 @@ export const exportJobsRepository = {
 
   /**
    * The tenant's succeeded jobs whose window begins before `before`: their files may hold events a retention purge
-   * removes (docs/retention.md "The purge").
+   * removes (docs/retention.md "The purge"). Only what finds a file: the custodian's role reads no job's filters.
    */
-  async succeededBefore(db: Queryable, tenantId: string, before: number): Promise<ExportJob[]> {
-    const { rows } = await db.query(
-      `SELECT ${COLUMNS} FROM export_jobs WHERE tenant_id = $1 AND status = 'succeeded' AND since_ms < $2
+  async succeededBefore(
+    db: Queryable,
+    tenantId: string,
+    before: number,
+  ): Promise<Pick<ExportJob, 'jobId' | 'format'>[]> {
+    const { rows } = await db.query<{ id: string; format: ExportJob['format'] }>(
+      `SELECT id, format FROM export_jobs WHERE tenant_id = $1 AND status = 'succeeded' AND since_ms < $2
        ORDER BY accepted_at, id`,
       [tenantId, before],
     );
-    return rows.map(toJob);
+    return rows.map((r) => ({ jobId: r.id, format: r.format }));
   },
 
   /** Marks a succeeded job expired, once its file is gone. */

@@ -15,7 +15,8 @@ export const exportStorageEnv = {
         'exporter writes and every gateway serves the same store (`docs/exports.md` "Storage")',
     }),
   EXPORT_DIR: z.string().min(1).default('.data/exports').meta({
-    description: 'with `filesystem`: one directory on storage that every exporter and gateway share',
+    description:
+      'with `filesystem`: one directory on storage that every exporter, gateway and custodian share',
   }),
   // Any S3-compatible store; without an endpoint, AWS S3 itself in the region.
   EXPORT_S3_ENDPOINT: z

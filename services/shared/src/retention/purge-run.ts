@@ -5,7 +5,7 @@ import { clickhouseErrorCode, sleep, sqlValue, type ClickHouseClient } from '../
 import { projectionStateStore, projectionTables } from '../projection/index.js';
 import { countWhere, deleteWhere, purgeTables, settleBuckets } from './purge.clickhouse.js';
 import { HORIZON_SETTLE_MS, purgeCondition, purgeHorizon, type PurgeScope } from './purge-scope.js';
-import { purgeRepository, type PurgeProgress } from './purge.repository.js';
+import { PurgeBusyError, purgeRepository, type LastPurge, type PurgeProgress } from './purge.repository.js';
 import { retentionPurgeEvent, type RetentionActor } from './retention-audit-event.js';
 
 // A purge deletes again what a racing write stored under the horizon (an event sent late with an old time, before
@@ -55,10 +55,13 @@ export interface PurgeOptions {
   dryRun?: boolean;
   /**
    * The custodian's run (docs/retention.md "The schedule"): it does not wait for another purge or retention
-   * change of the tenant (`PurgeBusyError`), and when nothing is to be removed it records nothing, writes no audit
-   * event and reports no run (`purge_id` null).
+   * change of the tenant (`PurgeBusyError`), and runs only if `due` says so of the tenant's last run as it stands
+   * under the tenant's lock (another custodian may have purged it since it was found due). When nothing is to be
+   * removed and the last run did not fail, it records nothing, writes no audit event and reports no run
+   * (`purge_id` null); a failed run may have left the filter index or the summary behind, so its tenant is purged
+   * again whatever the events table holds.
    */
-  scheduled?: boolean;
+  scheduled?: { due: (last: LastPurge | null) => boolean };
 }
 
 /**
@@ -94,7 +97,7 @@ export function purgeFailure(err: unknown): string {
   if (err instanceof PurgeError) return err.message;
   const code = clickhouseErrorCode(err);
   return code === null
-    ? `${(err as Error).name ?? 'Error'} (see the command's output)`
+    ? `${(err as Error).name ?? 'Error'} (its message is in the output or the log of what ran the purge)`
     : `ClickHouse error ${code}`;
 }
 
@@ -119,7 +122,7 @@ async function liveGeneration(ctx: PurgeContext): Promise<number> {
 export async function purgeTenant(
   ctx: PurgeContext,
   tenant: string,
-  { dryRun = false, scheduled = false }: PurgeOptions = {},
+  { dryRun = false, scheduled }: PurgeOptions = {},
 ): Promise<PurgeReport> {
   if (ctx.cluster !== null) {
     throw new PurgeError('retention purge does not run on a ClickHouse cluster yet (docs/retention.md)');
@@ -128,6 +131,9 @@ export async function purgeTenant(
   return purges.exclusive(
     tenant,
     async (start) => {
+      if (scheduled && !scheduled.due(start.last)) {
+        throw new PurgeBusyError(tenant, 'another purge of the tenant ran since it was found due');
+      }
       const now = ctx.now();
       const computed = purgeHorizon(start.policy, now);
       const nothing = {
@@ -159,7 +165,7 @@ export async function purgeTenant(
       };
       const expected = await count();
       const files = await filesToExpire(ctx, tenant, purgedBefore);
-      if (scheduled && expected.purged === 0 && files.length === 0) {
+      if (scheduled && start.last?.status !== 'failed' && expected.purged === 0 && files.length === 0) {
         return { ...nothing, kept: expected.kept, purged_before: purgedBefore, dry_run: false };
       }
       if (dryRun) {

@@ -76,7 +76,13 @@ describe('purge horizons and runs', () => {
       });
     const [first] = await Promise.all([run('first'), run('second')]).finally(() => second.end());
     expect(order).toEqual(['first begins', 'first ends', 'second begins', 'second ends']);
-    expect(first).toEqual({ policy: expect.objectContaining({ version: 0 }), holds: [], purgedBefore: null });
+    // The lost run is the last one, said to have failed before the purge began.
+    expect(first).toEqual({
+      policy: expect.objectContaining({ version: 0 }),
+      holds: [],
+      purgedBefore: null,
+      last: { status: 'failed', started_at: expect.any(Date), finished_at: expect.any(Date) },
+    });
     const { runs } = await purges.status(tenant, 10);
     expect(runs).toEqual([
       expect.objectContaining({ purge_id: lost, status: 'failed', error: expect.stringMatching(/stopped/) }),

@@ -46,18 +46,24 @@ export interface PurgeRun {
   progress: PurgeProgress | null;
 }
 
-/** Another purge, or a change of the tenant's policy or holds, holds the tenant's retention lock. */
+/**
+ * Another purge, or a change of the tenant's policy or holds, holds the tenant's retention lock, or a purge of the
+ * tenant ran since a schedule found it due.
+ */
 export class PurgeBusyError extends Error {
   override name = 'PurgeBusyError';
-  constructor(tenant: string) {
-    super(`a purge or a retention change of tenant ${tenant} is under way`);
+  constructor(tenant: string, why = 'a purge or a retention change of the tenant is under way') {
+    super(`${why} (tenant ${tenant})`);
   }
 }
 
-/** A tenant whose policy has a maximum, with when its last run began and ended and how. */
+/** How a tenant's last run went, and when it began and ended. */
+export type LastPurge = Pick<PurgeRun, 'status' | 'started_at' | 'finished_at'>;
+
+/** A tenant whose policy has a maximum, with its last run (null before its first). */
 export interface PurgeCandidate {
   tenant_id: string;
-  last: Pick<PurgeRun, 'status' | 'started_at' | 'finished_at'> | null;
+  last: LastPurge | null;
 }
 
 /** What a purge of one tenant starts from, read under the tenant's retention lock. */
@@ -66,6 +72,8 @@ export interface PurgeStart {
   holds: HoldScope[];
   /** The horizon of the tenant's last purge, null before the first. */
   purgedBefore: number | null;
+  /** The tenant's last run, a run whose process stopped already said to have failed; null before the first. */
+  last: LastPurge | null;
 }
 
 type HoldScopeRow = HoldScopeColumns & { tenant_id: string };
@@ -180,10 +188,16 @@ export function purgeRepository(pool: pg.Pool) {
           [tenant],
         );
         const horizon = horizons.rows[0];
+        const last = await db.query<LastPurge>(
+          `SELECT status, started_at, finished_at FROM retention_purges WHERE tenant_id = $1
+            ORDER BY started_at DESC, purge_id DESC LIMIT 1`,
+          [tenant],
+        );
         return purge({
           policy: policies.rows[0] ?? DEFAULT_POLICY,
           holds: holds.map(scopeOfColumns),
           purgedBefore: horizon ? Number(horizon.purged_before) : null,
+          last: last.rows[0] ?? null,
         });
       });
     },
