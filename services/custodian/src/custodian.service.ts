@@ -2,7 +2,7 @@ import { systemClock } from '@audit/shared/contract';
 import { exportFiles } from '@audit/shared/export-jobs';
 import { type ServiceHost } from '@audit/shared/host';
 import { checkPostgresSchema } from '@audit/shared/migrations';
-import { clickhouseReady, sleep } from '@audit/shared/platform';
+import { clickhouseReady } from '@audit/shared/platform';
 import { PURGE_STATEMENT_MS, purgeRepository, purgeTenant } from '@audit/shared/retention';
 import { runPurgeLoop } from './adapters/purge.loop.js';
 import { purgeDue } from './domain/purge-due.js';
@@ -10,8 +10,11 @@ import { purgeMetrics } from './adapters/purge.metrics.js';
 import type { CustodianConfig } from './config.js';
 
 // At a shutdown the loop is given this long to end between two tenants; a purge still running then is cut off
-// with the clients, and the tenant's next purge says it failed (docs/retention.md "The schedule").
+// with the clients, and the custodian's next look at the tenant says it failed (docs/retention.md "The schedule").
 const STOP_GRACE_MS = 10_000;
+
+/** Resolves after `ms`, without holding the process open for it. */
+const grace = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** The custodian: it runs the tenants' retention purges on a schedule (docs/retention.md "The schedule"). */
 export async function custodianService(host: ServiceHost, config: CustodianConfig): Promise<void> {
@@ -52,6 +55,6 @@ export async function custodianService(host: ServiceHost, config: CustodianConfi
     stopping: host.stopping,
     logger: host.logger,
   });
-  host.onStop(() => Promise.race([loop, sleep(STOP_GRACE_MS)]));
+  host.onStop(() => Promise.race([loop, grace(STOP_GRACE_MS)]));
   host.finish({ every_hours: config.schedule.everyMs / 3_600_000 });
 }
