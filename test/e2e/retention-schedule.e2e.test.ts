@@ -23,7 +23,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await Promise.all(custodians.map((c) => c.stop()));
-  await db.end();
+  await db?.end();
 });
 
 const DAY = 86_400_000;
