@@ -191,6 +191,12 @@ export function trailScenarios(): TrailScenario[] {
   };
   const unmarked = purgedUnder(7, [4, 5]);
   delete unmarked.purged_before;
+  // A page one of whose leaves has a time, or a hash, not as the API writes it: the page proves none of its leaves.
+  const spoiled = (leaf: Partial<WindowProof['leaves'][number]>): WindowProof[] => {
+    const proof = windowProof(4, 10, 12);
+    Object.assign(proof.leaves[2]!, leaf);
+    return [proof];
+  };
   return [
     { name: 'untouched', rows: window, ...base },
     {
@@ -223,6 +229,13 @@ export function trailScenarios(): TrailScenario[] {
     },
     { name: 'purged without a horizon', rows: window.slice(2), ...base, proofs: [unmarked] },
     { name: 'purged at the horizon', rows: window.slice(2), ...base, proofs: [purgedUnder(7, [4, 5, 7])] },
+    {
+      name: 'page with a time not as the API writes it',
+      rows: window,
+      ...base,
+      proofs: spoiled({ timestamp: 'x' }),
+    },
+    { name: 'page with a hash not in base64', rows: window, ...base, proofs: spoiled({ leaf_hash: '!!!' }) },
     { name: 'checkpoint without its link', rows: window, ...base, checkpoints: unlinked },
     { name: 'link that skips a checkpoint', rows: window, ...base, checkpoints: skipping },
     // The instant of rows[0] (T0, November 1), spelled as the 24th hour of October 31: not as the API writes it.

@@ -169,37 +169,45 @@ function* checking(input: TrailCheckInput) {
   let first: Pick<WindowProof, 'tree_size' | 'since' | 'until'> | undefined;
   let k = 0;
   for (const page of input.proofs) {
-    first ??= { tree_size: page.tree_size, since: page.since, until: page.until };
     const problem = (p: string) => findings.push({ kind: 'proof', tree_size: page.tree_size, problem: p });
     const checkpoint = verified.get(page.tree_size);
     const shown = [...page.leaves].sort((a, b) => a.leaf_index - b.leaf_index);
     const times = shown.map((l) => apiMillis(l.timestamp));
     const horizon = page.purged_before ?? null;
     const purgedBefore = horizon === null ? null : apiMillis(horizon);
+    const cover = page.hashes.map(bytes);
+    // A page with a time or a hash not as the API writes it proves nothing: none of its leaves is taken, nor its
+    // window, as docs/integrity.md's Python reference does.
+    if (!wellFormedWindow(page) || times.includes(null) || (horizon !== null && purgedBefore === null)) {
+      problem('its times are not as the API writes them');
+      yield;
+      continue;
+    }
+    if (shown.some((l) => !isSha256Base64(l.leaf_hash)) || cover.includes(null)) {
+      problem('a hash is not SHA-256 in base64');
+      yield;
+      continue;
+    }
+    first ??= { tree_size: page.tree_size, since: page.since, until: page.until };
     // A leaf marked purged is believed only under the page's horizon; a mark above it is a finding.
-    const underHorizon = (i: number) => purgedBefore !== null && times[i] != null && times[i] < purgedBefore;
+    const underHorizon = (i: number) => purgedBefore !== null && times[i]! < purgedBefore;
     if (horizon !== null && purgedBefore !== null && (horizonSeen === null || purgedBefore > horizonSeen.ms))
       horizonSeen = { text: horizon, ms: purgedBefore };
     // This page's leaf hashes: its first shown leaf is the k-th, at 0.
     const base = k;
     const pageHashes = Buffer.alloc(32 * shown.length);
     const slots = shown.map((l, i) => {
-      if (!isSha256Base64(l.leaf_hash)) return -1;
       pageHashes.write(l.leaf_hash, 32 * (k - base), 32, 'base64');
       leafIndex[k] = l.leaf_index;
       slotIds[k] = l.event_id;
-      leafTimes[k] = times[i] ?? NaN;
+      leafTimes[k] = times[i]!;
       return k++;
     });
-    hashParts.push(pageHashes.subarray(0, 32 * (k - base)));
+    hashParts.push(pageHashes);
     yield;
-    const cover = page.hashes.map(bytes);
     if (page.tree_size !== first.tree_size || page.since !== first.since || page.until !== first.until)
       problem('its pages are of different windows or checkpoints');
     else if (!checkpoint) problem('no checkpoint of its size verified');
-    else if (!wellFormedWindow(page) || times.includes(null) || (horizon !== null && purgedBefore === null))
-      problem('its times are not as the API writes them');
-    else if (slots.includes(-1) || cover.includes(null)) problem('a hash is not SHA-256 in base64');
     else {
       const proven = shown.map((l, i) => ({
         index: l.leaf_index,
@@ -213,7 +221,6 @@ function* checking(input: TrailCheckInput) {
       problem("a leaf it marks purged is not older than the tenant's purge horizon");
     yield;
     shown.forEach((l, i) => {
-      if (slots[i] === -1) return;
       const before = leaves.set(l.event_id, slots[i]!);
       if (before !== -1) overtaken.add(before);
       if (l.purged === true && underHorizon(i)) purgedSlots.add(slots[i]!);
