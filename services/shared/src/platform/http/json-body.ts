@@ -11,8 +11,9 @@ export function parseJsonText(text: string): unknown {
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    // No body at all is a body a route may accept (export: "an empty body exports everything").
-    if ((body as string).trim() === '') return done(null, undefined);
+    // No body at all is a body a route may accept (export: "an empty body exports everything"); white space alone
+    // is not JSON, and is refused as any other text that is not.
+    if ((body as string).length === 0) return done(null, undefined);
     try {
       done(null, parseJsonText(body as string));
     } catch (err) {
