@@ -5,7 +5,6 @@ import { checkPostgresSchema } from '@audit/shared/migrations';
 import { clickhouseReady } from '@audit/shared/platform';
 import { PURGE_STATEMENT_MS, purgeRepository, purgeTenant } from '@audit/shared/retention';
 import { runPurgeLoop } from './adapters/purge.loop.js';
-import { purgeDue } from './domain/purge-due.js';
 import { purgeMetrics } from './adapters/purge.metrics.js';
 import type { CustodianConfig } from './config.js';
 
@@ -43,12 +42,7 @@ export async function custodianService(host: ServiceHost, config: CustodianConfi
   };
   const loop = runPurgeLoop({
     candidates: () => purges.candidates(),
-    purge: (tenant) =>
-      purgeTenant(ctx, tenant, {
-        scheduled: {
-          due: (last) => purgeDue({ tenant_id: tenant, last }, config.schedule, systemClock(), undefined),
-        },
-      }),
+    purge: (tenant, due) => purgeTenant(ctx, tenant, { scheduled: { due } }),
     schedule: config.schedule,
     meter: purgeMetrics(host.metrics),
     now: systemClock,

@@ -1,4 +1,10 @@
-import { PurgeBusyError, purgeFailure, type PurgeCandidate, type PurgeReport } from '@audit/shared/retention';
+import {
+  PurgeBusyError,
+  purgeFailure,
+  type LastPurge,
+  type PurgeCandidate,
+  type PurgeReport,
+} from '@audit/shared/retention';
 import { loggableError, sleep, type Logger } from '@audit/shared/platform';
 import { purgeDue, type PurgeSchedule } from '../domain/purge-due.js';
 import type { CheckOutcome, PurgeMeter } from './purge.metrics.js';
@@ -8,8 +14,11 @@ const STOP_POLL_MS = 1000;
 
 export interface PurgeLoopOptions {
   candidates: () => Promise<PurgeCandidate[]>;
-  /** The tenant's scheduled purge (`purgeTenant` with `scheduled`). */
-  purge: (tenant: string) => Promise<PurgeReport>;
+  /**
+   * The tenant's scheduled purge (`purgeTenant` with `scheduled`), given how to tell whether it is still due from
+   * its last run as it stands under the tenant's lock.
+   */
+  purge: (tenant: string, due: (last: LastPurge | null) => boolean) => Promise<PurgeReport>;
   schedule: PurgeSchedule & { checkMs: number };
   meter: PurgeMeter;
   now: () => number;
@@ -21,7 +30,9 @@ export interface PurgeLoopOptions {
 async function check(opts: PurgeLoopOptions, tenant: string): Promise<CheckOutcome> {
   const log = opts.logger.child({ tenant_id: tenant });
   try {
-    const report = await opts.purge(tenant);
+    const report = await opts.purge(tenant, (last) =>
+      purgeDue({ tenant_id: tenant, last }, opts.schedule, opts.now(), undefined),
+    );
     if (report.purge_id === null) return 'nothing';
     log.info(
       {

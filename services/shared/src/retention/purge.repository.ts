@@ -78,6 +78,9 @@ export interface PurgeStart {
 
 type HoldScopeRow = HoldScopeColumns & { tenant_id: string };
 
+/** A tenant's runs, its last one first. */
+const NEWEST_FIRST = 'ORDER BY started_at DESC, purge_id DESC';
+
 const RUN_COLUMNS = `purge_id, purged_before, holds, status, purged, kept, error, started_at, finished_at,
   started_by, phase, round, tables_done, tables`;
 
@@ -190,7 +193,7 @@ export function purgeRepository(pool: pg.Pool) {
         const horizon = horizons.rows[0];
         const last = await db.query<LastPurge>(
           `SELECT status, started_at, finished_at FROM retention_purges WHERE tenant_id = $1
-            ORDER BY started_at DESC, purge_id DESC LIMIT 1`,
+            ${NEWEST_FIRST} LIMIT 1`,
           [tenant],
         );
         return purge({
@@ -254,7 +257,7 @@ export function purgeRepository(pool: pg.Pool) {
            FROM retention_policies p
            LEFT JOIN LATERAL (
              SELECT status, started_at, finished_at FROM retention_purges
-              WHERE tenant_id = p.tenant_id ORDER BY started_at DESC, purge_id DESC LIMIT 1
+              WHERE tenant_id = p.tenant_id ${NEWEST_FIRST} LIMIT 1
            ) r ON true
           WHERE p.max_days IS NOT NULL ORDER BY p.tenant_id`,
       );
@@ -317,7 +320,7 @@ export function purgeRepository(pool: pg.Pool) {
         ),
         pool.query<RunRow>(
           `SELECT ${RUN_COLUMNS} FROM retention_purges WHERE tenant_id = $1
-            ORDER BY started_at DESC, purge_id DESC LIMIT $2`,
+            ${NEWEST_FIRST} LIMIT $2`,
           [tenant, limit],
         ),
       ]);
