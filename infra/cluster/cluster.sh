@@ -22,6 +22,7 @@ usage: cluster.sh COMMAND
   zookeeper-jars  fetch the ZooKeeper jars if needed and print their directory (the container image takes them)
 NAME: zookeeper-1..3 clickhouse-n1..n4 kafka-1..3 postgres-1..2 haproxy
       gateway-1..2 ingest-1..2 projector-1..2 dispatcher-1..2 exporter-1..2 notary-1..2
+      custodian-1..2
 env: DATA_DIR CLUSTER_ZK_CLIENT_PORT CLUSTER_ZK_QUORUM_PORT CLUSTER_ZK_ELECTION_PORT CLUSTER_CH_PROXY_PORT
      CLUSTER_CH_HTTP_PORT CLUSTER_CH_TCP_PORT CLUSTER_CH_INTERSERVER_PORT CLUSTER_KAFKA_PORT
      CLUSTER_KAFKA_CONTROLLER_PORT CLUSTER_PG_PORT CLUSTER_PG_PROXY_PORT

@@ -28,6 +28,8 @@ export const localTablesOf = (sharded: readonly string[]) =>
 /** What a CLI run in-process with an environment of its own must be told of the tier's cluster. */
 export const CLUSTER_ENV: Record<string, string> = {
   ...(CLICKHOUSE_CLUSTER && { CLICKHOUSE_CLUSTER }),
+  // Every node, where a purge deletes (docs/retention.md "On a cluster").
+  ...(process.env.CLICKHOUSE_NODE_URLS && { CLICKHOUSE_NODE_URLS: process.env.CLICKHOUSE_NODE_URLS }),
   ...(process.env.KAFKA_REPLICATION_FACTOR && {
     KAFKA_REPLICATION_FACTOR: process.env.KAFKA_REPLICATION_FACTOR,
   }),

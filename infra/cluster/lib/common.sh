@@ -74,7 +74,7 @@ kind_of() {
     kafka-[1-3]) echo broker ;;
     postgres-[12]) echo pgnode ;;
     haproxy) echo haproxy ;;
-    gateway-[12] | ingest-[12] | projector-[12] | dispatcher-[12] | exporter-[12] | notary-[12]) echo service ;;
+    gateway-[12] | ingest-[12] | projector-[12] | dispatcher-[12] | exporter-[12] | notary-[12] | custodian-[12]) echo service ;;
     *) return 1 ;;
   esac
 }

@@ -1,9 +1,9 @@
 # The services, two of each, on the cluster's engines: gateway-1..2 and ingest-1..2 behind HAProxy, projector,
-# dispatcher, exporter and notary each twice in their consumer groups or side by side. Each is a Node process
+# dispatcher, exporter, notary and custodian each twice in their consumer groups or side by side. Each is a Node process
 # from the checkout (as `npm start` runs them), told its own port; the rest of its environment is the cluster's.
 # shellcheck shell=bash
 
-SERVICE_NAMES=(gateway ingest projector dispatcher exporter notary)
+SERVICE_NAMES=(gateway ingest projector dispatcher exporter notary custodian)
 # shellcheck disable=SC2034 # used by common.sh and cluster.sh
 SERVICES=()
 for _s in "${SERVICE_NAMES[@]}"; do SERVICES+=("$_s-1" "$_s-2"); done
@@ -20,6 +20,7 @@ service_base() {
     dispatcher) echo $((CLUSTER_SERVICE_PORT + 30)) ;;
     exporter) echo $((CLUSTER_SERVICE_PORT + 40)) ;;
     notary) echo $((CLUSTER_SERVICE_PORT + 50)) ;;
+    custodian) echo $((CLUSTER_SERVICE_PORT + 70)) ;;
   esac
 }
 service_port() { echo $(($(service_base "$1") + $(node_index "$1"))); }
@@ -62,7 +63,7 @@ services_prepare() {
     eval "$(service_env)"
     export CLICKHOUSE_URL CLICKHOUSE_CLUSTER KAFKA_BROKERS KAFKA_REPLICATION_FACTOR DATABASE_URL EXPORT_DIR \
       INTEGRITY_KEY_DIR LOG_LEVEL=warn GATEWAY_DATABASE_PASSWORD PROJECTOR_DATABASE_PASSWORD \
-      DISPATCHER_DATABASE_PASSWORD EXPORTER_DATABASE_PASSWORD NOTARY_DATABASE_PASSWORD
+      DISPATCHER_DATABASE_PASSWORD EXPORTER_DATABASE_PASSWORD NOTARY_DATABASE_PASSWORD CUSTODIAN_DATABASE_PASSWORD
     # The migrations make the services' roles; their passwords give them logins (docs/operations.md "Database roles").
     node --import tsx services/ops/src/main.ts migrate &&
       node --import tsx services/ops/src/main.ts integrity keys create --if-none &&
@@ -95,6 +96,8 @@ service_launch() {
         export CLICKHOUSE_USER="$GATEWAY_CLICKHOUSE_USER"
         ;;
       exporter) export CLICKHOUSE_USER="$GATEWAY_CLICKHOUSE_USER" ;;
+      # A purge deletes on one replica of each shard and waits for every replica (docs/retention.md "On a cluster").
+      custodian) export CLICKHOUSE_NODE_URLS ;;
     esac
     launch_detached "$home/service.pid" "$home/service.log" node --max-semi-space-size=32 \
       --disable-warning=TimeoutNegativeWarning --import tsx "services/$service/src/main.ts" "cluster:$name"

@@ -1,5 +1,6 @@
 import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jobs';
 import { positiveInt, serviceConfig } from '@audit/shared/platform';
+import { purgeNodesEnv } from '@audit/shared/retention';
 
 /** The environment variables the custodian reads, each described for docs/configuration.md. */
 export const { envSchema, loadConfig } = serviceConfig(
@@ -8,6 +9,7 @@ export const { envSchema, loadConfig } = serviceConfig(
   {
     // The purge removes a tenant's export files that may hold purged events, where the exporter put them.
     ...exportStorageEnv,
+    ...purgeNodesEnv,
     RETENTION_PURGE_EVERY_HOURS: positiveInt(24).meta({
       description:
         'a tenant\'s purge runs again at most this long after its last one began (docs/retention.md "The schedule")',
@@ -20,16 +22,18 @@ export const { envSchema, loadConfig } = serviceConfig(
     }),
   },
   (e, ctx) => {
-    // Every purge would refuse (docs/retention.md "Not built yet"): the custodian says so once, at its start.
-    if (e.CLICKHOUSE_CLUSTER) {
+    // Every purge would refuse without them (docs/retention.md "On a cluster"): said once, at the start.
+    if (e.CLICKHOUSE_CLUSTER && e.CLICKHOUSE_NODE_URLS.length === 0) {
       ctx.addIssue({
         code: 'custom',
-        path: ['CLICKHOUSE_CLUSTER'],
-        message: 'the custodian does not run on a ClickHouse cluster yet (docs/retention.md "Not built yet")',
+        path: ['CLICKHOUSE_NODE_URLS'],
+        message:
+          'on a ClickHouse cluster the custodian needs every node\'s address (docs/retention.md "On a cluster")',
       });
     }
     return {
       storage: exportStorageSettings(e, ctx),
+      nodeUrls: e.CLICKHOUSE_NODE_URLS,
       schedule: {
         everyMs: e.RETENTION_PURGE_EVERY_HOURS * 3_600_000,
         retryMs: e.RETENTION_PURGE_RETRY_MINUTES * 60_000,

@@ -14,6 +14,18 @@ describe('custodian loadConfig', () => {
     expect(() => loadConfig({ CUSTODIAN_PORT: 'x' })).toThrow(/CUSTODIAN_PORT/);
     expect(() => loadConfig({ RETENTION_PURGE_EVERY_HOURS: '0' })).toThrow(/RETENTION_PURGE_EVERY_HOURS/);
     expect(() => loadConfig({ RETENTION_PURGE_CHECK_MS: '-1' })).toThrow(/RETENTION_PURGE_CHECK_MS/);
-    expect(() => loadConfig({ CLICKHOUSE_CLUSTER: 'audit' })).toThrow(/CLICKHOUSE_CLUSTER.*cluster yet/);
+    expect(() => loadConfig({ CLICKHOUSE_NODE_URLS: 'http://127.0.0.1:1,not a url' })).toThrow(
+      /CLICKHOUSE_NODE_URLS/,
+    );
+  });
+
+  it('on a ClickHouse cluster, needs every node\'s address (docs/retention.md "On a cluster")', () => {
+    expect(() => loadConfig({ CLICKHOUSE_CLUSTER: 'audit' })).toThrow(/CLICKHOUSE_NODE_URLS.*every node/);
+    const nodes = 'http://127.0.0.1:22101, http://127.0.0.1:22102,';
+    expect(loadConfig({ CLICKHOUSE_CLUSTER: 'audit', CLICKHOUSE_NODE_URLS: nodes })).toMatchObject({
+      clickhouse: { cluster: 'audit' },
+      nodeUrls: ['http://127.0.0.1:22101', 'http://127.0.0.1:22102'],
+    });
+    expect(loadConfig({}).nodeUrls).toEqual([]);
   });
 });

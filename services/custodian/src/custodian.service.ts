@@ -3,7 +3,7 @@ import { exportFiles } from '@audit/shared/export-jobs';
 import { type ServiceHost } from '@audit/shared/host';
 import { checkPostgresSchema } from '@audit/shared/migrations';
 import { clickhouseReady } from '@audit/shared/platform';
-import { PURGE_STATEMENT_MS, purgeRepository, purgeTenant } from '@audit/shared/retention';
+import { PURGE_STATEMENT_MS, purgeRepository, purgeTenant, purgeWriter } from '@audit/shared/retention';
 import { runPurgeLoop } from './adapters/purge.loop.js';
 import { purgeMetrics } from './adapters/purge.metrics.js';
 import type { CustodianConfig } from './config.js';
@@ -20,6 +20,9 @@ export async function custodianService(host: ServiceHost, config: CustodianConfi
   const { admin, connect, auditLog } = host.kafka(config.kafka);
   const pool = host.postgres({ connectionString: config.databaseUrl, max: 4 });
   const clickhouse = host.clickhouse(config.clickhouse, PURGE_STATEMENT_MS);
+  const nodes = config.nodeUrls.map((url) =>
+    host.clickhouse({ ...config.clickhouse, url }, PURGE_STATEMENT_MS),
+  );
   const files = exportFiles(config.storage);
   await host.serveInternal(config, {
     postgres: () => pool.query('SELECT 1'),
@@ -27,6 +30,9 @@ export async function custodianService(host: ServiceHost, config: CustodianConfi
     kafka: () => admin.describeCluster(),
   });
   await host.step('postgres', () => checkPostgresSchema(pool));
+  const writer = await host.step('clickhouse', () =>
+    purgeWriter(clickhouse, config.clickhouse.cluster, nodes),
+  );
   await connect();
   const audit = auditLog({ maxQueuedBytes: 1024 * 1024, maxWaitMs: 5000 });
   const purges = purgeRepository(pool);
@@ -37,7 +43,7 @@ export async function custodianService(host: ServiceHost, config: CustodianConfi
     clickhouse,
     database: config.clickhouse.database,
     files,
-    cluster: config.clickhouse.cluster ?? null,
+    writer,
     now: systemClock,
   };
   const loop = runPurgeLoop({

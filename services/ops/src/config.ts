@@ -5,6 +5,7 @@ import { exportStorageEnv, exportStorageSettings } from '@audit/shared/export-jo
 import { integrityEnv, integritySettings } from '@audit/shared/integrity';
 import { serviceLoginEnv, serviceLoginSettings } from '@audit/shared/migrations';
 import { listenerParts, projectorGroupEnv, serviceConfig } from '@audit/shared/platform';
+import { purgeNodesEnv } from '@audit/shared/retention';
 
 /**
  * The environment variables the ops CLI reads, each described for docs/configuration.md; those it shares with a
@@ -38,6 +39,8 @@ export const { envSchema, loadConfig } = serviceConfig(
     ...projectorGroupEnv,
     // As the projector's: `dlq show` and `replay webhooks` decode with the contract versions the projector has.
     ...schemasDirEnv,
+    // `retention purge` deletes on each shard of a cluster, as the custodian does.
+    ...purgeNodesEnv,
   },
   (e, ctx) => ({
     exportStorage: exportStorageSettings(e, ctx),
@@ -48,6 +51,7 @@ export const { envSchema, loadConfig } = serviceConfig(
     operatorId: e.OPERATOR_ID,
     projectorGroupId: e.PROJECTOR_GROUP_ID,
     schemasDir: e.SCHEMAS_DIR,
+    nodeUrls: e.CLICKHOUSE_NODE_URLS,
     services: {
       gateway: listenerParts.gateway.settings(e),
       ingest: listenerParts.ingest.settings(e),

@@ -8,6 +8,7 @@ import {
   purgeRepository,
   purgeTenant,
   PurgeError,
+  purgeWriter,
 } from '@audit/shared/retention';
 import { parseRetentionPurge, parseRetentionSet, parseRetentionShow } from '../domain/retention-request.js';
 import { HELP } from '../help.js';
@@ -40,9 +41,12 @@ export async function retentionCli(
     const parsed = parseRetentionPurge(values);
     if (!parsed.ok) throw new CliError(parsed.errors.join('\n'), 2);
     const { tenant, dry_run } = parsed.request;
-    const clickhouse = createClickHouse(config.clickhouse, config.clickhouse.database, PURGE_STATEMENT_MS);
+    const connect = (url: string) =>
+      createClickHouse({ ...config.clickhouse, url }, config.clickhouse.database, PURGE_STATEMENT_MS);
+    const clickhouse = connect(config.clickhouse.url);
+    const nodes = config.nodeUrls.map(connect);
     try {
-      const report = await withAuditedContext(config, logger, (ctx) =>
+      const report = await withAuditedContext(config, logger, async (ctx) =>
         purgeTenant(
           {
             pool: ctx.pool,
@@ -51,7 +55,7 @@ export async function retentionCli(
             clickhouse,
             database: config.clickhouse.database,
             files: exportFiles(config.exportStorage),
-            cluster: config.clickhouse.cluster ?? null,
+            writer: await purgeWriter(clickhouse, config.clickhouse.cluster, nodes),
             now: Date.now,
             note,
           },
@@ -63,7 +67,7 @@ export async function retentionCli(
       });
       return print(purgeView(report), purgeText(report));
     } finally {
-      await clickhouse.close();
+      await Promise.all([clickhouse, ...nodes].map((c) => c.close()));
     }
   }
   if (sub === 'status') {

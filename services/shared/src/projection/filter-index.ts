@@ -91,7 +91,7 @@ export function indexedValues(e: Indexed): [number, string][] {
 // lie across the whole history, and a read of them touches a granule in every part it spans, each with its own
 // files per column. At 20 million events, a page of a value of 0.001 % took p50 54 / p99 98 ms over 30-day
 // partitions (167 parts after merges) and p50 10 / p99 15 ms over 365-day ones (docs/benchmarks/journal.md).
-const INDEX_PARTITION_MS = 31_536_000_000;
+export const INDEX_PARTITION_MS = 31_536_000_000;
 const PARTITION = `intDiv(ts, ${INDEX_PARTITION_MS})`;
 
 const dimPairs = Object.entries(FILTER_DIMS)

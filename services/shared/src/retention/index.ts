@@ -1,5 +1,6 @@
 // How long a tenant's trail is kept, and what legal holds keep past it (docs/retention.md).
 export * from './legal-hold.js';
+export * from './purge-env.js';
 export * from './purge-history.js';
 export * from './purge-run.js';
 export * from './purge.clickhouse.js';

@@ -9,6 +9,7 @@ import { uniqueNames } from '../../../../test/support/names.js';
 import { migratedPostgres } from '../../../../test/support/postgres.js';
 import { clickhouseSettings, testClickHouse, testKafka } from '../../../../test/support/stack.js';
 import { purgeTenant, type PurgeContext } from './purge-run.js';
+import { serverDeleter } from './purge.clickhouse.js';
 import { PurgeBusyError, purgeRepository } from './purge.repository.js';
 import { retentionRepository } from './retention.repository.js';
 
@@ -46,7 +47,7 @@ beforeAll(async () => {
     clickhouse: ch,
     database: names.database,
     files: { remove: nothing, size: async () => null, describe: () => 'nowhere' },
-    cluster: null,
+    writer: { deletes: serverDeleter(ch), settleSettings: {} },
     now: Date.now,
   };
 });

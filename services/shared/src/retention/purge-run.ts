@@ -1,9 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { expireJobFiles, exportJobsRepository, type ExportFiles } from '../export-jobs/index.js';
-import { clickhouseErrorCode, sleep, sqlValue, type ClickHouseClient } from '../platform/index.js';
+import {
+  clickhouseErrorCode,
+  clusterGuard,
+  sleep,
+  sqlValue,
+  type ClickHouseClient,
+  type ClusterGuard,
+} from '../platform/index.js';
 import { projectionStateStore, projectionTables } from '../projection/index.js';
-import { countWhere, deleteWhere, purgeTables, settleBuckets } from './purge.clickhouse.js';
+import {
+  clusterDeleter,
+  countWhere,
+  deletionTargets,
+  purgeTables,
+  serverDeleter,
+  settleBuckets,
+  type RowDeleter,
+} from './purge.clickhouse.js';
 import { HORIZON_SETTLE_MS, purgeCondition, purgeHorizon, type PurgeScope } from './purge-scope.js';
 import { PurgeBusyError, purgeRepository, type LastPurge, type PurgeProgress } from './purge.repository.js';
 import { retentionPurgeEvent, type RetentionActor } from './retention-audit-event.js';
@@ -30,8 +45,8 @@ export interface PurgeContext {
   database: string;
   /** Where the export jobs' files are: those that may hold purged events are expired with the purge. */
   files: Pick<ExportFiles, 'remove' | 'size' | 'describe'>;
-  /** Null on a single server. */
-  cluster: string | null;
+  /** How rows are deleted and counts inserted, on the server or the cluster (purgeWriter). */
+  writer: PurgeWriter;
   now: () => number;
   note?: (text: string) => void;
 }
@@ -69,6 +84,37 @@ export interface PurgeOptions {
  */
 export class PurgeError extends Error {
   override name = 'PurgeError';
+}
+
+/** How a purge deletes rows and settles the summary, on one server or on a cluster. */
+export interface PurgeWriter {
+  deletes: RowDeleter;
+  /** The settling's: it reads the summary and the events, and inserts into the summary. */
+  settleSettings: ClusterGuard['insertSettings'];
+}
+
+/**
+ * The purge's writer for the server or the cluster the client reaches: on a cluster, deletions on each shard
+ * through `nodes` (every node's own client, CLICKHOUSE_NODE_URLS), and the summary settled with the projector's
+ * quorum, reading what every acknowledged insert reached.
+ */
+export async function purgeWriter(
+  client: ClickHouseClient,
+  cluster: string | undefined,
+  nodes: readonly ClickHouseClient[],
+): Promise<PurgeWriter> {
+  if (!cluster) return { deletes: serverDeleter(client), settleSettings: {} };
+  if (nodes.length === 0) {
+    throw new PurgeError(
+      "on a ClickHouse cluster a purge needs every node's address (CLICKHOUSE_NODE_URLS, docs/retention.md " +
+        '"On a cluster"); nothing was purged',
+    );
+  }
+  const guard = await clusterGuard(client, cluster);
+  return {
+    deletes: clusterDeleter(nodes, guard.insertSettings),
+    settleSettings: { ...guard.readSettings, ...guard.insertSettings },
+  };
 }
 
 /**
@@ -124,9 +170,6 @@ export async function purgeTenant(
   tenant: string,
   { dryRun = false, scheduled }: PurgeOptions = {},
 ): Promise<PurgeReport> {
-  if (ctx.cluster !== null) {
-    throw new PurgeError('retention purge does not run on a ClickHouse cluster yet (docs/retention.md)');
-  }
   const purges = purgeRepository(ctx.pool);
   return purges.exclusive(
     tenant,
@@ -200,14 +243,14 @@ export async function purgeTenant(
           for (const [done, t] of tables.entries()) {
             await step({ phase: 'deleting', round, tables_done: done });
             ctx.note?.(`${t.events}: deleting`);
-            await deleteWhere(ctx.clickhouse, t.events, where);
+            for (const target of deletionTargets(t)) await ctx.writer.deletes(target, where);
             if (t.index !== null) {
-              await deleteWhere(ctx.clickhouse, t.index.index, where);
               await settleBuckets(
                 ctx.clickhouse,
                 { events: t.events, buckets: t.index.buckets },
                 tenant,
                 purgedBefore,
+                ctx.writer.settleSettings,
               );
             }
           }
