@@ -15,7 +15,7 @@ mkdir -p "$(dirname "$out")"
 (
   if command -v flock >/dev/null; then flock 9; fi
   fresh=true
-  for f in "$src"/main.go "$src"/go.mod "$src"/go.sum; do
+  for f in "$src"/*.go "$src"/go.mod "$src"/go.sum; do
     [ -x "$out" ] && [ "$out" -nt "$f" ] || fresh=false
   done
   if [ "$fresh" = false ]; then

@@ -1,6 +1,7 @@
 // Checks the service's integrity formats with the Go team's own implementations (docs/integrity.md):
 // golang.org/x/mod/sumdb/note for signed checkpoints and golang.org/x/mod/sumdb/tlog for RFC 6962 proofs, as the
-// Go checksum database uses them. Reads cases as JSON on stdin, writes one answer per case as JSON on stdout.
+// Go checksum database uses them, and export rows' leaves by the documented encoding (leaf.go). Reads cases as JSON
+// on stdin, writes one answer per case as JSON on stdout.
 package main
 
 import (
@@ -27,6 +28,8 @@ type cases struct {
 		FirstRoot, SecondRoot string
 		Proof                 []string
 	} `json:"consistency"`
+	// Export rows, as the API gives them.
+	Leaves []json.RawMessage `json:"leaves"`
 }
 
 func hash(text string) tlog.Hash {
@@ -56,6 +59,8 @@ func main() {
 		Checkpoints []string `json:"checkpoints"`
 		Inclusion   []bool   `json:"inclusion"`
 		Consistency []bool   `json:"consistency"`
+		// Each row's leaf hash in hex, or "" for a row that is no event.
+		Leaves []string `json:"leaves"`
 	}
 	for _, c := range in.Checkpoints {
 		var verifiers []note.Verifier
@@ -80,6 +85,18 @@ func main() {
 	for _, c := range in.Consistency {
 		err := tlog.CheckTree(hashes(c.Proof), c.Second, hash(c.SecondRoot), c.First, hash(c.FirstRoot))
 		out.Consistency = append(out.Consistency, err == nil)
+	}
+	for _, raw := range in.Leaves {
+		var row map[string]json.RawMessage
+		hash, err := []byte(nil), json.Unmarshal(raw, &row)
+		if err == nil && row != nil {
+			hash, err = leafHash(row)
+		}
+		if err != nil || row == nil {
+			out.Leaves = append(out.Leaves, "")
+		} else {
+			out.Leaves = append(out.Leaves, hex.EncodeToString(hash))
+		}
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		panic(err)

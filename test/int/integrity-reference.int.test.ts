@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  COMMITTED_FIELDS,
   encodeLeaf,
   keyHashOf,
   leafEventOf,
@@ -43,6 +44,7 @@ import {
 import { referencePython, runWith, writeReferenceModule } from '../support/python-reference.js';
 import {
   checkScenario,
+  erase,
   keys as trailKeys,
   makeTrailBefore,
   T0,
@@ -297,6 +299,83 @@ const oldRecord = (r: Record<string, unknown>) => {
 const altered = (r: { event_id: string }, leaf_index: number) =>
   JSON.stringify({ kind: 'altered', event_id: r.event_id, leaf_index });
 
+/** An event as the API returns it: its time as the API's text. */
+const rowOf = (e: LeafEvent): Record<string, unknown> => ({
+  ...e,
+  timestamp: new Date(e.timestamp).toISOString(),
+});
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+/** A row's leaf hash in hex as the package reads it, or null for a row that is no event. */
+function leafOfRow(row: unknown): string | null {
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) return null;
+  try {
+    return hex(leafHashOf(leafEventOf(row as Record<string, unknown>)));
+  } catch {
+    return null;
+  }
+}
+
+/** Event `i`'s salts as a version 3 row. */
+const saltsFor = (i: number) => b64(Uint8Array.from({ length: 128 }, (_, k) => (k * 7 + i) & 0xff));
+
+/**
+ * Export rows of every version (docs/integrity.md "Version 3"), each with the row before its erasure (itself where
+ * nothing is erased): every fourth event has salts, and some of its committed fields erased.
+ */
+function leafRows(): { row: Record<string, unknown>; whole: Record<string, unknown> }[] {
+  return c.events.slice(0, 24).map((e, i) => {
+    const row = rowOf(e);
+    if (i % 4 !== 3) return { row, whole: row };
+    const whole = { ...row, leaf_salts: saltsFor(i) };
+    return {
+      row: erase(
+        whole,
+        COMMITTED_FIELDS.filter((_, k) => (i >> 2) & (1 << (k % 3))),
+      ),
+      whole,
+    };
+  });
+}
+
+const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** The same bytes in other base64 text: bits in the last character that the bytes have not got. */
+const otherText = (text: string) =>
+  text.replace(
+    /(.)(=+)$/,
+    (_, digit: string, pad: string) => BASE64_DIGITS[BASE64_DIGITS.indexOf(digit) + 1]! + pad,
+  );
+
+/** Rows no verifier may take: each breaks one rule of docs/integrity.md "Leaves" and "Version 3". */
+function refusedRows(rows: { row: Record<string, unknown>; whole: Record<string, unknown> }[]): unknown[] {
+  const { row: erased, whole } = rows.find(({ row }) => Object.keys(row.erased ?? {}).length > 0)!;
+  const [name] = Object.keys(erased.erased as object);
+  const v3 = rows[3]!.whole;
+  const salts = v3.leaf_salts as string;
+  const commitment = b64(Buffer.alloc(32, 1));
+  return [
+    { ...erased, [name!]: 'back again' },
+    { ...erased, erased: null },
+    { ...erased, erased: [] },
+    { ...erased, erased: { ...(erased.erased as object), user_role: commitment } },
+    { ...erased, erased: { [name!]: b64(Buffer.alloc(31, 1)) } },
+    { ...erased, erased: { [name!]: otherText((erased.erased as Record<string, string>)[name!]!) } },
+    { ...erased, leaf_salts: whole.leaf_salts },
+    { ...v3, erased: { patient_id: commitment } },
+    { ...rowOf(c.events[0]!), erased: {} },
+    { ...v3, leaf_salts: salts.slice(4) },
+    { ...v3, leaf_salts: `${salts.slice(0, 8)}=${salts.slice(9)}` },
+    { ...v3, leaf_salts: salts.replace(/=$/, '') },
+    { ...v3, leaf_salts: otherText(salts) },
+    { ...v3, leaf_salts: null },
+    { ...v3, user_id: null },
+    { ...v3, details: 'a\uD800' },
+    { ...v3, patient_id: 7 },
+    { ...v3, success: 'true' },
+    { ...v3, timestamp: '2026-02-30T00:00:00.000Z' },
+    [v3],
+  ];
+}
+
 describe('the integrity formats, checked by other implementations', () => {
   it('are cases with verdicts of both kinds in every group', () => {
     for (const verdicts of [ours.inclusion, ours.consistency, ours.checkpoints.map((v) => v !== null)])
@@ -464,6 +543,44 @@ describe('the integrity formats, checked by other implementations', () => {
     expect(answer.checkpoints[0]![3]).toBe('2026-11-18T11:06:40.123+00:00');
     expect(answer.formats).toEqual(c.formats.map(() => null));
   });
+
+  it('three readings of the encoding, TypeScript, Python and Go, agree on every row, version 3 with erased fields too', async () => {
+    writeReferenceModule(dir);
+    const valid = leafRows();
+    // Year 0, which the calendars of all three must read alike.
+    const year0 = [valid[0]!.row, valid[3]!.row].map((r) => ({
+      ...r,
+      timestamp: '0000-02-29T23:59:59.999Z',
+    }));
+    const refused = refusedRows(valid);
+    const rows = [...valid.map((v) => v.row), ...year0, ...refused];
+    const ours = rows.map(leafOfRow);
+    expect(ours.slice(0, valid.length + year0.length).every((h) => h !== null)).toBe(true);
+    expect(ours.slice(valid.length + year0.length)).toEqual(refused.map(() => null));
+    // Rows of all three versions, and an erased field of each committed one.
+    const versions = valid.map(({ row }) => encodeLeaf(leafEventOf(row))[0]);
+    expect(new Set(versions)).toEqual(new Set([1, 2, 3]));
+    expect(new Set(valid.flatMap(({ row }) => Object.keys(row.erased ?? {})))).toEqual(
+      new Set(COMMITTED_FIELDS),
+    );
+    // An erased field's commitment stands for its value: the leaf is the one of the row before the erasure.
+    for (const { row, whole } of valid) expect(leafOfRow(row)).toBe(leafOfRow(whole));
+    const python = JSON.parse(
+      await runWith(
+        await referencePython(),
+        [join(ROOT, 'test/support/integrity-reference/run_cases.py'), dir],
+        JSON.stringify({ events: [], inclusion: [], consistency: [], checkpoints: [], formats: [], rows }),
+      ),
+    ) as { rows: (string | null)[] };
+    expect(python.rows).toEqual(ours);
+    const { stdout } = await run('bash', [join(ROOT, 'scripts/ensure-go-tool.sh'), 'integrity-go'], {
+      cwd: ROOT,
+    });
+    const go = JSON.parse(await runWith(stdout.trim(), [], JSON.stringify({ leaves: rows }))) as {
+      leaves: string[];
+    };
+    expect(go.leaves.map((h) => (h === '' ? null : h))).toEqual(ours);
+  }, 600_000);
 
   it("the Go team's golang.org/x/mod (sumdb note and tlog) agrees on every proof and checkpoint", async () => {
     const { stdout } = await run('bash', [join(ROOT, 'scripts/ensure-go-tool.sh'), 'integrity-go'], {

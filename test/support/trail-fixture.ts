@@ -1,11 +1,15 @@
 // Tenants' trails in memory, for the offline check's tests: events, the tree over them, and what the API would
 // answer about them.
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { signCheckpoint, verifierKeyOf } from '../../services/shared/src/integrity/checkpoint-signer.js';
 import { consistencyRanges, coverRanges, proofOf } from '../../services/shared/src/integrity/proof-ranges.js';
 import {
+  COMMITTED_FIELDS,
+  LEAF_FIELDS,
+  LEAF_V2_FIELDS,
   leafEventOf,
   leafHashOf,
+  type CommittedField,
   parseVerifierKey,
   rootOf,
   trailCheck,
@@ -91,6 +95,37 @@ export function makeTrailBefore(times: number[]) {
     times,
     times.map((ts, i) => withoutLaterFields(row(i, ts))),
   );
+}
+
+/** The salts of event `i` as a version 3 row: bytes of its own. */
+const saltsOf = (i: number) => Uint8Array.from({ length: 128 }, (_, k) => (k * 31 + i * 7) & 0xff);
+
+/** Event `i` as a version 3 row (docs/integrity.md "Version 3"): its fields, and the salts its leaf commits with. */
+export const rowV3 = (i: number, ts = T0 + i * 1000) => ({ ...row(i, ts), leaf_salts: b64(saltsOf(i)) });
+
+const FIELD_NUMBERS: Record<string, number> = Object.fromEntries(
+  [...LEAF_FIELDS, ...LEAF_V2_FIELDS].map((f, i) => [f.name, i + 1]),
+);
+
+/**
+ * A version 3 row with `names` erased, as the API gives it: each null, its salt zeros, and its commitment in
+ * `erased`, SHA-256(0x10 || its number || its salt || its UTF-8), made here from the documentation.
+ */
+export function erase(r: Record<string, unknown>, names: readonly CommittedField[]): Record<string, unknown> {
+  const salts = Buffer.from(r.leaf_salts as string, 'base64');
+  const erased: Record<string, string> = { ...(r.erased as Record<string, string> | undefined) };
+  for (const name of names) {
+    const slot = COMMITTED_FIELDS.indexOf(name);
+    erased[name] = b64(
+      createHash('sha256')
+        .update(Buffer.from([0x10, FIELD_NUMBERS[name]!]))
+        .update(salts.subarray(16 * slot, 16 * (slot + 1)))
+        .update((r[name] as string | undefined) ?? '')
+        .digest(),
+    );
+    salts.fill(0, 16 * slot, 16 * (slot + 1));
+  }
+  return { ...r, ...Object.fromEntries(names.map((name) => [name, null])), leaf_salts: b64(salts), erased };
 }
 
 function trailOf<R extends Record<string, unknown> & { event_id: string; timestamp: string }>(
@@ -247,7 +282,45 @@ export function trailScenarios(): TrailScenario[] {
     },
     // The window as an export written before version 2's fields has it: those of version 1 verify, not the others.
     { name: 'rows without the later fields', rows: window.map(withoutLaterFields), ...base },
+    ...version3Scenarios(),
     ...cutScenarios(),
+  ];
+}
+
+/**
+ * A trail of version 3 leaves, some of whose fields are erased (docs/integrity.md "Version 3"): an erased field
+ * verifies through its commitment, and any other change is still caught, an erasure with the commitment of another
+ * value, a salt or a kept field changed, and an erased value brought back.
+ */
+function version3Scenarios(): TrailScenario[] {
+  const trail = trailOf(
+    Array.from({ length: 20 }, (_, i) => T0 + i * 1000),
+    Array.from({ length: 20 }, (_, i) => rowV3(i)),
+  );
+  const base = {
+    proofs: [trail.windowProof(4, 10, 12)],
+    checkpoints: trail.listed([5, 12, 20]),
+    complete: true,
+    truncated: false,
+  };
+  const window: Record<string, unknown>[] = trail.rows.slice(4, 10);
+  const erased = window.map((r, i) => (i % 2 ? erase(r, COMMITTED_FIELDS.slice(i % 3, (i % 3) + 3)) : r));
+  const otherSalts = Buffer.from(window[1]!.leaf_salts as string, 'base64');
+  otherSalts[0]! ^= 1;
+  return [
+    { name: 'version 3, fields erased', rows: erased, ...base },
+    {
+      name: 'version 3, tampered after an erasure',
+      rows: [
+        { ...erase({ ...window[0]!, user_id: 'someone else' }, ['user_id']) },
+        { ...window[1]!, leaf_salts: b64(otherSalts) },
+        { ...erased[3]!, [Object.keys(erased[3]!.erased as object)[0]!]: 'back again' },
+        { ...erased[5]!, action: 'phi.write' },
+        erased[2],
+        erased[4],
+      ],
+      ...base,
+    },
   ];
 }
 

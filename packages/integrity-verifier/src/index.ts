@@ -3,13 +3,17 @@
 export { EMPTY_ROOT, hashChildren, hashLeaf, rootOf, verifyConsistency, verifyInclusion } from './merkle.js';
 export {
   apiMillis,
+  COMMITTED_FIELDS,
   encodeLeaf,
   LEAF_ENCODING_VERSION,
   LEAF_ENCODING_VERSION_2,
+  LEAF_ENCODING_VERSION_3,
   LEAF_FIELDS,
   LEAF_V2_FIELDS,
   leafEventOf,
   leafHashOf,
+  type CommittedField,
+  type LeafCommitments,
   type LeafEvent,
 } from './leaf.js';
 export {

@@ -1,5 +1,6 @@
 // The event a leaf commits to, read from the API's answers: pure, for the Node entry's encoding and the web
 // entry's alike (leaf.ts, web-leaf.ts).
+import { fromBase64, toBase64 } from './bytes.js';
 
 /**
  * The fields of an audit event its tenant's tree commits to: every field the API returns for it, with the
@@ -28,6 +29,37 @@ export interface LeafEvent {
   recipient?: string;
   disclosure?: boolean;
   accounting_exclusion?: string;
+  /**
+   * A version 3 event's: the salts of its committed fields, and the commitments of those erased (docs/integrity.md
+   * "Version 3"). An erased field's value is not read.
+   */
+  commitments?: LeafCommitments | undefined;
+}
+
+/** The fields a version 3 leaf commits to through salted hashes rather than their values, in their order. */
+export const COMMITTED_FIELDS = [
+  'user_id',
+  'resource_id',
+  'source_ip',
+  'user_agent',
+  'justification',
+  'details',
+  'patient_id',
+  'recipient',
+] as const;
+export type CommittedField = (typeof COMMITTED_FIELDS)[number];
+
+/** A salt's bytes, and a commitment's (a SHA-256). */
+export const SALT_BYTES = 16;
+export const COMMITMENT_BYTES = 32;
+/** The first byte of a commitment's input: apart from RFC 9162's leaf (0x00) and node (0x01) prefixes. */
+export const COMMITMENT_TAG = 0x10;
+
+export interface LeafCommitments {
+  /** SALT_BYTES per field of COMMITTED_FIELDS, in their order; an erased field's are not read. */
+  salts: Uint8Array;
+  /** The commitment of each erased field, as the event's row gives it. */
+  erased: ReadonlyMap<CommittedField, Uint8Array>;
 }
 
 /**
@@ -37,6 +69,8 @@ export interface LeafEvent {
 export const LEAF_ENCODING_VERSION = 1;
 /** The version byte of any other event, whose encoding has LEAF_V2_FIELDS after LEAF_FIELDS. */
 export const LEAF_ENCODING_VERSION_2 = 2;
+/** The version byte of an event with salts: every field, the committed ones through their commitments. */
+export const LEAF_ENCODING_VERSION_3 = 3;
 
 type Field = { name: keyof LeafEvent; kind: 'text' | 'millis' | 'flag' };
 
@@ -177,36 +211,85 @@ const laterFlagOf = (name: string, value: unknown): boolean => {
   return value;
 };
 
+const COMMITTED: ReadonlySet<string> = new Set(COMMITTED_FIELDS);
+
+/**
+ * The bytes of base64 text as the API writes it, `size` of them; null for anything else. Only the one text of
+ * those bytes is taken: base64 whose last character carries bits the bytes do not have would be other text with
+ * the same leaf.
+ */
+function exactBase64(text: unknown, size: number): Uint8Array | null {
+  const bytes = typeof text === 'string' ? fromBase64(text) : null;
+  return bytes?.length === size && toBase64(bytes) === text ? bytes : null;
+}
+
+/**
+ * A version 3 row's salts and erased fields' commitments (docs/integrity.md "Version 3"): `leaf_salts`, the base64
+ * of SALT_BYTES per committed field, and `erased`, an object (absent: none) naming each erased field with the
+ * base64 of its commitment. An erased field must be there, as null, and its salt zeros: the salt goes with the
+ * value, and a salt kept beside a commitment would let anyone try values against it.
+ */
+function commitmentsOf(row: Record<string, unknown>): LeafCommitments {
+  const salts = exactBase64(row.leaf_salts, SALT_BYTES * COMMITTED_FIELDS.length);
+  if (salts === null)
+    throw new TypeError(`leaf_salts: not the base64 of ${SALT_BYTES * COMMITTED_FIELDS.length} bytes`);
+  const given = row.erased === undefined ? {} : row.erased;
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw new TypeError('erased: not an object');
+  const erased = new Map<CommittedField, Uint8Array>();
+  for (const [name, text] of Object.entries(given)) {
+    if (!COMMITTED.has(name)) throw new TypeError(`erased: ${name} is not a field a leaf commits to`);
+    const commitment = exactBase64(text, COMMITMENT_BYTES);
+    if (commitment === null)
+      throw new TypeError(`erased: ${name}'s commitment is not the base64 of ${COMMITMENT_BYTES} bytes`);
+    if (row[name] !== null) throw new TypeError(`${name}: erased, so null`);
+    const slot = COMMITTED_FIELDS.indexOf(name as CommittedField) * SALT_BYTES;
+    if (salts.subarray(slot, slot + SALT_BYTES).some((b) => b !== 0))
+      throw new TypeError(`leaf_salts: ${name} is erased, so its salt is zeros`);
+    erased.set(name as CommittedField, commitment);
+  }
+  return { salts, erased };
+}
+
 /**
  * An event as the API, the export and the export jobs' files give it (a parsed JSON object), as a LeafEvent.
  * Throws a TypeError naming the first field that is missing or not as the API writes it; a field of
- * LEAF_V2_FIELDS may be missing, and then has its default. Made whole, in the order of LEAF_FIELDS and
- * LEAF_V2_FIELDS (every event then has the one shape, which the encoding reads fastest), and spelled out field by
- * field: half the cost of a loop over the fields.
+ * LEAF_V2_FIELDS may be missing, and then has its default. A row with `leaf_salts` is of version 3
+ * (commitmentsOf). Made whole, in the order of LEAF_FIELDS and LEAF_V2_FIELDS (every event then has the one shape,
+ * which the encoding reads fastest), and spelled out field by field: half the cost of a loop over the fields.
  */
 export function leafEventOf(row: Record<string, unknown>): LeafEvent {
   const time = apiMillis(row.timestamp);
   if (time === null) throw new TypeError('timestamp: not an API timestamp');
+  // Erasures are of version 3 only: a row of version 1 or 2 that names some is not one the API writes.
+  if (row.leaf_salts === undefined && row.erased !== undefined)
+    throw new TypeError('erased: only a row with leaf_salts has erased fields');
+  const commitments = row.leaf_salts === undefined ? undefined : commitmentsOf(row);
+  // An erased field's value is not read: its commitment stands for it.
+  const erased = commitments?.erased;
+  const committed = (name: CommittedField, read: (name: string, value: unknown) => string) =>
+    erased?.has(name) ? '' : read(name, row[name]);
   return {
     event_id: textOf('event_id', row.event_id),
     timestamp: time,
     tenant_id: textOf('tenant_id', row.tenant_id),
     action: textOf('action', row.action),
-    user_id: textOf('user_id', row.user_id),
+    user_id: committed('user_id', textOf),
     user_role: textOf('user_role', row.user_role),
     resource_type: textOf('resource_type', row.resource_type),
-    resource_id: textOf('resource_id', row.resource_id),
+    resource_id: committed('resource_id', textOf),
     fields_accessed: textOf('fields_accessed', row.fields_accessed),
     phi_involved: flagOf('phi_involved', row.phi_involved),
-    source_ip: textOf('source_ip', row.source_ip),
-    user_agent: textOf('user_agent', row.user_agent),
-    justification: textOf('justification', row.justification),
+    source_ip: committed('source_ip', textOf),
+    user_agent: committed('user_agent', textOf),
+    justification: committed('justification', textOf),
     success: flagOf('success', row.success),
-    details: textOf('details', row.details),
-    patient_id: laterTextOf('patient_id', row.patient_id),
+    details: committed('details', textOf),
+    patient_id: committed('patient_id', laterTextOf),
     purpose_of_use: laterTextOf('purpose_of_use', row.purpose_of_use),
-    recipient: laterTextOf('recipient', row.recipient),
+    recipient: committed('recipient', laterTextOf),
     disclosure: laterFlagOf('disclosure', row.disclosure),
     accounting_exclusion: laterTextOf('accounting_exclusion', row.accounting_exclusion),
+    commitments,
   };
 }

@@ -1,23 +1,37 @@
 import { Buffer } from 'node:buffer';
 import {
+  COMMITMENT_BYTES,
+  COMMITMENT_TAG,
+  COMMITTED_FIELDS,
+  defaultOf,
   isVersion2,
   LEAF_ENCODING_VERSION,
   LEAF_ENCODING_VERSION_2,
+  LEAF_ENCODING_VERSION_3,
+  LEAF_FIELDS,
+  LEAF_V2_FIELDS,
   orDefault,
+  SALT_BYTES,
   wellFormed,
   writeMillis,
+  type CommittedField,
+  type LeafCommitments,
   type LeafEvent,
 } from './leaf-event.js';
 import { LEAF_PREFIX, sha256 } from './merkle.js';
 
 export {
   apiMillis,
+  COMMITTED_FIELDS,
   LEAF_ENCODING_VERSION,
   LEAF_ENCODING_VERSION_2,
+  LEAF_ENCODING_VERSION_3,
   LEAF_FIELDS,
   LEAF_V2_FIELDS,
   leafEventOf,
   writeMillis,
+  type CommittedField,
+  type LeafCommitments,
   type LeafEvent,
 } from './leaf-event.js';
 
@@ -89,6 +103,7 @@ function flag(name: string, value: unknown, at: number): number {
  * for every event (leaf.unit.test.ts holds it to LEAF_FIELDS). Version 1, unless the event needs version 2.
  */
 function encodeIntoScratch(e: LeafEvent): number {
+  if (e.commitments !== undefined) return encodeVersion3(e, e.commitments);
   room(0, 2)[1] = LEAF_ENCODING_VERSION;
   let at = text('event_id', e.event_id, 2);
   at = millis('timestamp', e.timestamp, at);
@@ -121,12 +136,68 @@ function appendVersion2(e: LeafEvent, at: number): number {
   return text('accounting_exclusion', orDefault(e.accounting_exclusion, ''), at);
 }
 
+// Version 3 encodes every field in this order; each committed one by its place among COMMITTED_FIELDS. A field of
+// LEAF_V2_FIELDS (`later`) the event has not got has its default.
+const ALL_FIELDS = [...LEAF_FIELDS, ...LEAF_V2_FIELDS].map((f, i) => ({
+  ...f,
+  number: i + 1,
+  slot: (COMMITTED_FIELDS as readonly string[]).indexOf(f.name),
+  later: i >= LEAF_FIELDS.length,
+}));
+const valueOf = (e: LeafEvent, field: (typeof ALL_FIELDS)[number]) =>
+  field.later ? orDefault(e[field.name], defaultOf(field.kind)) : e[field.name];
+
+/**
+ * A committed field's 32 bytes at `at`: the erased field's commitment as given, or else
+ * SHA-256(COMMITMENT_TAG || its number || its salt || its UTF-8). Returns where they end.
+ */
+function commitment(
+  e: LeafEvent,
+  c: LeafCommitments,
+  field: (typeof ALL_FIELDS)[number],
+  at: number,
+): number {
+  const name = field.name as CommittedField;
+  let hash = c.erased.get(name);
+  if (hash === undefined) {
+    const value = valueOf(e, field);
+    if (typeof value !== 'string' || !wellFormed(value)) throw new TypeError(`${name}: not well-formed text`);
+    const salt = c.salts.subarray(field.slot * SALT_BYTES, (field.slot + 1) * SALT_BYTES);
+    hash = sha256(
+      Buffer.concat([Uint8Array.of(COMMITMENT_TAG, field.number), salt, Buffer.from(value, 'utf8')]),
+    );
+  }
+  if (hash.length !== COMMITMENT_BYTES)
+    throw new TypeError(`${name}: a commitment is ${COMMITMENT_BYTES} bytes`);
+  room(at, COMMITMENT_BYTES).set(hash, at);
+  return at + COMMITMENT_BYTES;
+}
+
+/**
+ * Writes a version 3 encoding into `scratch` from byte 1 (docs/integrity.md "Version 3"): every field in order,
+ * the committed ones as their commitments, a field of LEAF_V2_FIELDS the event has not got at its default.
+ */
+function encodeVersion3(e: LeafEvent, c: LeafCommitments): number {
+  if (c.salts.length !== SALT_BYTES * COMMITTED_FIELDS.length)
+    throw new TypeError(`commitments: ${SALT_BYTES} bytes of salt per committed field`);
+  room(0, 2)[1] = LEAF_ENCODING_VERSION_3;
+  let at = 2;
+  for (const field of ALL_FIELDS) {
+    const { name, kind } = field;
+    if (field.slot !== -1) at = commitment(e, c, field, at);
+    else if (kind === 'millis') at = millis(name, e[name], at);
+    else if (kind === 'flag') at = flag(name, valueOf(e, field), at);
+    else at = text(name, valueOf(e, field), at);
+  }
+  return at;
+}
+
 /**
  * The canonical bytes of an event (docs/integrity.md "Leaves"): the version byte, then each field in
  * `LEAF_FIELDS` order, text as its UTF-8 byte length (4 bytes, big-endian) followed by those bytes, the
  * timestamp as a signed 8-byte big-endian integer, a flag as one byte 0 or 1. Version 1 while the event's
- * `LEAF_V2_FIELDS` are all at their defaults; else version 2, with those fields after the others. Throws a
- * TypeError for a value of the wrong kind.
+ * `LEAF_V2_FIELDS` are all at their defaults; else version 2, with those fields after the others; version 3 for an
+ * event with commitments. Throws a TypeError for a value of the wrong kind.
  */
 export function encodeLeaf(event: LeafEvent): Uint8Array {
   const end = encodeIntoScratch(event);

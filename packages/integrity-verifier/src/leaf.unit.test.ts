@@ -44,6 +44,7 @@ const DEFAULTS = {
   recipient: '',
   disclosure: false,
   accounting_exclusion: '',
+  commitments: undefined,
 };
 
 /**
@@ -197,5 +198,101 @@ describe('the leaf encoding', () => {
     expect(() => leafEventOf({ ...row, accounting_exclusion: 1 })).toThrow(
       'accounting_exclusion: not a string',
     );
+  });
+});
+
+// docs/integrity.md's example of version 3: the version 2 example with the salts 0x00 to 0x7f. Its hash was
+// computed by the Python reference there; the commitment of `user_id` by Python's hashlib.
+const SALTS = Uint8Array.from({ length: 128 }, (_, i) => i);
+const HASH_V3 = 'e9a9d3b88d90291d8c55970053cab7e1d2097a7ee38abdc9b7a88815c5070261';
+const USER_COMMITMENT = '030730522272a6c2b9ef1606666e7b4d0d50ef277e3b4e295cf6afeb1bd62305';
+const EVENT_V3: LeafEvent = { ...EVENT_V2, commitments: { salts: SALTS, erased: new Map() } };
+const ROW_V3 = {
+  ...EVENT_V2,
+  timestamp: '2026-11-18T11:06:40.123+00:00',
+  leaf_salts: Buffer.from(SALTS).toString('base64'),
+};
+const base64 = (h: string) => Buffer.from(h, 'hex').toString('base64');
+/** ROW_V3 with `user_id` erased, as the API writes it: null, its salt zeros, its commitment in `erased`. */
+const ERASED_ROW = {
+  ...ROW_V3,
+  user_id: null,
+  leaf_salts: Buffer.from(SALTS.map((b, i) => (i < 16 ? 0 : b))).toString('base64'),
+  erased: { user_id: base64(USER_COMMITMENT) },
+};
+
+describe('the leaf encoding of version 3', () => {
+  it('is the documented hash; each committed field is SHA-256(0x10 || its number || its salt || its UTF-8)', () => {
+    const bytes = encodeLeaf(EVENT_V3);
+    expect(hex(leafHashOf(EVENT_V3))).toBe(HASH_V3);
+    expect(hex(bytes.subarray(0, 1))).toBe('03');
+    const user = createHash('sha256')
+      .update(Buffer.from([0x10, 5]))
+      .update(SALTS.subarray(0, 16))
+      .update('user-1');
+    expect(user.digest('hex')).toBe(USER_COMMITMENT);
+    expect(hex(bytes)).toContain(`${hex(Buffer.from('phi.read'))}${USER_COMMITMENT}0000000963`);
+    // Every field is there, those of version 2 at their defaults too: 380 bytes, the value of no committed one.
+    expect(bytes.length).toBe(380);
+    expect(Buffer.from(bytes).includes('user-1')).toBe(false);
+    expect(hex(leafHashOf(leafEventOf(ROW_V3)))).toBe(HASH_V3);
+  });
+
+  it('is the same leaf with a field erased, its commitment standing for its value', () => {
+    const row = ERASED_ROW;
+    expect(hex(leafHashOf(leafEventOf(row)))).toBe(HASH_V3);
+    // Erased with another commitment, or changed in any field, it is another leaf.
+    const other = { ...row, erased: { user_id: base64('00'.repeat(32)) } };
+    expect(hex(leafHashOf(leafEventOf(other)))).not.toBe(HASH_V3);
+    for (const changed of [
+      { ...row, resource_id: 'clm_2' },
+      { ...row, action: 'phi.write' },
+      { ...ROW_V3, user_id: 'user-2' },
+      { ...ROW_V3, patient_id: '' },
+      { ...ROW_V3, leaf_salts: Buffer.from(SALTS.map((b) => (b === 17 ? 18 : b))).toString('base64') },
+    ])
+      expect(hex(leafHashOf(leafEventOf(changed)))).not.toBe(HASH_V3);
+  });
+
+  it('refuses a row whose salts, erased fields or commitments are not as the API writes them', () => {
+    const refusal = (row: Record<string, unknown>) => {
+      try {
+        leafHashOf(leafEventOf(row));
+        return null;
+      } catch (err) {
+        expect(err).toBeInstanceOf(TypeError);
+        return (err as Error).message;
+      }
+    };
+    const erased = ERASED_ROW;
+    expect(refusal(erased)).toBeNull();
+    expect(refusal({ ...ROW_V3, erased: {} })).toBeNull();
+    for (const [row, problem] of [
+      [{ ...ROW_V3, leaf_salts: null }, /^leaf_salts: /],
+      [{ ...ROW_V3, leaf_salts: Buffer.from(SALTS.subarray(1)).toString('base64') }, /^leaf_salts: /],
+      [
+        { ...ROW_V3, leaf_salts: `${ROW_V3.leaf_salts.slice(0, 4)}=${ROW_V3.leaf_salts.slice(5)}` },
+        /^leaf_salts/,
+      ],
+      // The same bytes in other text: bits in the last character that the bytes have not got.
+      [{ ...ROW_V3, leaf_salts: ROW_V3.leaf_salts.replace(/8=$/, '9=') }, /^leaf_salts: /],
+      [{ ...erased, erased: { user_id: base64(USER_COMMITMENT).replace(/U=$/, 'V=') } }, /commitment is not/],
+      // The salt goes with the value.
+      [{ ...erased, leaf_salts: ROW_V3.leaf_salts }, /^leaf_salts: user_id is erased, so its salt is zeros/],
+      // Erasures are of version 3 only.
+      [
+        { ...EVENT, timestamp: ROW_V3.timestamp, user_id: null, erased: {} },
+        /^erased: only a row with leaf_salts/,
+      ],
+      [{ ...erased, erased: null }, /^erased: not an object/],
+      [{ ...erased, erased: [] }, /^erased: not an object/],
+      [{ ...erased, erased: { user_role: base64(USER_COMMITMENT) } }, /^erased: user_role is not/],
+      [{ ...erased, erased: { user_id: base64('00'.repeat(31)) } }, /commitment is not/],
+      [{ ...erased, user_id: 'user-1' }, /^user_id: erased, so null/],
+      [{ ...ROW_V3, erased: { patient_id: base64(USER_COMMITMENT) } }, /^patient_id: erased, so null/],
+      [{ ...ROW_V3, user_id: null }, /^user_id: /],
+      [{ ...ROW_V3, details: 'a\uD800' }, /^details: not well-formed/],
+    ] as const)
+      expect(refusal(row)).toMatch(problem);
   });
 });

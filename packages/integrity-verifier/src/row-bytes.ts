@@ -15,7 +15,7 @@ import type { RowLeaf } from './row-leaf.js';
 // an object of each row that the leaf encoding then wrote back into bytes; here a string's bytes between its
 // quotes are already its UTF-8, unescaped as they are copied (docs/integrity.md "Offline verification"). Anything
 // else (whitespace, numbers, null, nesting, a field twice, a `\u` escape of half a character, a time not as the API
-// writes it) is left to JSON.parse and rowLeaf, which give the leaf or the problem.
+// writes it, a version 3 row's salts or erased fields) is left to JSON.parse and rowLeaf, which give the leaf or the problem.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -117,6 +117,10 @@ function isWord(b: Buffer, at: number, end: number, word: Buffer): boolean {
   for (let i = 0; i < word.length; i++) if (b[at + i] !== word[i]) return false;
   return true;
 }
+// A version 3 row's salts and erased fields (docs/integrity.md "Version 3"): its leaf is not the one of the fields
+// read here, and a row of another version that names erased fields is no event.
+const SALTS_KEY = Buffer.from('leaf_salts', 'latin1');
+const ERASED_KEY = Buffer.from('erased', 'latin1');
 const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
 
@@ -137,6 +141,8 @@ function scan(b: Buffer, at: number, end: number): number {
       const keyEnd = stringEnd(b, p + 1, end);
       if (keyEnd === -1 || escapes || b[keyEnd + 1] !== 0x3a) return -1;
       f = fieldOf(b, p + 1, keyEnd);
+      if (f === -1 && (sameKey(b, p + 1, keyEnd, SALTS_KEY) || sameKey(b, p + 1, keyEnd, ERASED_KEY)))
+        return -1;
       p = keyEnd + 2;
     }
     if (f !== -1) {

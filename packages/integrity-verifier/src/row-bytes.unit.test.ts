@@ -161,6 +161,21 @@ describe('the leaf of a row read from its bytes', () => {
     }
   });
 
+  it('leaves to JSON.parse a row of version 3, whose salts its leaf commits with', () => {
+    const salts = Buffer.alloc(128, 5).toString('base64');
+    for (const row of [
+      { ...apiRow(V2), leaf_salts: salts },
+      { leaf_salts: salts, ...apiRow(V2) },
+      { ...apiRow(), leaf_salts: salts, erased: {} },
+      { ...apiRow(), leaf_salts: 'not base64' },
+    ]) {
+      const { slow, fast } = both(JSON.stringify(row));
+      expect(fast).toBeUndefined();
+      expect(slow).toEqual(rowLeaf(row));
+    }
+    expect(typeof rowLeaf({ ...apiRow(), leaf_salts: salts })).toBe('object');
+  });
+
   it('leaves to JSON.parse a field of version 2 of the wrong kind, which the leaf refuses', () => {
     const line = JSON.stringify(apiRow());
     for (const [name, value] of [

@@ -94,9 +94,31 @@ describe('trailCheck', () => {
   it('finds nothing in an untouched export, and something in every tampered one of the shared scenarios', () => {
     for (const s of trailScenarios()) {
       const { findings } = checkScenario(s);
-      const clean = ['untouched', 'partial', 'honest cut', 'purged'].includes(s.name);
+      const clean = ['untouched', 'partial', 'honest cut', 'purged', 'version 3, fields erased'].includes(
+        s.name,
+      );
       expect(findings.length === 0, `${s.name}: ${JSON.stringify(findings)}`).toBe(clean);
     }
+  });
+
+  it('takes an erased field of version 3 through its commitment, and still finds any other change', () => {
+    const tampered = trailScenarios().find((s) => s.name === 'version 3, tampered after an erasure')!;
+    const { findings } = checkScenario(tampered);
+    const ids = (tampered.rows as { event_id: string }[]).map((r) => r.event_id);
+    // The commitment of another value, another salt, a kept field changed: other leaves. The erased value back: no
+    // event (an erased field is null). The two rows left as they were: verified.
+    expect(
+      findings.map((f) => [f.kind, 'event_id' in f ? f.event_id : null, 'row' in f ? f.row : null]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['altered', ids[0], null],
+        ['altered', ids[1], null],
+        ['row', null, 3],
+        ['altered', ids[3], null],
+        ['missing', ids[2], null],
+      ]),
+    );
+    expect(findings).toHaveLength(5);
   });
 
   it('counts the leaves its proof marks purged under the horizon apart, and believes no other mark', () => {

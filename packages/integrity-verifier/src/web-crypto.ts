@@ -9,8 +9,12 @@ const view = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
 
+/** SHA-256; rejects with an Error, never a TypeError (which names what is wrong with an event), without WebCrypto. */
 export async function sha256(data: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', view(data)));
+  const subtle =
+    typeof crypto === 'undefined' ? undefined : (crypto.subtle as typeof crypto.subtle | undefined);
+  if (subtle === undefined) throw new Error('this platform has no WebCrypto SHA-256');
+  return new Uint8Array(await subtle.digest('SHA-256', view(data)));
 }
 
 /** The hash of a leaf: SHA-256(0x00 || data). */

@@ -75,14 +75,15 @@ function noteOf(given: unknown): string | null {
 }
 
 /**
- * The event and its leaf's bytes; what is wrong with the event otherwise. Its hash is taken after, so that a
- * platform without WebCrypto is not taken for an event that is not one.
+ * The event and its leaf's bytes; what is wrong with the event otherwise (a TypeError). A version 3 event's
+ * commitments are hashed here, by a SHA-256 that rejects with another kind of error without WebCrypto, so that such
+ * a platform is not taken for an event that is not one.
  */
-function leafOf(row: unknown): { event: LeafEvent; bytes: Uint8Array } | string {
+async function leafOf(row: unknown): Promise<{ event: LeafEvent; bytes: Uint8Array } | string> {
   if (!isObject(row)) return 'not an object';
   try {
     const event = leafEventOf(row);
-    return { event, bytes: encodeLeaf(event) };
+    return { event, bytes: await encodeLeaf(event) };
   } catch (err) {
     if (err instanceof TypeError) return err.message;
     throw err;
@@ -107,7 +108,7 @@ export async function verifyEvent(evidence: EventEvidence): Promise<EventCheck> 
     return unusable('the proof holds a hash that is not a SHA-256 as the API writes it.');
   const note = noteOf(evidence.checkpoint ?? proof.checkpoint);
   if (note === null) return unusable('the checkpoint is not a checkpoint as the API returns it.');
-  const given = leafOf(evidence.event);
+  const given = await leafOf(evidence.event);
   if (typeof given === 'string')
     return unusable(`the event is not an event as the API returns it (${given}).`);
   const { event } = given;

@@ -8,11 +8,15 @@ export { rootOfInclusionProof, verifyInclusion } from './web-merkle.js';
 export { keyHashOf, parseVerifierKey, verifyCheckpoint, verifyNoteSignature } from './web-checkpoint.js';
 export {
   apiMillis,
+  COMMITTED_FIELDS,
   LEAF_ENCODING_VERSION,
   LEAF_ENCODING_VERSION_2,
+  LEAF_ENCODING_VERSION_3,
   LEAF_FIELDS,
   LEAF_V2_FIELDS,
   leafEventOf,
+  type CommittedField,
+  type LeafCommitments,
   type LeafEvent,
 } from './leaf-event.js';
 export {

@@ -5,6 +5,15 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import integrity  # noqa: E402
 
+
+def row_leaf(row):
+    """An export row's leaf hash in hex, or None for a row that is no event."""
+    try:
+        return integrity.leaf_hash(integrity.encode_leaf(integrity.event_of_row(row))).hex()
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
 cases = json.load(sys.stdin)
 unhex = bytes.fromhex
 leaf_hashes = [integrity.leaf_hash(integrity.encode_leaf(e)).hex() for e in cases["events"]]
@@ -28,4 +37,5 @@ print(json.dumps({
         for c in cases["checkpoints"]
     ],
     "formats": [integrity.verify_checkpoint(c["note"], c["keys"]) for c in cases["formats"]],
+    "rows": [row_leaf(row) for row in cases.get("rows", [])],
 }))
