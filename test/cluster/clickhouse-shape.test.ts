@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickHouse } from '@audit/shared/migrations';
-import { createClickHouse, localTable, type ClickHouseClient } from '@audit/shared/platform';
+import { localTable, type ClickHouseClient } from '@audit/shared/platform';
 import { pendingQuorums, projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
+import { clusterNodes, NODE_URLS, type ClusterNode } from '../support/cluster-nodes.js';
 import { uniqueNames } from '../support/names.js';
 import { cleanUp, clickhouseSettings, testClickHouse, testGuard } from '../support/stack.js';
 
-// Each server of the cluster, with the shard it serves (its `shard` macro).
-const NODE_URLS = (process.env.CLICKHOUSE_NODE_URLS ?? '').split(',').filter(Boolean);
-
 const names = uniqueNames('chshape');
 const ch = testClickHouse(names);
-let nodes: { url: string; client: ClickHouseClient; shard: string }[] = [];
+let nodes: ClusterNode[] = [];
 
 const rows = async <T>(client: ClickHouseClient, query: string) =>
   (await client.query({ query, format: 'JSONEachRow' })).json<T>();
@@ -20,16 +18,7 @@ const rows = async <T>(client: ClickHouseClient, query: string) =>
 beforeAll(async () => {
   expect(NODE_URLS.length).toBe(4);
   await migrateClickHouse(clickhouseSettings(names));
-  nodes = await Promise.all(
-    NODE_URLS.map(async (url) => {
-      const client = createClickHouse({ ...clickhouseSettings(names), url });
-      const [macro] = await rows<{ substitution: string }>(
-        client,
-        "SELECT substitution FROM system.macros WHERE macro = 'shard'",
-      );
-      return { url, client, shard: macro!.substitution };
-    }),
-  );
+  nodes = await clusterNodes(names);
 });
 afterAll(async () => {
   await Promise.all(nodes.map((n) => n.client.close()));

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEventRecord } from '@audit/shared/contract';
 import { migrateClickHouse } from '@audit/shared/migrations';
-import { createClickHouse, localTable, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
+import { localTable, sqlValue, type ClickHouseClient } from '@audit/shared/platform';
 import { EVENTS_PARTITION_MS, INDEX_PARTITION_MS, projectionTables } from '@audit/shared/projection';
 import { sampleRecord } from '@audit/shared/test-support';
 import { clickhouseSink } from '../../services/projector/src/adapters/clickhouse.sink.js';
+import { clusterNodes, NODE_URLS, type ClusterNode } from '../support/cluster-nodes.js';
 import { expectFilterIndexExact } from '../support/filter-index.js';
 import { uniqueNames } from '../support/names.js';
 import { opsCli } from '../support/ops-cli.js';
@@ -20,13 +21,12 @@ import { waitFor } from '../support/wait-for.js';
 
 // A purge on 2 shards of 2 replicas (docs/retention.md "On a cluster"): the operator's command and the custodian,
 // which delete on one replica of each shard through CLICKHOUSE_NODE_URLS and wait for every replica.
-const NODE_URLS = (process.env.CLICKHOUSE_NODE_URLS ?? '').split(',').filter(Boolean);
 const names = uniqueNames('chpurge');
 const ch = testClickHouse(names);
 let postgres: Awaited<ReturnType<typeof migratedPostgres>>;
 const ops = opsCli(names, () => postgres.url);
 let custodian: ReturnType<typeof custodianService> | undefined;
-let nodes: { client: ClickHouseClient; shard: string }[] = [];
+let nodes: ClusterNode[] = [];
 const LIVE = projectionTables(1);
 const DAY = 86_400_000;
 const NOW = Date.now();
@@ -39,16 +39,7 @@ beforeAll(async () => {
   expect(NODE_URLS.length).toBe(4);
   await migrateClickHouse(clickhouseSettings(names));
   postgres = await migratedPostgres(names);
-  nodes = await Promise.all(
-    NODE_URLS.map(async (url) => {
-      const client = createClickHouse({ ...clickhouseSettings(names), url });
-      const [macro] = await rows<{ substitution: string }>(
-        client,
-        "SELECT substitution FROM system.macros WHERE macro = 'shard'",
-      );
-      return { client, shard: macro!.substitution };
-    }),
-  );
+  nodes = await clusterNodes(names);
 });
 afterAll(async () => {
   await custodian?.stop();
