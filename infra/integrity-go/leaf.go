@@ -155,84 +155,66 @@ func leafHash(row map[string]json.RawMessage) ([]byte, error) {
 			}
 		}
 	}
-	out := []byte{0x00, 1}
+	// Each field's bytes as version 3 has them, and as versions 1 and 2 have them but for the committed fields.
+	encoded := make([][]byte, len(fields))
 	later := false
 	for i, f := range fields {
 		raw, present := row[f.name]
-		if i >= firstLater && !present {
-			continue // its default, written below where the version has it
-		}
-		if !present {
+		if !present && i < firstLater {
 			return nil, errNoLeaf
 		}
-		if _, isErased := erased[f.name]; isErased {
+		if commitment, isErased := erased[f.name]; isErased {
+			encoded[i] = commitment
 			continue
 		}
 		switch f.kind {
-		case "text":
-			s, err := text(raw)
-			if err != nil {
-				return nil, err
-			}
-			later = later || (i >= firstLater && s != "")
-		case "flag":
-			b, err := flag(raw)
-			if err != nil {
-				return nil, err
-			}
-			later = later || (i >= firstLater && b)
 		case "millis":
-			if _, err := millis(raw); err != nil {
+			ms, err := millis(raw)
+			if err != nil {
 				return nil, err
 			}
-		}
-	}
-	count := firstLater
-	switch {
-	case saltsGiven:
-		out[1], count = 3, len(fields)
-	case later:
-		out[1], count = 2, len(fields)
-	}
-	for i, f := range fields[:count] {
-		raw, present := row[f.name]
-		slot := slices.Index(committed, f.name)
-		switch {
-		case saltsGiven && slot >= 0:
-			commitment, isErased := erased[f.name]
-			if !isErased {
-				s := ""
-				if present {
-					s, _ = text(raw)
-				}
-				h := sha256.New()
-				h.Write([]byte{0x10, byte(i + 1)})
-				h.Write(salts[16*slot : 16*slot+16])
-				h.Write([]byte(s))
-				commitment = h.Sum(nil)
-			}
-			out = append(out, commitment...)
-		case f.kind == "millis":
-			ms, _ := millis(raw)
-			out = binary.BigEndian.AppendUint64(out, uint64(ms))
-		case f.kind == "flag":
+			encoded[i] = binary.BigEndian.AppendUint64(nil, uint64(ms))
+		case "flag":
 			b := false
 			if present {
-				b, _ = flag(raw)
+				var err error
+				if b, err = flag(raw); err != nil {
+					return nil, err
+				}
 			}
+			later = later || (i >= firstLater && b)
+			encoded[i] = []byte{0}
 			if b {
-				out = append(out, 1)
-			} else {
-				out = append(out, 0)
+				encoded[i][0] = 1
 			}
 		default:
 			s := ""
 			if present {
-				s, _ = text(raw)
+				var err error
+				if s, err = text(raw); err != nil {
+					return nil, err
+				}
 			}
-			out = appendText(out, s)
+			later = later || (i >= firstLater && s != "")
+			if slot := slices.Index(committed, f.name); saltsGiven && slot >= 0 {
+				h := sha256.New()
+				h.Write([]byte{0x10, byte(i + 1)})
+				h.Write(salts[16*slot : 16*slot+16])
+				h.Write([]byte(s))
+				encoded[i] = h.Sum(nil)
+			} else {
+				encoded[i] = appendText(nil, s)
+			}
 		}
 	}
+	version, count := byte(1), firstLater
+	switch {
+	case saltsGiven:
+		version, count = 3, len(fields)
+	case later:
+		version, count = 2, len(fields)
+	}
+	out := append([]byte{0x00, version}, slices.Concat(encoded[:count]...)...)
 	sum := sha256.Sum256(out)
 	return sum[:], nil
 }
