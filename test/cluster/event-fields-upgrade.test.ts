@@ -79,7 +79,9 @@ beforeAll(async () => {
   await ch.insert({
     table: live.events,
     format: 'JSONEachRow',
-    clickhouse_settings: { insert_distributed_sync: 1 },
+    // Written by both replicas of each shard before the insert returns, as the projector writes: every node's
+    // Distributed table then reads them all, whichever replica it asks.
+    clickhouse_settings: { insert_distributed_sync: 1, ...(await testGuard(ch)).insertSettings },
     values: older.map(v1Row),
   });
 });
