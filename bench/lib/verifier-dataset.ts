@@ -75,6 +75,7 @@ const viewOf = (r: AuditEventRecord): AuditEventView => ({
   recipient: r.recipient,
   disclosure: r.disclosure,
   accounting_exclusion: r.accounting_exclusion,
+  ...(r.leaf_salts === '' ? {} : { leaf_salts: r.leaf_salts }),
 });
 
 /** The tenant's events one millisecond apart from `since`, validated as ingest validates them. */

@@ -14,13 +14,14 @@ const otherTenant = `${names.tenant}-other`;
 const mine = Array.from({ length: 20 }, (_, i) => makeEvent(names.tenant, i));
 const theirs = Array.from({ length: 5 }, (_, i) => makeEvent(otherTenant, i));
 
-/** The event as the public API must render it. */
+/** The event as the public API must render it: with the salts ingest gave it (docs/integrity.md "Version 3"). */
 const view = (e: TestEvent) => ({
   ...NO_PATIENT_FIELDS,
   ...e,
   timestamp: e.timestamp.replace('Z', '+00:00'),
   fields_accessed: JSON.stringify(e.fields_accessed),
   details: JSON.stringify(e.details),
+  leaf_salts: expect.stringMatching(/^[A-Za-z0-9+/]{170}[AEIMQUYcgkosw048]=$/),
 });
 
 let reader: string;

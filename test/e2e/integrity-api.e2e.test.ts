@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  encodeLeaf,
   leafEventOf,
   leafHashOf,
   parseVerifierKey,
@@ -88,6 +89,8 @@ describe('the integrity API', () => {
       expect(status).toBe(200);
       const leaf = leafHashOf(leafEventOf(looked));
       expect(Buffer.from(leaf).toString('base64')).toBe(body.leaf_hash);
+      // Ingested with salts: its leaf commits to its personal fields through them (docs/integrity.md "Version 3").
+      expect(encodeLeaf(leafEventOf(looked))[0]).toBe(3);
       expect(body.tree_size).toBe(FIRST);
       expect(verifyInclusion(leaf, body.leaf_index, FIRST, body.hashes.map(b64), checkpoint.root)).toBe(true);
     }

@@ -80,7 +80,7 @@ afterAll(async () => {
   await dropClickHouseDatabase(settings);
 });
 
-describe('upgrading a projection to the event version 2', () => {
+describe("upgrading a projection of the event's version 1 to its later versions", () => {
   it('adds the columns, builds the new filter index beside the old one, and drops the old one once filled', async () => {
     await migrateClickHouse(settings);
     const columns = await rows<{ name: string; default_expression: string }>(
@@ -88,12 +88,13 @@ describe('upgrading a projection to the event version 2', () => {
        AND table = ${sqlValue(live.events)} AND name IN (${ADDED_EVENT_COLUMNS.map((c) => sqlValue(c.name)).join(', ')})`,
     );
     expect(columns.map((c) => c.name).sort()).toEqual(ADDED_EVENT_COLUMNS.map((c) => c.name).sort());
-    // The events stored before read with the fields empty, as a version 1 record reads.
+    // The events stored before read with the fields empty, as a version 1 record reads: no salts, so their leaves
+    // stay of version 1.
     const stored = await rows<Record<string, unknown>>(
-      `SELECT patient_id, purpose_of_use, recipient, disclosure, accounting_exclusion FROM ${sqlIdentifier(live.events)}
+      `SELECT patient_id, purpose_of_use, recipient, disclosure, accounting_exclusion, leaf_salts FROM ${sqlIdentifier(live.events)}
        WHERE tenant_id = ${sqlValue(names.tenant)}`,
     );
-    expect(stored).toEqual(olderEvents.map(() => ({ ...NO_PATIENT_FIELDS, disclosure: 0 })));
+    expect(stored).toEqual(olderEvents.map(() => ({ ...NO_PATIENT_FIELDS, disclosure: 0, leaf_salts: '' })));
     // Not complete (the events were there before its views): reads go without it, the old index stays for the
     // previous version's readers, and both are written meanwhile.
     expect(await filterIndexState(ch).ready(1)).toBe(false);

@@ -47,6 +47,7 @@ import {
   erase,
   keys as trailKeys,
   makeTrailBefore,
+  rowV3,
   T0,
   trailScenarios,
   type TrailScenario,
@@ -473,7 +474,7 @@ describe('the integrity formats, checked by other implementations', () => {
     expect(window.map(csvRecord).join('')).toMatch(/,"Payer 7, ""Claims"" — 1 Main St",true,/);
     expect(OLD_COLUMNS).toHaveLength(15);
     // An event of version 1 is written as before, and then its defaults.
-    expect(csvRecord(window[0]!)).toBe(oldRecord(window[0]!).replace(/\r\n$/, ',,,,false,\r\n'));
+    expect(csvRecord(window[0]!)).toBe(oldRecord(window[0]!).replace(/\r\n$/, ',,,,false,,\r\n'));
 
     // With version 2's columns: the export verifies, and a flag of theirs that is not one is a row's problem.
     expect(await bothOnCsv(s, CSV_HEADER + window.map(csvRecord).join(''))).toEqual({ code: 0, ours: [] });
@@ -517,6 +518,34 @@ describe('the integrity formats, checked by other implementations', () => {
       `${OLD_HEADER.trimEnd()},later,${CSV_HEADER.slice(OLD_HEADER.length)}`,
     ])
       expect(await bothOnCsv(s, header + records), header).toEqual({ code: 2, ours: [] });
+  });
+
+  it("docs/integrity.md's Python reference reads the salts of version 3 from a CSV file's leaf_salts column", async () => {
+    // The window of the version 3 scenarios, nothing erased: the rows the service's export writes today.
+    const s = trailScenarios().find((t) => t.name === 'version 3, fields erased')!;
+    const window = Array.from({ length: 6 }, (_, k) => rowV3(k + 4)) as AuditEventView[];
+    expect(new Set(window.map((r) => encodeLeaf(leafEventOf(r))[0]))).toEqual(new Set([3]));
+    const records = window.map(csvRecord);
+    expect(await bothOnCsv(s, CSV_HEADER + records.join(''))).toEqual({ code: 0, ours: [] });
+    // Other salts are another leaf; without the column, no row is of version 3, and none verifies.
+    const changed = records.with(
+      2,
+      records[2]!.replace(/(.)=\r\n$/, (_, c: string) => `${c === 'A' ? 'E' : 'A'}=\r\n`),
+    );
+    expect(await bothOnCsv(s, CSV_HEADER + changed.join(''))).toEqual({
+      code: 1,
+      ours: [altered(window[2]!, 6)],
+    });
+    const unsalted = records.map((r) => r.replace(/,[^,]*\r\n$/, '\r\n'));
+    const v2Header = CSV_HEADER.replace(',leaf_salts', '');
+    expect((await bothOnCsv(s, v2Header + unsalted.join(''))).ours).toEqual(
+      window.map((r, k) => altered(r, k + 4)),
+    );
+    // The column anywhere but right after version 2's fields makes the file no export job's.
+    expect(await bothOnCsv(s, `${v2Header.trimEnd()},later,leaf_salts\r\n` + records.join(''))).toEqual({
+      code: 2,
+      ours: [],
+    });
   });
 
   it("docs/integrity.md's Python reference agrees on leaves, roots, every proof and checkpoint", async () => {

@@ -12,9 +12,16 @@ export const CSV_COLUMNS: readonly string[] = LEAF_FIELDS.map((f) => f.name);
  */
 export const CSV_V2_COLUMNS: readonly string[] = LEAF_V2_FIELDS.map((f) => f.name);
 
+/**
+ * The column of a version 3 row's salts (docs/integrity.md "Version 3"): right after CSV_V2_COLUMNS in a file
+ * written since events have them, empty for an event without them.
+ */
+export const CSV_SALTS_COLUMN = 'leaf_salts';
+
 const HEADER = CSV_COLUMNS.join(',');
 const V2_HEADER = CSV_V2_COLUMNS.join(',');
-const ALL_COLUMNS = [...CSV_COLUMNS, ...CSV_V2_COLUMNS];
+const V2_COLUMNS = [...CSV_COLUMNS, ...CSV_V2_COLUMNS];
+const V3_COLUMNS = [...V2_COLUMNS, CSV_SALTS_COLUMN];
 const FLAGS: ReadonlySet<string> = new Set(
   [...LEAF_FIELDS, ...LEAF_V2_FIELDS].filter((f) => f.kind === 'flag').map((f) => f.name),
 );
@@ -25,16 +32,21 @@ export const isCsvHeader = (line: string): boolean => line === HEADER || line.st
 /** Whether the header has CSV_V2_COLUMNS, in their order, right after CSV_COLUMNS. */
 const hasV2Columns = (header: readonly string[]): boolean =>
   CSV_V2_COLUMNS.every((name, i) => header[CSV_COLUMNS.length + i] === name);
+/** Whether the header has CSV_SALTS_COLUMN right after CSV_V2_COLUMNS. */
+const hasSaltsColumn = (header: readonly string[]): boolean =>
+  hasV2Columns(header) && header[V2_COLUMNS.length] === CSV_SALTS_COLUMN;
 
 /**
  * Why a header record is not that of an export job's CSV file, or null: the leaf's fields first, in their order,
- * then those of LEAF_V2_FIELDS all in their order or none of them anywhere, and no column named twice (a later
- * column of a leaf field's name must not stand in for it).
+ * then those of LEAF_V2_FIELDS all in their order or none of them anywhere, then CSV_SALTS_COLUMN there or nowhere,
+ * and no column named twice (a later column of a leaf field's name must not stand in for it).
  */
 export function csvHeaderProblem(header: readonly string[]): string | null {
   if (CSV_COLUMNS.some((name, i) => header[i] !== name)) return `its header does not begin with ${HEADER}`;
   if (!hasV2Columns(header) && CSV_V2_COLUMNS.some((name) => header.includes(name)))
     return `its header has some of ${V2_HEADER} but not all of them, in this order, right after details`;
+  if (!hasSaltsColumn(header) && header.includes(CSV_SALTS_COLUMN))
+    return `its header has ${CSV_SALTS_COLUMN} but not right after ${V2_HEADER}`;
   const seen = new Set<string>();
   for (const name of header) {
     if (seen.has(name)) return `its header names ${JSON.stringify(name)} twice`;
@@ -128,20 +140,25 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
   yield* drain(true);
 }
 
-/** The leaf's columns of a header csvHeaderProblem took: CSV_COLUMNS, then CSV_V2_COLUMNS where it has them. */
+/**
+ * The leaf's columns of a header csvHeaderProblem took: CSV_COLUMNS, then CSV_V2_COLUMNS and CSV_SALTS_COLUMN
+ * where it has them.
+ */
 export const leafColumnsOf = (header: readonly string[]): readonly string[] =>
-  hasV2Columns(header) ? ALL_COLUMNS : CSV_COLUMNS;
+  hasSaltsColumn(header) ? V3_COLUMNS : hasV2Columns(header) ? V2_COLUMNS : CSV_COLUMNS;
 
 /**
  * A CSV record as the event the API gives (the object a JSON export holds), its leaf fields read by their place
  * in `columns` (leafColumnsOf the header): a flag (`phi_involved`, `success`, `disclosure`) is `true` or `false`
  * as a boolean, anything else is left as text for the leaf's check to name; every other value is the field's
- * text. A record of a header without CSV_V2_COLUMNS leaves those fields out, as a JSON row written before them.
+ * text. A record of a header without CSV_V2_COLUMNS leaves those fields out, as a JSON row written before them; an
+ * empty CSV_SALTS_COLUMN is left out, as the API leaves out the salts of an event without them.
  */
 export function rowOfCsv(fields: readonly string[], columns: readonly string[]): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   columns.forEach((name, i) => {
     const value = fields[i]!;
+    if (name === CSV_SALTS_COLUMN && value === '') return;
     row[name] = FLAGS.has(name) && (value === 'true' || value === 'false') ? value === 'true' : value;
   });
   return row;

@@ -6,6 +6,7 @@ import {
 } from '../../../services/exporter/src/domain/csv-format.js';
 import {
   CSV_COLUMNS,
+  CSV_SALTS_COLUMN,
   CSV_V2_COLUMNS,
   csvHeaderProblem,
   csvRecords,
@@ -51,6 +52,8 @@ const hostile = {
   recipient: 'Acme "Insurance"\r\n',
   disclosure: true,
   accounting_exclusion: '',
+  leaf_salts:
+    'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+P0BBQkNERUZHSElKS0xNTk9QUVJTVFVWV1hZWltcXV5fYGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn8=',
 };
 
 describe('csvRecords', () => {
@@ -143,6 +146,15 @@ describe('rowOfCsv', () => {
     const old = rowOfCsv(fields, leafColumnsOf([...OLD_HEADER, ...'abcde']));
     for (const name of CSV_V2_COLUMNS) expect(old).not.toHaveProperty(name);
   });
+
+  it('reads the salts under a header that has them, and leaves out an empty value as the API does', () => {
+    const header = [...NEW_HEADER, CSV_SALTS_COLUMN, 'later'];
+    const fields = [...CSV_COLUMNS, 'p-1042', 'TREAT', '', 'false', '', hostile.leaf_salts, 'later value'];
+    expect(rowOfCsv(fields, leafColumnsOf(header))).toMatchObject({ leaf_salts: hostile.leaf_salts });
+    expect(rowOfCsv(fields.with(20, ''), leafColumnsOf(header))).not.toHaveProperty(CSV_SALTS_COLUMN);
+    // Under a header of version 2, what stands after its fields is no field of the leaf.
+    expect(rowOfCsv(fields, leafColumnsOf([...NEW_HEADER, 'x']))).not.toHaveProperty(CSV_SALTS_COLUMN);
+  });
 });
 
 describe('csvHeaderProblem', () => {
@@ -169,6 +181,19 @@ describe('csvHeaderProblem', () => {
       [...OLD_HEADER, 'later', ...CSV_V2_COLUMNS],
     ])
       expect(csvHeaderProblem(header), header.slice(15).join()).toMatch(some);
+  });
+
+  it('takes the salts right after the fields of version 2, or nowhere', () => {
+    expect(csvHeaderProblem([...NEW_HEADER, CSV_SALTS_COLUMN])).toBeNull();
+    expect(csvHeaderProblem([...NEW_HEADER, CSV_SALTS_COLUMN, 'later'])).toBeNull();
+    expect(csvHeaderProblem(EXPORTER_COLUMNS)).toBeNull();
+    for (const header of [
+      [...OLD_HEADER, CSV_SALTS_COLUMN],
+      [...NEW_HEADER, 'later', CSV_SALTS_COLUMN],
+    ])
+      expect(csvHeaderProblem(header)).toBe(
+        'its header has leaf_salts but not right after patient_id,purpose_of_use,recipient,disclosure,accounting_exclusion',
+      );
   });
 });
 

@@ -7,6 +7,14 @@ import {
   LEAF_V2_FIELDS,
   writeMillis,
 } from './leaf.js';
+import {
+  COMMITMENT_BYTES,
+  COMMITMENT_TAG,
+  COMMITTED_FIELDS,
+  LEAF_ENCODING_VERSION_3,
+  SALT_BYTES,
+  type CommittedField,
+} from './leaf-event.js';
 import { LEAF_PREFIX, sha256 } from './merkle.js';
 import type { RowLeaf } from './row-leaf.js';
 
@@ -15,7 +23,8 @@ import type { RowLeaf } from './row-leaf.js';
 // an object of each row that the leaf encoding then wrote back into bytes; here a string's bytes between its
 // quotes are already its UTF-8, unescaped as they are copied (docs/integrity.md "Offline verification"). Anything
 // else (whitespace, numbers, null, nesting, a field twice, a `\u` escape of half a character, a time not as the API
-// writes it, a version 3 row's salts or erased fields) is left to JSON.parse and rowLeaf, which give the leaf or the problem.
+// writes it, salts not as the API writes them, erased fields) is left to JSON.parse and rowLeaf, which give the leaf
+// or the problem.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -23,7 +32,12 @@ const CR = 0x0d;
 // The fields a row may have: LEAF_FIELDS, which it must, then LEAF_V2_FIELDS, which a row written before them has
 // not got.
 const FIELDS = [...LEAF_FIELDS, ...LEAF_V2_FIELDS];
-const KEYS = FIELDS.map((f) => Buffer.from(f.name, 'latin1'));
+// A version 3 row's salts (docs/integrity.md "Version 3"), found as a field of its own after FIELDS.
+const SALTS = FIELDS.length;
+const SALTS_BYTES = SALT_BYTES * COMMITTED_FIELDS.length;
+const KEYS = [...FIELDS.map((f) => Buffer.from(f.name, 'latin1')), Buffer.from('leaf_salts', 'latin1')];
+// Each field's place among the committed fields, or -1.
+const SLOTS = FIELDS.map((f) => COMMITTED_FIELDS.indexOf(f.name as CommittedField));
 const TEXT = FIELDS.map((f) => f.kind === 'text');
 const TIMESTAMP = FIELDS.findIndex((f) => f.kind === 'millis');
 const EVENT_ID = FIELDS.findIndex((f) => f.name === 'event_id');
@@ -50,7 +64,8 @@ const API_ORDER = [
   'recipient',
   'disclosure',
   'accounting_exclusion',
-].map((name) => FIELDS.findIndex((f) => f.name === name));
+  'leaf_salts',
+].map((name) => KEYS.findIndex((key) => key.toString('latin1') === name));
 // What each escape's second character stands for; 0 for `u` (four hex digits follow) and for what JSON refuses.
 const UNESCAPED = new Uint8Array(128);
 for (const [c, b] of Object.entries({ '"': 0x22, '\\': 0x5c, '/': 0x2f, b: 8, f: 12, n: 10, r: 13, t: 9 }))
@@ -61,9 +76,9 @@ for (const [i, c] of [...'0123456789abcdef'].entries())
 
 // Each field's value as found in the row: its bytes from `starts` to `ends` (a string's between its quotes), and
 // its kind.
-const starts = new Int32Array(FIELDS.length);
-const ends = new Int32Array(FIELDS.length);
-const kinds = new Uint8Array(FIELDS.length);
+const starts = new Int32Array(KEYS.length);
+const ends = new Int32Array(KEYS.length);
+const kinds = new Uint8Array(KEYS.length);
 const [FALSE_FLAG, TRUE_FLAG, STRING, ESCAPED_STRING] = [0, 1, 2, 3];
 let scratch = Buffer.allocUnsafeSlow(4096);
 
@@ -117,9 +132,7 @@ function isWord(b: Buffer, at: number, end: number, word: Buffer): boolean {
   for (let i = 0; i < word.length; i++) if (b[at + i] !== word[i]) return false;
   return true;
 }
-// A version 3 row's salts and erased fields (docs/integrity.md "Version 3"): its leaf is not the one of the fields
-// read here, and a row of another version that names erased fields is no event.
-const SALTS_KEY = Buffer.from('leaf_salts', 'latin1');
+// A row's erased fields (docs/integrity.md "Version 3"): their commitments stand for values this reader would read.
 const ERASED_KEY = Buffer.from('erased', 'latin1');
 const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
@@ -141,8 +154,7 @@ function scan(b: Buffer, at: number, end: number): number {
       const keyEnd = stringEnd(b, p + 1, end);
       if (keyEnd === -1 || escapes || b[keyEnd + 1] !== 0x3a) return -1;
       f = fieldOf(b, p + 1, keyEnd);
-      if (f === -1 && (sameKey(b, p + 1, keyEnd, SALTS_KEY) || sameKey(b, p + 1, keyEnd, ERASED_KEY)))
-        return -1;
+      if (f === -1 && sameKey(b, p + 1, keyEnd, ERASED_KEY)) return -1;
       p = keyEnd + 2;
     }
     if (f !== -1) {
@@ -243,6 +255,29 @@ function text(b: Buffer, f: number, out: number): number {
   return out + 4 + written;
 }
 
+/**
+ * Writes a committed field (field `f`, whose salt is `salt`) at `out` as its commitment: SHA-256(COMMITMENT_TAG ||
+ * its number || salt || its UTF-8). The text is first written 14 bytes on, so that its bytes follow the 18 of the
+ * tag, number and salt written over its length. Returns where the commitment ends, or -1.
+ */
+function commitment(b: Buffer, f: number, salt: Buffer, out: number): number {
+  const stop = text(b, f, out + 14);
+  if (stop === -1) return -1;
+  scratch[out] = COMMITMENT_TAG;
+  scratch[out + 1] = f + 1;
+  salt.copy(scratch, out + 2);
+  scratch.set(sha256(scratch.subarray(out, stop)), out);
+  return out + COMMITMENT_BYTES;
+}
+
+/** The salts of the row's `leaf_salts`, or null where it is not the one base64 text of SALTS_BYTES bytes. */
+function saltsOf(b: Buffer): Buffer | null {
+  if (kinds[SALTS] !== STRING) return null;
+  const text = b.toString('latin1', starts[SALTS], ends[SALTS]);
+  const salts = Buffer.from(text, 'base64');
+  return salts.length === SALTS_BYTES && salts.toString('base64') === text ? salts : null;
+}
+
 /** Gives each field of LEAF_V2_FIELDS the row has not got (not in `seen`) its default: empty text, or false. */
 function defaultAbsent(seen: number): void {
   for (let f = LEAF_FIELDS.length; f < FIELDS.length; f++)
@@ -274,15 +309,20 @@ export function rowLeafOfBytes(b: Buffer, at: number, end: number): RowLeaf | un
   const ts = apiMillis(b.toString('latin1', starts[TIMESTAMP], ends[TIMESTAMP]));
   if (ts === null) return undefined;
   // An escape writes fewer bytes than it takes; the rest of the encoding, a field the row has not got included, is
-  // at most 4 bytes a field more.
-  if (scratch.length < end - at + 128) scratch = Buffer.allocUnsafeSlow(2 * (end - at + 128));
+  // at most 4 bytes a field more, or a commitment's 32 bytes and its 18 of input ahead of the text.
+  if (scratch.length < end - at + 1024) scratch = Buffer.allocUnsafeSlow(2 * (end - at + 1024));
+  const salts = (seen & (1 << SALTS)) === 0 ? undefined : saltsOf(b);
+  if (salts === null) return undefined;
   const version2 = isVersion2Row();
-  const fields = version2 ? FIELDS.length : LEAF_FIELDS.length;
+  const fields = salts || version2 ? FIELDS.length : LEAF_FIELDS.length;
   scratch[0] = LEAF_PREFIX;
-  scratch[1] = version2 ? LEAF_ENCODING_VERSION_2 : LEAF_ENCODING_VERSION;
+  scratch[1] = salts ? LEAF_ENCODING_VERSION_3 : version2 ? LEAF_ENCODING_VERSION_2 : LEAF_ENCODING_VERSION;
   let out = 2;
   for (let f = 0; f < fields && out !== -1; f++) {
+    const slot = salts ? SLOTS[f]! : -1;
     if (f === TIMESTAMP) out = writeMillis(scratch, ts, out);
+    else if (slot !== -1)
+      out = commitment(b, f, salts!.subarray(slot * SALT_BYTES, (slot + 1) * SALT_BYTES), out);
     else if (TEXT[f]) out = text(b, f, out);
     else scratch[out++] = kinds[f]!;
   }

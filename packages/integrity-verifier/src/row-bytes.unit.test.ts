@@ -32,6 +32,9 @@ const V2 = {
   accounting_exclusion: '',
 };
 
+/** Salts as the API writes them: the base64 of 128 bytes. */
+const SALTS = Buffer.from(Array.from({ length: 128 }, (_, i) => (i * 37) & 0xff)).toString('base64');
+
 /** The row's leaf by both readers: JSON.parse and rowLeaf's, and the bytes' (undefined where it defers). */
 function both(line: string | Buffer) {
   const bytes = Buffer.isBuffer(line) ? line : Buffer.from(line);
@@ -61,16 +64,19 @@ const text = fc.oneof(
 describe('the leaf of a row read from its bytes', () => {
   it('is the leaf JSON.parse and rowLeaf give, for rows of any text as the API writes them', () => {
     const keys = Object.keys(apiRow(V2));
-    // Rows written before the fields of version 2 and since, each field of any text, the flag of any value.
+    // Rows written before the fields of version 2 and since, with salts (version 3) or without, each field of any
+    // text, the flag of any value.
     const row = fc.record({
       since: fc.boolean(),
+      salted: fc.boolean(),
       over: fc.dictionary(fc.constantFrom(...keys), text),
       disclosure: fc.option(fc.boolean(), { nil: undefined }),
     });
     fc.assert(
-      fc.property(row, ({ since, over, disclosure }) => {
+      fc.property(row, ({ since, salted, over, disclosure }) => {
         const flag = disclosure === undefined ? {} : { disclosure };
-        const line = JSON.stringify(apiRow({ ...(since ? V2 : {}), ...over, ...flag }));
+        const salts = salted ? { leaf_salts: SALTS } : {};
+        const line = JSON.stringify(apiRow({ ...(since ? V2 : {}), ...over, ...flag, ...salts }));
         const { slow, fast } = both(line);
         // Every row whose text is well formed is read from its bytes, escapes and all, but in its event id (the
         // API's are UUIDs): its text is kept, and JSON.parse makes it.
@@ -84,7 +90,12 @@ describe('the leaf of a row read from its bytes', () => {
   });
 
   it('takes fields in any order, other keys of strings and flags, and a carriage return at the end', () => {
-    for (const row of [apiRow(), apiRow(V2), apiRow({ ...V2, patient_id: '', disclosure: true })]) {
+    for (const row of [
+      apiRow(),
+      apiRow(V2),
+      apiRow({ ...V2, patient_id: '', disclosure: true }),
+      apiRow({ ...V2, leaf_salts: SALTS }),
+    ]) {
       const reversed = Object.fromEntries(Object.entries(row).reverse());
       for (const line of [
         JSON.stringify(reversed),
@@ -161,19 +172,48 @@ describe('the leaf of a row read from its bytes', () => {
     }
   });
 
-  it('leaves to JSON.parse a row of version 3, whose salts its leaf commits with', () => {
-    const salts = Buffer.alloc(128, 5).toString('base64');
+  it('reads a row of version 3 with its salts, with or without the fields of version 2, wherever they stand', () => {
     for (const row of [
-      { ...apiRow(V2), leaf_salts: salts },
-      { leaf_salts: salts, ...apiRow(V2) },
-      { ...apiRow(), leaf_salts: salts, erased: {} },
+      { ...apiRow(V2), leaf_salts: SALTS },
+      { leaf_salts: SALTS, ...apiRow(V2) },
+      { ...apiRow(), leaf_salts: SALTS },
+      { ...apiRow({ user_id: '', details: 'x'.repeat(5000), justification: 'ü\\n' }), leaf_salts: SALTS },
+    ]) {
+      const { slow, fast } = both(JSON.stringify(row));
+      expect(fast).toBeDefined();
+      expect(fast).toEqual(slow);
+    }
+    // Other salts, another leaf.
+    const other = Buffer.alloc(128, 5).toString('base64');
+    expect(both(JSON.stringify({ ...apiRow(), leaf_salts: other })).fast!.hash).not.toEqual(
+      both(JSON.stringify({ ...apiRow(), leaf_salts: SALTS })).fast!.hash,
+    );
+  });
+
+  it('leaves to JSON.parse salts not as the API writes them, and a row with erased fields', () => {
+    // The last character's two low bits, which the bytes have not got, set: other text for the same bytes.
+    const lastBits = `${SALTS.slice(0, -2)}${SALTS.at(-2) === 'B' ? 'C' : 'B'}=`;
+    for (const row of [
+      { ...apiRow(), leaf_salts: SALTS, erased: {} },
       { ...apiRow(), leaf_salts: 'not base64' },
+      { ...apiRow(), leaf_salts: Buffer.alloc(127).toString('base64') },
+      { ...apiRow(), leaf_salts: lastBits },
+      { ...apiRow(), leaf_salts: true },
     ]) {
       const { slow, fast } = both(JSON.stringify(row));
       expect(fast).toBeUndefined();
       expect(slow).toEqual(rowLeaf(row));
     }
-    expect(typeof rowLeaf({ ...apiRow(), leaf_salts: salts })).toBe('object');
+    expect(typeof rowLeaf({ ...apiRow(), leaf_salts: lastBits })).toBe('string');
+    // An escape in the salts' text: JSON.parse reads it as the same characters, which this reader leaves to it.
+    const escaped = JSON.stringify({ ...apiRow(), leaf_salts: SALTS }).replace(
+      SALTS,
+      SALTS.replace('/', '\\/'),
+    );
+    expect(SALTS).toContain('/');
+    const { slow, fast } = both(escaped);
+    expect(fast).toBeUndefined();
+    expect(typeof slow).toBe('object');
   });
 
   it('leaves to JSON.parse a field of version 2 of the wrong kind, which the leaf refuses', () => {
@@ -212,7 +252,11 @@ describe('the leaf of a row read from its bytes', () => {
       '0',
       'é',
     ];
-    const bases = [JSON.stringify(apiRow()), JSON.stringify(apiRow({ ...V2, disclosure: true }))];
+    const bases = [
+      JSON.stringify(apiRow()),
+      JSON.stringify(apiRow({ ...V2, disclosure: true })),
+      JSON.stringify(apiRow({ ...V2, leaf_salts: SALTS })),
+    ];
     fc.assert(
       fc.property(
         fc.constantFrom(...bases),

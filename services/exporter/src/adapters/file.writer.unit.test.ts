@@ -29,6 +29,7 @@ const row = (i: number): EventRow => ({
   recipient: '',
   disclosure: 0,
   accounting_exclusion: '',
+  leaf_salts: i % 2 ? '' : Buffer.alloc(128, i).toString('base64'),
 });
 
 /** n rows in batches of uneven sizes (an empty one among them), as the window's reads deliver them. */

@@ -28,6 +28,7 @@ const row = (i: number): EventRow => ({
   recipient: i % 4 ? '' : `Payer ${i}, "Suite" ü`,
   disclosure: i % 4 ? 0 : 1,
   accounting_exclusion: i % 8 ? '' : 'authorized',
+  leaf_salts: i % 3 ? Buffer.alloc(128, i).toString('base64') : '',
 });
 
 /** n rows as the RowBinary decoder lays them out from the window's reads. */

@@ -25,6 +25,7 @@ export const CSV_COLUMNS = [
   'recipient',
   'disclosure',
   'accounting_exclusion',
+  'leaf_salts',
 ] as const satisfies readonly (keyof AuditEventView)[];
 
 /** The header record, CRLF-terminated. */
@@ -37,5 +38,5 @@ export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
  */
 export function csvRecord(e: AuditEventView): string {
   const q = csvField;
-  return `${q(e.event_id)},${e.timestamp},${q(e.tenant_id)},${q(e.action)},${q(e.user_id)},${q(e.user_role)},${q(e.resource_type)},${q(e.resource_id)},${q(e.fields_accessed)},${e.phi_involved},${q(e.source_ip)},${q(e.user_agent)},${q(e.justification)},${e.success},${q(e.details)},${q(e.patient_id)},${q(e.purpose_of_use)},${q(e.recipient)},${e.disclosure},${q(e.accounting_exclusion)}\r\n`;
+  return `${q(e.event_id)},${e.timestamp},${q(e.tenant_id)},${q(e.action)},${q(e.user_id)},${q(e.user_role)},${q(e.resource_type)},${q(e.resource_id)},${q(e.fields_accessed)},${e.phi_involved},${q(e.source_ip)},${q(e.user_agent)},${q(e.justification)},${e.success},${q(e.details)},${q(e.patient_id)},${q(e.purpose_of_use)},${q(e.recipient)},${e.disclosure},${q(e.accounting_exclusion)},${q(e.leaf_salts ?? '')}\r\n`;
 }

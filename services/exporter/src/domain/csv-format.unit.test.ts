@@ -32,13 +32,18 @@ describe('CSV records', () => {
     expect(CSV_HEADER).toBe(
       'event_id,timestamp,tenant_id,action,user_id,user_role,resource_type,resource_id,fields_accessed,' +
         'phi_involved,source_ip,user_agent,justification,success,details,' +
-        'patient_id,purpose_of_use,recipient,disclosure,accounting_exclusion\r\n',
+        'patient_id,purpose_of_use,recipient,disclosure,accounting_exclusion,leaf_salts\r\n',
     );
     expect(csvRecord(event)).toBe(
       '0b7e1a52-5c0e-4a8e-9f3b-2d6c1e4a7b90,2026-11-21T09:30:00.123+00:00,acme,phi.read,u-1,nurse,patient,123,' +
         '"[""ssn"",""dob""]",true,203.0.113.7,Mozilla/5.0 (X11; Linux x86_64),' +
         '"treatment, ""urgent""\r\nsecond line",false,"{""a"":""b,c""}",p-1042,HPAYMT,' +
-        '"Acme Billing, 1 Main St",true,\r\n',
+        '"Acme Billing, 1 Main St",true,,\r\n',
+    );
+    // An event with salts has them last, as the API gives them; one without has the column empty.
+    const salts = Buffer.alloc(128, 9).toString('base64');
+    expect(csvRecord({ ...event, leaf_salts: salts })).toBe(
+      csvRecord(event).replace(/\r\n$/, `${salts}\r\n`),
     );
   });
 
@@ -75,7 +80,7 @@ describe('CSV records', () => {
       }),
     );
     expect(parse(CSV_HEADER + csvRecord(event), { columns: true })).toEqual([
-      Object.fromEntries(CSV_COLUMNS.map((c) => [c, String(event[c])])),
+      Object.fromEntries(CSV_COLUMNS.map((c) => [c, String(event[c] ?? '')])),
     ]);
   });
 });

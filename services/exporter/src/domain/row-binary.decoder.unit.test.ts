@@ -45,6 +45,7 @@ const row = fc.record<EventRow>({
   recipient: text,
   disclosure: fc.constantFrom(0, 1),
   accounting_exclusion: text,
+  leaf_salts: text,
 });
 
 describe('RowBinaryDecoder', () => {

@@ -23,6 +23,7 @@ export function testPayload(call: ApiCall, endpoint: WebhookEndpointRecord, id: 
     source_ip: '',
     user_agent: '',
     justification: '',
+    leaf_salts: '',
     ingested_at: now,
     ...NO_PATIENT_FIELDS,
   });

@@ -4,6 +4,13 @@ import { ACTION_PATTERN, STORED_UUID_PATTERN } from '@audit/shared/contract';
 const jsonText = (description: string) =>
   z.string().meta({ description: `${description} A string containing JSON, not an object.` });
 
+/**
+ * Salts as the API writes them: 128 bytes are 42 groups of four characters, then two bytes as three characters (the
+ * last with its two low bits zero) and one `=`, the one text of those bytes a verifier takes. The `/` is escaped, as
+ * a class must write it for every reader of the document's patterns (openapi.document.unit.test.ts).
+ */
+const LEAF_SALTS_TEXT = new RegExp(String.raw`^[A-Za-z0-9+\/]{170}[AEIMQUYcgkosw048]=$`);
+
 /** A time as the API renders every time (formatTimestamp): UTC, milliseconds, `+00:00`. */
 export const timestampSchema = z
   .string()
@@ -49,6 +56,10 @@ export const auditEventSchema = z
     accounting_exclusion: z.string().meta({
       description:
         'The HIPAA 164.528(a)(1) exclusion the producer named for a disclosure, or `""` (docs/ingest.md "Disclosures").',
+    }),
+    leaf_salts: z.string().regex(LEAF_SALTS_TEXT).optional().meta({
+      description:
+        'The base64 of 16 random bytes for each of the eight fields the event\'s leaf commits to through salted hashes (docs/integrity.md "Version 3"); a verifier needs them. Every event ingested since leaf version 3 has them; an event without them has a leaf of version 1 or 2.',
     }),
   })
   .meta({ id: 'AuditEvent', description: 'Clients must tolerate fields added later.' });

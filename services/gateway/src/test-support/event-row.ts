@@ -22,4 +22,5 @@ export const eventRow = (i: number, tenantId: string, newest: number): EventRow 
   recipient: '',
   disclosure: 0,
   accounting_exclusion: '',
+  leaf_salts: '',
 });

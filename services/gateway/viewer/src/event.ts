@@ -20,6 +20,7 @@ export interface AuditEvent {
   recipient?: string;
   disclosure?: boolean;
   accounting_exclusion?: string;
+  leaf_salts?: string;
 }
 
 export interface EventPage {

@@ -36,7 +36,7 @@ const toLine = (e: AuditEventRecord) =>
     e.details,
   )}\t${e.ingested_at}\t${tsvField(e.patient_id)}\t${tsvField(e.purpose_of_use)}\t${tsvField(e.recipient)}\t${
     e.disclosure ? 1 : 0
-  }\t${tsvField(e.accounting_exclusion)}\n`;
+  }\t${tsvField(e.accounting_exclusion)}\t${e.leaf_salts}\n`;
 
 const SETTLE_POLL_MS = 100;
 // A pending quorum waits for a replica to come back: seconds at least, and each look is a query per table.

@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { type AuditEventRecord } from '@audit/shared/contract';
-import { frontierOf, leafHashOf } from '@audit/shared/integrity';
+import { frontierOf } from '@audit/shared/integrity';
 import { inTransaction } from '@audit/shared/platform';
 import { planAppend } from '../domain/append-plan.js';
 import { idKey } from '../domain/project-batch.js';
+import { recordLeafHash } from '../domain/record-leaf.js';
 import {
   eventsToAppend,
   runKey,
@@ -37,7 +38,7 @@ async function giveTimes(
   if (untimed.size === 0) return;
   const timed = events.flatMap((e) => {
     const leaf = untimed.get(idKey(e));
-    return leaf?.untimed!.equals(leafHashOf(e)) ? [{ leaf_index: leaf.leaf_index, event: e }] : [];
+    return leaf?.untimed!.equals(recordLeafHash(e)) ? [{ leaf_index: leaf.leaf_index, event: e }] : [];
   });
   if (timed.length === 0) return;
   await db.query(

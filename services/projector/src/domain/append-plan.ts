@@ -1,12 +1,12 @@
 import { type AuditEventRecord } from '@audit/shared/contract';
 import {
   appendLeaves,
-  leafHashOf,
   STORED_LEVEL_STEP,
   type CompletedSubtree,
   type Frontier,
 } from '@audit/shared/integrity';
 import { idKey } from './project-batch.js';
+import { recordLeafHash } from './record-leaf.js';
 
 export interface NewLeaf {
   tenant_id: string;
@@ -55,7 +55,7 @@ export function planAppend(
   for (const [tenantId, { list }] of byTenant) {
     const before = trees.get(tenantId);
     if (!before) throw new RangeError(`no tree given for tenant ${tenantId}`);
-    const hashes = list.map((e) => leafHashOf(e));
+    const hashes = list.map(recordLeafHash);
     const { frontier, completed } = appendLeaves(before, hashes, storedLevel);
     list.forEach((e, i) =>
       plan.leaves.push({

@@ -34,11 +34,12 @@ export const EVENT_TABLE_COLUMNS = [
   ['recipient', 'String'],
   ['disclosure', 'UInt8'],
   ['accounting_exclusion', 'String'],
+  ['leaf_salts', 'String'],
 ] as const;
 
 /**
- * The columns the event's version 2 added, with the defaults the events tables made before it give them: the
- * migrator adds them to every generation's events table (filter-index.state.ts).
+ * The columns the event's versions 2 and 3 added, with the defaults the events tables made before them give them:
+ * the migrator adds them to every generation's events table (filter-index.state.ts).
  */
 export const ADDED_EVENT_COLUMNS = [
   { name: 'patient_id', type: 'String', default: "''" },
@@ -46,6 +47,7 @@ export const ADDED_EVENT_COLUMNS = [
   { name: 'recipient', type: 'String', default: "''" },
   { name: 'disclosure', type: 'UInt8', default: '0' },
   { name: 'accounting_exclusion', type: 'String', default: "''" },
+  { name: 'leaf_salts', type: 'String', default: "''" },
 ] as const;
 
 /**

@@ -9,13 +9,13 @@ describe('projectionTables', () => {
       events: 'audit_events',
       ids: 'audit_event_ids',
       idsView: 'audit_event_ids_mv',
-      index: 'audit_events_by_s2',
-      indexView: 'audit_events_by_mv_s2',
-      buckets: 'audit_event_buckets_s2',
-      bucketsView: 'audit_event_buckets_mv_s2',
+      index: 'audit_events_by_s3',
+      indexView: 'audit_events_by_mv_s3',
+      buckets: 'audit_event_buckets_s3',
+      bucketsView: 'audit_event_buckets_mv_s3',
     });
     expect(projectionTables(3).events).toBe('audit_events_g3');
-    expect(projectionTables(3).index).toBe('audit_events_by_s2_g3');
+    expect(projectionTables(3).index).toBe('audit_events_by_s3_g3');
     // The first shape kept the names it shipped with.
     expect(filterIndexTables(1, 1)).toEqual({
       index: 'audit_events_by',

@@ -21,6 +21,7 @@ export function sampleRecord(overrides: Partial<AuditEventRecord> = {}): AuditEv
     details: '{"reason":"review"}',
     ingested_at: Date.UTC(2026, 10, 21, 10, 0, 1),
     ...NO_PATIENT_FIELDS,
+    leaf_salts: '',
     ...overrides,
   };
 }

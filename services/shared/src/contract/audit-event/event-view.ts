@@ -4,14 +4,20 @@ import type { AuditEventRecord } from './audit-event.js';
 /** The fields that keep their type from the audit topic's record to the public API: text. */
 type TextFields = Omit<
   AuditEventRecord,
-  'timestamp' | 'phi_involved' | 'success' | 'disclosure' | 'ingested_at'
+  'timestamp' | 'phi_involved' | 'success' | 'disclosure' | 'ingested_at' | 'leaf_salts'
 >;
 
 /** An audit_events row as ClickHouse returns it in JSON (64-bit integers as strings). */
-export type EventRow = TextFields & { ts: string; phi_involved: number; success: number; disclosure: number };
+export type EventRow = TextFields & {
+  ts: string;
+  phi_involved: number;
+  success: number;
+  disclosure: number;
+  leaf_salts: string;
+};
 
 export const EVENT_COLUMNS =
-  'event_id, ts, tenant_id, action, user_id, user_role, resource_type, resource_id, fields_accessed, phi_involved, source_ip, user_agent, justification, success, details, patient_id, purpose_of_use, recipient, disclosure, accounting_exclusion';
+  'event_id, ts, tenant_id, action, user_id, user_role, resource_type, resource_id, fields_accessed, phi_involved, source_ip, user_agent, justification, success, details, patient_id, purpose_of_use, recipient, disclosure, accounting_exclusion, leaf_salts';
 
 /** The audit event as the public API returns it, and as export files hold it (docs/exports.md "Files"). */
 export type AuditEventView = TextFields & {
@@ -19,6 +25,8 @@ export type AuditEventView = TextFields & {
   phi_involved: boolean;
   success: boolean;
   disclosure: boolean;
+  /** Only on an event with salts: a row with `leaf_salts` is of leaf version 3 (docs/integrity.md "Version 3"). */
+  leaf_salts?: string;
 };
 
 /** A stored row as the public API returns it. */
@@ -44,5 +52,6 @@ export function toAuditEventView(row: EventRow): AuditEventView {
     recipient: row.recipient,
     disclosure: row.disclosure === 1,
     accounting_exclusion: row.accounting_exclusion,
+    ...(row.leaf_salts === '' ? {} : { leaf_salts: row.leaf_salts }),
   };
 }

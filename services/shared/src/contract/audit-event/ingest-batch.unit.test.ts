@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { LEAF_SALTS_BYTES } from './audit-event.js';
 import { validateBatch } from './ingest-batch.js';
+import { auditEventRecordSchema } from './record.schema.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const ctx = { clock: () => NOW, newId: () => '00000000-0000-4000-8000-000000000001' };
@@ -41,9 +43,24 @@ describe('validateBatch', () => {
           recipient: '',
           disclosure: false,
           accounting_exclusion: '',
+          leaf_salts: expect.stringMatching(/^[A-Za-z0-9+/]{170}[AEIMQUYcgkosw048]=$/),
         },
       ],
     });
+  });
+
+  it('gives every event salts of its own, which the record schema takes', () => {
+    const result = validateBatch(
+      Array.from({ length: 50 }, () => minimal),
+      { clock: () => NOW },
+    );
+    if (!result.ok) throw new Error('refused');
+    const salts = result.records.map((r) => r.leaf_salts);
+    expect(new Set(salts).size).toBe(50);
+    for (const record of result.records) {
+      expect(Buffer.from(record.leaf_salts, 'base64')).toHaveLength(LEAF_SALTS_BYTES);
+      expect(auditEventRecordSchema.safeParse(record).success).toBe(true);
+    }
   });
 
   it('keeps a given id (lowercased), truncates time to milliseconds, and keeps JSON fields', () => {

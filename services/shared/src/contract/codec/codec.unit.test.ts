@@ -31,11 +31,16 @@ describe('CRC-64-AVRO', () => {
 describe('audit event codec', () => {
   it('round-trips a record with the single-object header, in the oldest version that holds it whole', () => {
     const codec = auditEventCodec();
-    const named = sampleRecord({ patient_id: 'p-1', disclosure: true });
+    const salts = Buffer.alloc(128, 7).toString('base64');
+    const named = sampleRecord({ patient_id: 'p-1', disclosure: true, leaf_salts: salts });
     const bytes = codec.encode(named);
     expect([...bytes.subarray(0, 2)]).toEqual([0xc3, 0x01]);
     expect(bytes.subarray(2, 10).equals(newest.fingerprint)).toBe(true);
     expect(codec.decode(bytes)).toEqual(named);
+    // Without salts: written in version 2, which consumers of before version 3 read too.
+    const unsalted = sampleRecord({ patient_id: 'p-1' });
+    expect(codec.encode(unsalted).subarray(2, 10).equals(versions[1]!.fingerprint)).toBe(true);
+    expect(codec.decode(codec.encode(unsalted))).toEqual(unsalted);
     // Nothing of version 2 in it: written in version 1, which consumers of before version 2 read too.
     const plain = sampleRecord();
     const older = codec.encode(plain);
@@ -62,7 +67,7 @@ describe('schema evolution', () => {
     const v1Fields = (v1.type.schema() as avro.schema.RecordType).fields.map((f) => f.name);
     const older = Object.fromEntries(v1Fields.map((name) => [name, record[name as keyof AuditEventRecord]]));
     const bytes = singleObjectCodec([v1], v1).encode(older);
-    expect(auditEventCodec().decode(bytes)).toEqual({ ...older, ...NO_PATIENT_FIELDS });
+    expect(auditEventCodec().decode(bytes)).toEqual({ ...older, ...NO_PATIENT_FIELDS, leaf_salts: '' });
   });
 
   it('a reader with an added defaulted field reads the records before it', () => {

@@ -1,0 +1,16 @@
+import type { AuditEventRecord } from '@audit/shared/contract';
+import { leafHashOf, type LeafEvent } from '@audit/shared/integrity';
+
+const NOTHING_ERASED = new Map<never, never>();
+
+/**
+ * The event a record's leaf commits to: of version 3 when the record has salts (docs/integrity.md "Version 3"),
+ * else the record itself, whose fields are the leaf's. The record schema has checked the salts' text.
+ */
+export function leafEventOfRecord(e: AuditEventRecord): LeafEvent {
+  if (e.leaf_salts === '') return e;
+  return { ...e, commitments: { salts: Buffer.from(e.leaf_salts, 'base64'), erased: NOTHING_ERASED } };
+}
+
+/** The leaf hash of a record as the projector appends it to its tenant's tree. */
+export const recordLeafHash = (e: AuditEventRecord): Uint8Array => leafHashOf(leafEventOfRecord(e));
