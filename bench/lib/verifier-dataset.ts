@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   formatTimestamp,
+  leafSaltsText,
   validateBatch,
   type AuditEventRecord,
   type AuditEventView,
@@ -75,7 +76,7 @@ const viewOf = (r: AuditEventRecord): AuditEventView => ({
   recipient: r.recipient,
   disclosure: r.disclosure,
   accounting_exclusion: r.accounting_exclusion,
-  ...(r.leaf_salts === '' ? {} : { leaf_salts: r.leaf_salts }),
+  ...(r.leaf_salts === '' ? {} : { leaf_salts: leafSaltsText(r.leaf_salts) }),
 });
 
 /** The tenant's events one millisecond apart from `since`, validated as ingest validates them. */

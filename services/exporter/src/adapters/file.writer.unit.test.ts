@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { EventRow } from '@audit/shared/contract';
+import { leafSaltsText, type EventRow } from '@audit/shared/contract';
 import type { ExportJobFormat } from '@audit/shared/export-jobs';
 import { CSV_HEADER } from '../domain/csv-format.js';
 import { rowBinaryOf } from '../test-support/row-binary.js';
@@ -29,7 +29,7 @@ const row = (i: number): EventRow => ({
   recipient: '',
   disclosure: 0,
   accounting_exclusion: '',
-  leaf_salts: i % 2 ? '' : Buffer.alloc(128, i).toString('base64'),
+  leaf_salts: i % 2 ? '' : Buffer.alloc(16, i).toString('base64'),
 });
 
 /** n rows in batches of uneven sizes (an empty one among them), as the window's reads deliver them. */
@@ -76,7 +76,10 @@ describe('writeFile', () => {
       timestamp: '2025-11-21T10:00:00.000+00:00',
       phi_involved: true,
       success: false,
+      // The salts derived from the seed stored, as the list gives them.
+      leaf_salts: leafSaltsText(row(0).leaf_salts),
     });
+    expect(JSON.parse(lines[1]!)).not.toHaveProperty('leaf_salts');
     expect(manifest).toEqual({
       rowCount: 1000,
       byteSize: bytes.length,

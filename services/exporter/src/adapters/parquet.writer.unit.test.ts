@@ -1,6 +1,6 @@
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import type { EventRow } from '@audit/shared/contract';
+import { leafSaltsText, type EventRow } from '@audit/shared/contract';
 import { CSV_COLUMNS } from '../domain/csv-format.js';
 import { RowBinaryDecoder, rowGroups } from '../domain/row-binary.decoder.js';
 import { ROW_GROUP_ROWS } from '../domain/row-group.js';
@@ -28,7 +28,8 @@ const row = (i: number): EventRow => ({
   recipient: i % 4 ? '' : `Payer ${i}, "Suite" ü`,
   disclosure: i % 4 ? 0 : 1,
   accounting_exclusion: i % 8 ? '' : 'authorized',
-  leaf_salts: i % 3 ? Buffer.alloc(128, i).toString('base64') : '',
+  // What is stored of the salts: none, a seed, or (an event with an erased field) the salts whole.
+  leaf_salts: ['', Buffer.alloc(16, i).toString('base64'), Buffer.alloc(128, i).toString('base64')][i % 3]!,
 });
 
 /** n rows as the RowBinary decoder lays them out from the window's reads. */
@@ -77,6 +78,7 @@ describe('parquetFile', () => {
       phi_involved: row(i).phi_involved === 1,
       success: row(i).success === 1,
       disclosure: row(i).disclosure === 1,
+      leaf_salts: row(i).leaf_salts && leafSaltsText(row(i).leaf_salts),
     });
     for (const [k, i] of [19_999, 20_000].entries()) {
       const { ts: _ts, ...want } = expected(i);

@@ -1,10 +1,12 @@
+import { leafSaltsText } from '@audit/shared/contract';
 import { PARQUET_COLUMNS, type RowGroup, type TextColumn } from './row-group.js';
 
 /**
  * Reads a window's rows as ClickHouse sends them in RowBinary (the columns of EVENT_COLUMNS, in PARQUET_COLUMNS'
  * order: String as a LEB128 length and its bytes, Int64 as 8 bytes little-endian, UInt8 as one byte) and lays
  * them out as Parquet row groups without ever making a JavaScript string of them: the bytes are copied into
- * each column as they are. The format is the same on every ClickHouse version we support.
+ * each column as they are. The format is the same on every ClickHouse version we support. `leaf_salts` is the one
+ * column written otherwise: the salts derived from what is stored of them, as the API gives them.
  */
 
 /** Where a window's rows begin and end: the first and last row's time and id, for the manifest. */
@@ -41,8 +43,10 @@ class TextBuilder {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
+const ascii = new TextEncoder();
 const TS_COLUMN = PARQUET_COLUMNS.findIndex((c) => c.name === 'timestamp');
 const ID_COLUMN = PARQUET_COLUMNS.findIndex((c) => c.name === 'event_id');
+const SALTS_COLUMN = PARQUET_COLUMNS.findIndex((c) => c.name === 'leaf_salts');
 // The columns' types as small integers, and each value's place in the row being read: the inner loop of a
 // million-row export touches no objects.
 const UTF8 = 0;
@@ -120,7 +124,11 @@ export class RowBinaryDecoder {
     const r = this.rows;
     for (let c = 0; c < COLUMN_TYPES.length; c++) {
       const text = this.texts[c];
-      if (text) {
+      if (c === SALTS_COLUMN && ends[c]! > starts[c]!) {
+        const salts = leafSaltsText(bytes.toString('latin1', starts[c], ends[c]));
+        text!.length += ascii.encodeInto(salts, text!.room(salts.length).subarray(text!.length)).written;
+        text!.offsets[r + 1] = text!.length;
+      } else if (text) {
         copy(bytes, starts[c]!, ends[c]!, text.room(ends[c]! - starts[c]!), text.length);
         text.length += ends[c]! - starts[c]!;
         text.offsets[r + 1] = text.length;

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { encodeLeaf, leafEventOf, leafHashOf } from '@audit-trail/integrity-verifier';
-import { toAuditEventView, validateBatch, type AuditEventRecord } from '@audit/shared/contract';
+import {
+  leafSaltsText,
+  toAuditEventView,
+  validateBatch,
+  type AuditEventRecord,
+} from '@audit/shared/contract';
 import { sampleRecord } from '@audit/shared/test-support';
 import { leafEventOfRecord, recordLeafHash } from './record-leaf.js';
 
@@ -37,14 +42,18 @@ const ingested = (() => {
 describe('recordLeafHash', () => {
   it("gives an ingested event a version 3 leaf, the one a verifier finds from the API's row", () => {
     expect(encodeLeaf(leafEventOfRecord(ingested))[0]).toBe(3);
+    // The record keeps the salts' seed; the API gives the salts, which a verifier needs.
     const view = viewOf(ingested);
-    expect(view.leaf_salts).toBe(ingested.leaf_salts);
+    expect(view.leaf_salts).toBe(leafSaltsText(ingested.leaf_salts));
+    expect(Buffer.from(view.leaf_salts!, 'base64')).toHaveLength(128);
     expect(Buffer.from(recordLeafHash(ingested))).toEqual(Buffer.from(leafHashOf(leafEventOf({ ...view }))));
   });
 
-  it('commits to the salts: other salts, another leaf', () => {
-    const other = { ...ingested, leaf_salts: Buffer.alloc(128, 1).toString('base64') };
+  it('commits to the salts: another seed, another leaf; salts stored whole, the leaf of those salts', () => {
+    const other = { ...ingested, leaf_salts: Buffer.alloc(16, 1).toString('base64') };
     expect(Buffer.from(recordLeafHash(other))).not.toEqual(Buffer.from(recordLeafHash(ingested)));
+    const whole = { ...ingested, leaf_salts: leafSaltsText(ingested.leaf_salts) };
+    expect(Buffer.from(recordLeafHash(whole))).toEqual(Buffer.from(recordLeafHash(ingested)));
   });
 
   it('keeps the leaf of an event without salts, of version 1 or 2, as before', () => {

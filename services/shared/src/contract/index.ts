@@ -7,6 +7,7 @@ export * from './audit-event/ingest-batch.js';
 export * from './audit-event/ingest.schema.js';
 export * from './audit-event/ip-address.js';
 export * from './audit-event/json-limits.js';
+export * from './audit-event/leaf-salts.js';
 export * from './audit-event/patient-id.js';
 export * from './audit-event/purpose-of-use.js';
 export * from './audit-event/record.schema.js';

@@ -16,7 +16,8 @@ export interface ProjectionTables {
 /**
  * The filter index's shape: its dimensions and columns (filter-index.ts). A shape has tables of its own, so that a
  * new one is built beside the one the previous version reads (docs/operations.md, "Backfilling the filter index").
- * Shape 2 added the patient dimension and the event's version 2 columns; shape 3 the version 3 column, `leaf_salts`.
+ * Shape 2 added the patient dimension and the event's version 2 columns; shape 3 the version 3 column, `leaf_salts`
+ * (what is stored of the event's salts: their seed).
  */
 export const FILTER_INDEX_SHAPE = 3;
 

@@ -27,8 +27,9 @@ export interface AuditEventRecord {
   /** The paragraph of HIPAA 164.528(a)(1) the producer names for a disclosure it need not account for, or "". */
   accounting_exclusion: string;
   /**
-   * The salts of the fields a version 3 leaf commits to, as base64 (docs/integrity.md "Version 3"); "" for an event
-   * written before them, whose leaf is of version 1 or 2. Version 3 of the record.
+   * What is kept of the salts of the fields a version 3 leaf commits to (docs/integrity.md "Version 3"), as base64:
+   * their seed (leaf-salts.ts), or the salts themselves; "" for an event written before them, whose leaf is of
+   * version 1 or 2. Version 3 of the record.
    */
   leaf_salts: string;
 }
@@ -48,8 +49,6 @@ export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 /** Stored ids are lowercase: ingest normalizes them. */
 export const STORED_UUID_PATTERN = new RegExp(UUID_PATTERN.source);
 export const MAX_DETAILS_BYTES = 64 * 1024;
-/** An event's `leaf_salts`: 16 random bytes for each of the eight fields a version 3 leaf commits to. */
-export const LEAF_SALTS_BYTES = 128;
 
 /**
  * Actions only the service itself writes (docs/ingest.md, "Reserved actions"): API key, webhook, signing key,

@@ -1,5 +1,6 @@
 import { formatTimestamp } from '../time.js';
 import type { AuditEventRecord } from './audit-event.js';
+import { leafSaltsText } from './leaf-salts.js';
 
 /** The fields that keep their type from the audit topic's record to the public API: text. */
 type TextFields = Omit<
@@ -13,6 +14,7 @@ export type EventRow = TextFields & {
   phi_involved: number;
   success: number;
   disclosure: number;
+  /** What is stored of its salts (leaf-salts.ts): the view gives the salts themselves. */
   leaf_salts: string;
 };
 
@@ -52,6 +54,6 @@ export function toAuditEventView(row: EventRow): AuditEventView {
     recipient: row.recipient,
     disclosure: row.disclosure === 1,
     accounting_exclusion: row.accounting_exclusion,
-    ...(row.leaf_salts === '' ? {} : { leaf_salts: row.leaf_salts }),
+    ...(row.leaf_salts === '' ? {} : { leaf_salts: leafSaltsText(row.leaf_salts) }),
   };
 }

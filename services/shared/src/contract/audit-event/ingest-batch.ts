@@ -2,12 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../time.js';
 import {
   isReservedAction,
-  LEAF_SALTS_BYTES,
   MAX_FUTURE_SKEW_MS,
   RESERVED_ACTION_PREFIXES,
   type AuditEventRecord,
 } from './audit-event.js';
 import { ingestEventSchema, type IngestEvent } from './ingest.schema.js';
+import { LEAF_SEED_BYTES } from './leaf-salts.js';
 import { zodFieldErrors, type FieldError } from '../../platform/validation/zod-field-errors.js';
 
 export interface IndexedFieldError extends FieldError {
@@ -26,7 +26,7 @@ export interface IngestContext {
 
 const RESERVED_MESSAGE = `is written by the audit service itself (${RESERVED_ACTION_PREFIXES.map((p) => `${p}*`).join(', ')})`;
 
-function toRecord(event: IngestEvent, now: number, newId: () => string, salts: string): AuditEventRecord {
+function toRecord(event: IngestEvent, now: number, newId: () => string, seed: string): AuditEventRecord {
   return {
     event_id: event.event_id ?? newId(),
     timestamp: event.timestamp ?? now,
@@ -49,7 +49,7 @@ function toRecord(event: IngestEvent, now: number, newId: () => string, salts: s
     recipient: event.recipient,
     disclosure: event.disclosure,
     accounting_exclusion: event.accounting_exclusion,
-    leaf_salts: salts,
+    leaf_salts: seed,
   };
 }
 
@@ -59,9 +59,9 @@ export function validateBatch(items: readonly unknown[], ctx: IngestContext): Ba
   const newId = ctx.newId ?? randomUUID;
   const errors: IndexedFieldError[] = [];
   const records: AuditEventRecord[] = [];
-  // Every event's leaf commits to its personal fields through salted hashes (docs/integrity.md "Version 3"): fresh
-  // random salts per event, drawn for the whole batch at once.
-  const salts = randomBytes(LEAF_SALTS_BYTES * items.length);
+  // Every event's leaf commits to its personal fields through salted hashes (docs/integrity.md "Version 3"): a fresh
+  // random seed per event, which its salts derive from, drawn for the whole batch at once.
+  const seeds = randomBytes(LEAF_SEED_BYTES * items.length);
   items.forEach((item, index) => {
     const parsed = ingestEventSchema.safeParse(item);
     if (!parsed.success) {
@@ -72,8 +72,8 @@ export function validateBatch(items: readonly unknown[], ctx: IngestContext): Ba
       errors.push({ index, field: 'action', message: RESERVED_MESSAGE });
       return;
     }
-    const own = salts.subarray(index * LEAF_SALTS_BYTES, (index + 1) * LEAF_SALTS_BYTES).toString('base64');
-    const record = toRecord(parsed.data, now, newId, own);
+    const seed = seeds.subarray(index * LEAF_SEED_BYTES, (index + 1) * LEAF_SEED_BYTES).toString('base64');
+    const record = toRecord(parsed.data, now, newId, seed);
     if (record.timestamp > now + MAX_FUTURE_SKEW_MS) {
       errors.push({ index, field: 'timestamp', message: 'must not be more than 5 minutes in the future' });
       return;

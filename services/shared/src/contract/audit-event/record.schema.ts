@@ -2,13 +2,8 @@ import { z } from 'zod';
 import { MAX_EPOCH_MS } from '../time.js';
 import { isAccountingExclusion } from './disclosure.js';
 import { isPurposeOfUse } from './purpose-of-use.js';
-import {
-  ACTION_PATTERN,
-  LEAF_SALTS_BYTES,
-  MAX_DETAILS_BYTES,
-  STORED_UUID_PATTERN,
-  TENANT_ID_PATTERN,
-} from './audit-event.js';
+import { isStoredLeafSalts, LEAF_SALTS_BYTES, LEAF_SEED_BYTES } from './leaf-salts.js';
+import { ACTION_PATTERN, MAX_DETAILS_BYTES, STORED_UUID_PATTERN, TENANT_ID_PATTERN } from './audit-event.js';
 
 const jsonText = (check: (value: unknown) => boolean, message: string) =>
   z.string().refine((s) => {
@@ -21,16 +16,6 @@ const jsonText = (check: (value: unknown) => boolean, message: string) =>
 
 // Strings decoded from UTF-8 cannot hold unpaired surrogates, so a length check is all they need here.
 const bounded = (max: number) => z.string().max(max);
-
-/**
- * `leaf_salts` as the service writes it: "" or the one base64 text of LEAF_SALTS_BYTES bytes. Other text for the
- * same bytes would give the API's row another leaf (docs/integrity.md "Version 3").
- */
-const isLeafSaltsText = (s: string) => {
-  if (s === '') return true;
-  const bytes = Buffer.from(s, 'base64');
-  return bytes.length === LEAF_SALTS_BYTES && bytes.toString('base64') === s;
-};
 
 const epochMs = z.number().int().min(0).max(MAX_EPOCH_MS);
 
@@ -67,5 +52,7 @@ export const auditEventRecordSchema = z.object({
   recipient: bounded(1024),
   disclosure: z.boolean(),
   accounting_exclusion: z.string().refine((s) => s === '' || isAccountingExclusion(s), 'unknown exclusion'),
-  leaf_salts: z.string().refine(isLeafSaltsText, `must be "" or the base64 of ${LEAF_SALTS_BYTES} bytes`),
+  leaf_salts: z
+    .string()
+    .refine(isStoredLeafSalts, `must be "" or the base64 of ${LEAF_SEED_BYTES} or ${LEAF_SALTS_BYTES} bytes`),
 });

@@ -3,10 +3,12 @@ import { sampleRecord } from '../../test-support/sample-record.js';
 import { auditEventRecordSchema } from './record.schema.js';
 
 const salts = Buffer.alloc(128, 0x5a).toString('base64');
+const seed = Buffer.alloc(16, 0x5a).toString('base64');
 
 describe('auditEventRecordSchema: leaf_salts', () => {
-  it('takes none, or the one base64 text of 128 bytes', () => {
+  it('takes none, or the one base64 text of a seed (16 bytes) or of salts (128 bytes)', () => {
     expect(auditEventRecordSchema.safeParse(sampleRecord()).success).toBe(true);
+    expect(auditEventRecordSchema.safeParse(sampleRecord({ leaf_salts: seed })).success).toBe(true);
     expect(auditEventRecordSchema.safeParse(sampleRecord({ leaf_salts: salts })).success).toBe(true);
   });
 
@@ -14,6 +16,8 @@ describe('auditEventRecordSchema: leaf_salts', () => {
     const other = [
       Buffer.alloc(127).toString('base64'),
       Buffer.alloc(129).toString('base64'),
+      Buffer.alloc(15).toString('base64'),
+      `${seed.slice(0, -3)}b==`,
       salts.replace(/=$/, ''),
       // The last character carries bits the bytes have not got: the same bytes, other text.
       `${salts.slice(0, -2)}${String.fromCharCode(salts.charCodeAt(170) + 1)}=`,
