@@ -148,7 +148,7 @@ const valueOf = (e: LeafEvent, field: (typeof ALL_FIELDS)[number]) =>
   field.later ? orDefault(e[field.name], defaultOf(field.kind)) : e[field.name];
 
 // A commitment's input is written into this one buffer, grown when a value needs more: the projector and a verifier
-// make eight per event, and a buffer of each part joined for each cost more than the hashing.
+// make eight per event, and joining a buffer of each part would allocate three more for each.
 let commitInput = Buffer.allocUnsafeSlow(1024);
 const COMMIT_HEAD = 2 + SALT_BYTES;
 

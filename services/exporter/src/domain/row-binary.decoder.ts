@@ -43,7 +43,7 @@ class TextBuilder {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
-const ascii = new TextEncoder();
+const encoder = new TextEncoder();
 const TS_COLUMN = PARQUET_COLUMNS.findIndex((c) => c.name === 'timestamp');
 const ID_COLUMN = PARQUET_COLUMNS.findIndex((c) => c.name === 'event_id');
 const SALTS_COLUMN = PARQUET_COLUMNS.findIndex((c) => c.name === 'leaf_salts');
@@ -126,7 +126,7 @@ export class RowBinaryDecoder {
       const text = this.texts[c];
       if (c === SALTS_COLUMN && ends[c]! > starts[c]!) {
         const salts = leafSaltsText(bytes.toString('latin1', starts[c], ends[c]));
-        text!.length += ascii.encodeInto(salts, text!.room(salts.length).subarray(text!.length)).written;
+        text!.length += encoder.encodeInto(salts, text!.room(salts.length).subarray(text!.length)).written;
         text!.offsets[r + 1] = text!.length;
       } else if (text) {
         copy(bytes, starts[c]!, ends[c]!, text.room(ends[c]! - starts[c]!), text.length);

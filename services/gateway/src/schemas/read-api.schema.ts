@@ -59,7 +59,7 @@ export const auditEventSchema = z
     }),
     leaf_salts: z.string().regex(LEAF_SALTS_TEXT).optional().meta({
       description:
-        'The base64 of 16 random bytes for each of the eight fields the event\'s leaf commits to through salted hashes (docs/integrity.md "Version 3"); a verifier needs them. Every event ingested since leaf version 3 has them; an event without them has a leaf of version 1 or 2.',
+        'The base64 of 16 bytes of salt for each of the eight fields the event\'s leaf commits to through salted hashes (docs/integrity.md "Version 3"); a verifier needs them. Every event ingested since leaf version 3 has them; an event without them has a leaf of version 1 or 2.',
     }),
   })
   .meta({ id: 'AuditEvent', description: 'Clients must tolerate fields added later.' });
